@@ -1,0 +1,24 @@
+//===- GPTDialect.h - The gpt dialect ---------------------------*- C++ -*-===//
+
+#ifndef GPTC_DIALECT_GPT_GPTDIALECT_H
+#define GPTC_DIALECT_GPT_GPTDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/GPT/GPTDialect.h.inc"
+#include "dialects/GPT/GPTEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/GPT/GPTAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/GPT/GPTOps.h.inc"
+
+#endif // GPTC_DIALECT_GPT_GPTDIALECT_H

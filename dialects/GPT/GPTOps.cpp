@@ -1,0 +1,172 @@
+//===- GPTOps.cpp - gpt op verifiers: elementwise, reductions, fused ------===//
+//
+// Data-movement ops (embedding, reshape, slice, ...) are verified in
+// GPTShapeOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/GPT/GPTDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::gpt;
+
+#define GET_OP_CLASSES
+#include "dialects/GPT/GPTOps.cpp.inc"
+
+/// Checks that `dim` indexes a dimension of a rank-`rank` tensor.
+static LogicalResult verifyDimIndex(Operation *op, int64_t dim, int64_t rank) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError() << "dim " << dim << " is out of range for rank "
+                             << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult CompareOp::verify() {
+  if (getLhs().getType().getShape() != getResult().getType().getShape())
+    return emitOpError("result shape must match the operand shape");
+  return success();
+}
+
+LogicalResult SelectOp::verify() {
+  if (getCondition().getType().getShape() != getResult().getType().getShape())
+    return emitOpError("condition shape must match the value shape");
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (getInput().getType().getShape() != getResult().getType().getShape())
+    return emitOpError("result shape must match the input shape");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and index generators
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  return verifyDimIndex(*this, getDim(), getResult().getType().getRank());
+}
+
+LogicalResult CumsumOp::verify() {
+  return verifyDimIndex(*this, getDim(), getResult().getType().getRank());
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and contraction
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType in = getInput().getType();
+  RankedTensorType out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("result element type must match the input");
+  if (in.getRank() != out.getRank())
+    return emitOpError("result must keep the input rank (reduced dimensions "
+                       "become size 1)");
+  if (getDims().empty())
+    return emitOpError("dims must name at least one dimension");
+  SmallVector<int64_t> expected(in.getShape());
+  int64_t prev = -1;
+  for (int64_t d : getDims()) {
+    if (failed(verifyDimIndex(*this, d, in.getRank())))
+      return failure();
+    if (d <= prev)
+      return emitOpError("dims must be strictly increasing");
+    prev = d;
+    expected[d] = 1;
+  }
+  if (ArrayRef<int64_t>(expected) != out.getShape())
+    return emitOpError("result shape must be the input shape with the reduced "
+                       "dimensions set to 1");
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType lhs = getLhs().getType();
+  RankedTensorType rhs = getRhs().getType();
+  RankedTensorType out = getResult().getType();
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return emitOpError("operands must have rank >= 2");
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError("operand element types must match");
+  bool sharedRhs = rhs.getRank() == 2 && lhs.getRank() > 2;
+  if (!sharedRhs && lhs.getRank() != rhs.getRank())
+    return emitOpError("rhs must have the rank of lhs, or be a rank-2 matrix");
+  ArrayRef<int64_t> batch = lhs.getShape().drop_back(2);
+  if (!sharedRhs && rhs.getShape().drop_back(2) != batch)
+    return emitOpError("batch dimensions of lhs and rhs must match");
+  int64_t lr = lhs.getRank(), rr = rhs.getRank();
+  int64_t m = lhs.getDimSize(getTransposeLhs() ? lr - 1 : lr - 2);
+  int64_t kl = lhs.getDimSize(getTransposeLhs() ? lr - 2 : lr - 1);
+  int64_t kr = rhs.getDimSize(getTransposeRhs() ? rr - 1 : rr - 2);
+  int64_t n = rhs.getDimSize(getTransposeRhs() ? rr - 2 : rr - 1);
+  if (kl != kr)
+    return emitOpError() << "contraction sizes differ: lhs has " << kl
+                         << ", rhs has " << kr;
+  SmallVector<int64_t> expected(batch);
+  expected.append({m, n});
+  if (ArrayRef<int64_t>(expected) != out.getShape() ||
+      out.getElementType() != lhs.getElementType())
+    return emitOpError() << "result type must be "
+                         << RankedTensorType::get(expected,
+                                                  lhs.getElementType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult RMSNormOp::verify() {
+  RankedTensorType in = getInput().getType();
+  if (getEps().convertToDouble() <= 0.0)
+    return emitOpError("eps must be positive");
+  if (Value w = getWeight()) {
+    auto wt = cast<RankedTensorType>(w.getType());
+    if (wt.getRank() != 1 || wt.getDimSize(0) != in.getShape().back() ||
+        wt.getElementType() != in.getElementType())
+      return emitOpError("weight must be a vector of the last dimension (")
+             << in.getShape().back() << ") with the input's element type";
+  }
+  if (Value r = getResidual())
+    if (r.getType() != in)
+      return emitOpError("residual must have the input's type");
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  RankedTensorType q = getQuery().getType();
+  if (q.getRank() != 4)
+    return emitOpError("query, key and value must be [batch, heads, seq, "
+                       "head_dim]");
+  if (getScale().convertToDouble() <= 0.0)
+    return emitOpError("scale must be positive");
+  MaskAttr mask = getMask();
+  if (mask.hasDocument() != static_cast<bool>(getTokens()))
+    return emitOpError("a document mask needs the tokens operand, and only a "
+                       "document mask takes it");
+  if (mask.hasWindow() != static_cast<bool>(getWindow()))
+    return emitOpError("a sliding window needs the window operand, and only a "
+                       "windowed mask takes it");
+  if (Value tokens = getTokens()) {
+    auto tt = cast<RankedTensorType>(tokens.getType());
+    if (tt.getRank() != 2 || tt.getDimSize(0) != q.getDimSize(0) ||
+        tt.getDimSize(1) != q.getDimSize(2))
+      return emitOpError("tokens must be [batch, seq] = [")
+             << q.getDimSize(0) << ", " << q.getDimSize(2) << "]";
+  }
+  if (Value window = getWindow())
+    if (cast<RankedTensorType>(window.getType()).getRank() != 0)
+      return emitOpError("window must be a 0-d tensor");
+  if (mask.getWindow() == WindowUnit::blocks && q.getDimSize(2) % 128 != 0)
+    return emitOpError("a block window needs a sequence length that is a "
+                       "multiple of 128");
+  return success();
+}

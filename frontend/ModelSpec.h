@@ -1,0 +1,194 @@
+//===- ModelSpec.h - Plain structs describing a gptc spec -------*- C++ -*-===//
+//
+// The result of parsing and validating a YAML spec (see SpecParser.h). No
+// MLIR here: MLIRGen reads these structs and builds the `gpt` forward graph.
+// Every key of the YAML schema maps to exactly one field below; the schema
+// table in SpecSchema.cpp is the single source of truth for names, types,
+// defaults and documentation (models/README.md is generated from it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_FRONTEND_MODELSPEC_H
+#define GPTC_FRONTEND_MODELSPEC_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gptc {
+
+/// A position in a spec file (or in a `--set` override).
+struct SourceLoc {
+  std::string file;
+  int line = 0; // 1-based; 0 = unknown
+  int col = 0;  // 1-based
+  std::string str() const {
+    return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+  }
+};
+
+enum class DType { F32, BF16, F64 };
+enum class Activation { Gelu, ReLU2 };
+enum class QKVLayout { Fused, Separate };
+enum class QKNorm { None, AfterRotary, BeforeRotary };
+enum class Rotary { Standard, HalfTruncated };
+enum class Softcap { None, Tanh, Sigmoid };
+enum class WindowUnit { None, Tokens, Blocks };
+enum class Rounding { Floor, Ceil };
+enum class LayerWindow { Long, Short };
+enum class ValueEmbeddings { None, Mirrored, Ends };
+enum class OptimizerKind { Muon, Adam };
+enum class MomentumForm { Sum, Lerp };
+enum class NSForm { ApplyThenCombine, PolynomialThenApply };
+enum class NSBackend { NewtonSchulz, SVD };
+enum class UpdateScale { None, SqrtMaxDim, SqrtMax1Ratio };
+enum class MuonDistribution { None, AllReduceFlat, AllGatherGrouped };
+
+struct AttentionSpec {
+  QKVLayout qkv = QKVLayout::Fused;
+  QKNorm qkNorm = QKNorm::None;
+  Rotary rotary = Rotary::Standard;
+  double rotaryBase = 10000.0;
+  double scale = 0.0; ///< 0 means 1/sqrt(head_dim).
+  bool causal = true;
+  bool documentMask = false;
+  int64_t bosToken = 50256;
+  WindowUnit windowUnit = WindowUnit::None;
+  /// Window in tokens at step 0 and at the last step; equal = constant.
+  int64_t windowStart = 0;
+  int64_t windowEnd = 0;
+  int64_t windowGranularity = 1; ///< tokens; the window is rounded to this.
+  Rounding windowRounding = Rounding::Floor;
+  /// Per-layer long/short pattern (short = long / 2); empty = all long.
+  std::vector<LayerWindow> layerWindows;
+};
+
+struct ModelShape {
+  int64_t vocabSize = 50257;
+  int64_t vocabPadMultiple = 1; ///< padded vocab = round up to this.
+  int64_t nLayer = 12;
+  int64_t dModel = 768;
+  int64_t nHead = 12;
+  int64_t headDim = 64;
+  int64_t mlpRatio = 4;
+  Activation activation = Activation::ReLU2;
+  bool tiedEmbedding = false;
+  bool embedNorm = false;
+  double normEps = 1e-6;
+  bool normEpsFromDtype = false; ///< eps = machine epsilon of training.dtype
+  bool attnBranchScale = false;  ///< R3-R4: attn branch * 1/sqrt(2 L)
+  double initStd = 0.02;
+  bool lmHeadZeroInit = false;
+  bool outProjZeroInit = false; ///< attention output and MLP down proj
+  bool shortcutX0 = false;      ///< x = l0 x + l1 x0 per block
+  bool valueResidual = false;   ///< layer 0's v mixed into later layers
+  bool unetSkips = false;
+  ValueEmbeddings valueEmbeddings = ValueEmbeddings::None;
+  Softcap softcap = Softcap::None;
+  double softcapValue = 30.0; ///< tanh: c tanh(z/c); sigmoid: c sigmoid(z/s)
+  double softcapScale = 7.5;  ///< the divisor s of the sigmoid form
+  AttentionSpec attention;
+
+  int64_t paddedVocab() const {
+    return (vocabSize + vocabPadMultiple - 1) / vocabPadMultiple *
+           vocabPadMultiple;
+  }
+  int64_t mlpHidden() const { return mlpRatio * dModel; }
+};
+
+/// One optimizer group: which parameters (glob patterns over parameter
+/// names, see Parameters.h) and the optimizer's settings.
+struct OptimizerGroup {
+  std::string name;
+  OptimizerKind kind = OptimizerKind::Adam;
+  std::vector<std::string> params;
+  double lr = 1e-3;
+  double weightDecay = 0.0;
+  // Muon.
+  double momentum = 0.95;
+  bool nesterov = true;
+  MomentumForm momentumForm = MomentumForm::Sum;
+  int64_t momentumWarmupSteps = 0; ///< 0 = constant momentum
+  double momentumWarmupStart = 0.85;
+  int64_t nsSteps = 5;
+  std::vector<double> nsCoefficients = {3.4445, -4.7750, 2.0315};
+  double nsEps = 1e-7;
+  NSForm nsForm = NSForm::PolynomialThenApply;
+  NSBackend nsBackend = NSBackend::NewtonSchulz;
+  DType nsDtype = DType::BF16;
+  UpdateScale updateScale = UpdateScale::None;
+  bool qkvSplit = false;
+  MuonDistribution distribution = MuonDistribution::None;
+  // Adam.
+  double beta1 = 0.9;
+  double beta2 = 0.95;
+  double eps = 1e-8;
+  bool decoupledWeightDecay = true;
+  bool biasCorrection = true;
+  SourceLoc loc; ///< the group's node
+};
+
+struct ScheduleSpec {
+  int64_t warmupSteps = 0;
+  /// Linear decay over the last `decaySteps` steps (or the last
+  /// `decayFraction` of training when decaySteps == 0) from 1 to `lrFloor`:
+  /// w = min((N - step) / D, 1); mult = w + (1 - w) * floor.
+  int64_t decaySteps = 0;
+  double decayFraction = 0.0;
+  double lrFloor = 0.0;
+};
+
+struct TrainingSpec {
+  int64_t seqLen = 1024;
+  int64_t deviceBatch = 8; ///< sequences per micro-step per rank
+  int64_t batch = 8;       ///< global sequences per optimizer step
+  int64_t ranks = 1;
+  int64_t steps = 1000;
+  int64_t seed = 0;
+  DType dtype = DType::F32;
+  int64_t timingSkipSteps = 10;
+  int64_t gradAccum() const { return batch / (deviceBatch * ranks); }
+};
+
+struct ValidationSpec {
+  int64_t every = 125; ///< 0 = only at the end
+  int64_t tokens = 10485760;
+};
+
+struct DataSpec {
+  std::string train = "data/*_train_*.bin";
+  std::string val = "data/*_val_*.bin";
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string description;
+  std::string file; ///< the spec's own file (after `extends` resolution)
+  ModelShape model;
+  std::vector<OptimizerGroup> groups;
+  ScheduleSpec schedule;
+  TrainingSpec training;
+  ValidationSpec validation;
+  DataSpec data;
+  /// Source location of every key that was set (dotted path, e.g.
+  /// "model.attention.window_unit", "optimizer.groups.hidden.lr") and of
+  /// every section ("model", "model.attention", ...). MLIRGen puts these on
+  /// the ops it builds.
+  std::map<std::string, SourceLoc> locs;
+
+  /// The location of `path`, or of its nearest set ancestor, or the file.
+  SourceLoc locOf(const std::string &path) const;
+};
+
+const char *toString(DType v);
+const char *toString(Activation v);
+const char *toString(QKNorm v);
+const char *toString(WindowUnit v);
+const char *toString(OptimizerKind v);
+const char *toString(Softcap v);
+const char *toString(ValueEmbeddings v);
+
+} // namespace gptc
+
+#endif // GPTC_FRONTEND_MODELSPEC_H

@@ -1,0 +1,17 @@
+//===- gptc-opt.cpp - mlir-opt with gptc's dialects and passes ------------===//
+
+#include "dialects/GPT/GPTDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllPasses();
+  registry.insert<mlir::gpt::GPTDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "gptc optimizer driver\n", registry));
+}
