@@ -1,0 +1,34 @@
+# -*- Python -*-
+# lit configuration for gptc's tests.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "gptc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".yaml", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gptc_obj_root, "test")
+
+config.substitutions.append(("%models", os.path.join(config.gptc_src_root, "models")))
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tools: gptc's own first, then LLVM's (FileCheck, not, count).
+llvm_config.with_environment("PATH", config.gptc_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.gptc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["gptc", "gptc-opt"], tool_dirs)
+
+# ptxas (CUDA toolkit) is optional: tests that assemble PTX say
+# `REQUIRES: ptxas` and are reported UNSUPPORTED without it.
+ptxas = config.gptc_ptxas or shutil.which("ptxas")
+if ptxas and os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
