@@ -42,6 +42,10 @@ enum class OptimizerKind { Muon, Adam };
 enum class MomentumForm { Sum, Lerp };
 enum class NSForm { ApplyThenCombine, PolynomialThenApply };
 enum class NSBackend { NewtonSchulz, SVD };
+/// Where Newton-Schulz takes the Frobenius norm it divides by: of the bf16
+/// cast (R5+: X = bf16(G); X /= |X| + eps) or of the f32 gradient before the
+/// cast (R3-R4: X = bf16(G) / (|G| + eps)).
+enum class NSNormalize { AfterCast, BeforeCast };
 enum class UpdateScale { None, SqrtMaxDim, SqrtMax1Ratio };
 enum class MuonDistribution { None, AllReduceFlat, AllGatherGrouped };
 
@@ -116,6 +120,7 @@ struct OptimizerGroup {
   double nsEps = 1e-7;
   NSForm nsForm = NSForm::PolynomialThenApply;
   NSBackend nsBackend = NSBackend::NewtonSchulz;
+  NSNormalize nsNormalize = NSNormalize::AfterCast;
   DType nsDtype = DType::BF16;
   UpdateScale updateScale = UpdateScale::None;
   bool qkvSplit = false;
@@ -188,6 +193,16 @@ const char *toString(WindowUnit v);
 const char *toString(OptimizerKind v);
 const char *toString(Softcap v);
 const char *toString(ValueEmbeddings v);
+const char *toString(QKVLayout v);
+const char *toString(Rotary v);
+const char *toString(Rounding v);
+const char *toString(LayerWindow v);
+const char *toString(MomentumForm v);
+const char *toString(NSForm v);
+const char *toString(NSBackend v);
+const char *toString(NSNormalize v);
+const char *toString(UpdateScale v);
+const char *toString(MuonDistribution v);
 
 } // namespace gptc
 

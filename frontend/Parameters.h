@@ -33,15 +33,20 @@
 
 namespace gptc {
 
-enum class InitRule { Normal, Zero, Ones, Constant };
+/// Values: element k is initValues[k] (the small learned mixing vectors,
+/// e.g. blocks.{i}.lambdas = [1, 0]).
+enum class InitRule { Normal, Zero, Ones, Constant, Values };
 
 struct ParameterInfo {
   std::string name;
   std::vector<int64_t> shape;
   InitRule init = InitRule::Normal;
   double initValue = 0.0; ///< std for Normal, the value for Constant
-  int group = -1;         ///< index into ModelSpec::groups
+  std::vector<double> initValues; ///< the elements, for Values
+  int group = -1;                 ///< index into ModelSpec::groups
 };
+
+struct SpecError;
 
 /// Lists the parameters of `spec` in a fixed order (embeddings, blocks in
 /// order, then scalars and head). Groups are not assigned.
@@ -50,18 +55,29 @@ std::vector<ParameterInfo> enumerateParameters(const ModelSpec &spec);
 /// Glob match with `*` (any run of characters, including dots).
 bool globMatch(const std::string &pattern, const std::string &name);
 
-/// Assigns each parameter to the first group whose patterns match it.
+/// Assigns each parameter to the one group whose patterns match it.
 /// Returns an error message naming the spec location when a parameter matches
-/// no group, or a Muon group holds a non-matrix; empty on success.
+/// no group or more than one, a group matches no parameter, or a Muon group
+/// holds anything but a 2-D matrix of the blocks; empty on success.
 std::string assignGroups(const ModelSpec &spec,
                          std::vector<ParameterInfo> &params);
+
+/// Same, reporting the failure as a SpecError (see SpecParser.h) whose key
+/// and location name the group (or `optimizer.groups`) at fault.
+bool assignGroups(const ModelSpec &spec, std::vector<ParameterInfo> &params,
+                  SpecError &error);
 
 /// Number of value-embedding tables and, for each layer, the table it reads
 /// (-1 = none).
 int valueEmbeddingTables(const ModelShape &m);
 std::vector<int> valueEmbeddingLayout(const ModelShape &m);
 
-/// Window size (tokens) of layer `layer` at `step` of `steps`.
+/// Window size (tokens) of layer `layer` at `step` of training.steps:
+///   long  = max(g, round_g(start + (end - start) * step / steps))
+///   short = max(g, floor_g(long / 2))
+/// with g = window_granularity and round_g the window_rounding (floor or
+/// ceil to a multiple of g), computed exactly in integers. Without a window
+/// (window_unit none) it is training.seq_len.
 int64_t windowTokens(const ModelSpec &spec, int64_t step, int64_t layer);
 
 } // namespace gptc

@@ -7,7 +7,7 @@
 #ifndef GPTC_DIALECT_GPT_DATAOPS_TD
 #define GPTC_DIALECT_GPT_DATAOPS_TD
 
-def GPT_EmbeddingOp : GPT_Op<"embedding", [Pure]> {
+def GPT_EmbeddingOp : GPT_Op<"embedding", [Pure, Differentiable]> {
   let summary = "embedding lookup (row gather)";
   let description = [{
     `result[b, t, :] = table[ids[b, t], :]`. Ids outside the table are
@@ -26,7 +26,7 @@ def GPT_EmbeddingOp : GPT_Op<"embedding", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GPT_GatherLastOp : GPT_Op<"gather_last", [Pure]> {
+def GPT_GatherLastOp : GPT_Op<"gather_last", [Pure, Differentiable]> {
   let summary = "pick one element of the last dimension per position";
   let description = [{
     `result[i...] = input[i..., index[i...]]`: the target logit of a
@@ -46,7 +46,7 @@ def GPT_GatherLastOp : GPT_Op<"gather_last", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GPT_BroadcastOp : GPT_Op<"broadcast", [Pure]> {
+def GPT_BroadcastOp : GPT_Op<"broadcast", [Pure, Differentiable]> {
   let summary = "expand size-1 dimensions";
   let description = [{
     Repeats `input` along its size-1 dimensions to the result shape (same
@@ -63,7 +63,7 @@ def GPT_BroadcastOp : GPT_Op<"broadcast", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GPT_ReshapeOp : GPT_Op<"reshape", [Pure]> {
+def GPT_ReshapeOp : GPT_Op<"reshape", [Pure, Differentiable]> {
   let summary = "reinterpret the shape (row-major)";
   let description = [{
     Same elements in row-major order, another static shape.
@@ -79,7 +79,7 @@ def GPT_ReshapeOp : GPT_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GPT_TransposeOp : GPT_Op<"transpose", [Pure]> {
+def GPT_TransposeOp : GPT_Op<"transpose", [Pure, Differentiable]> {
   let summary = "permute dimensions";
   let description = [{
     `result.shape[i] = input.shape[permutation[i]]`.
@@ -98,7 +98,7 @@ def GPT_TransposeOp : GPT_Op<"transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GPT_SliceOp : GPT_Op<"slice", [Pure]> {
+def GPT_SliceOp : GPT_Op<"slice", [Pure, Differentiable]> {
   let summary = "contiguous sub-tensor";
   let description = [{
     The sub-tensor starting at `offsets` with the result's shape (unit
@@ -117,7 +117,7 @@ def GPT_SliceOp : GPT_Op<"slice", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GPT_ConcatOp : GPT_Op<"concat", [Pure]> {
+def GPT_ConcatOp : GPT_Op<"concat", [Pure, Differentiable]> {
   let summary = "join tensors along one dimension";
   let description = [{
     Concatenates the inputs along `dim`; other dimensions and the element
@@ -136,7 +136,7 @@ def GPT_ConcatOp : GPT_Op<"concat", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GPT_SplitOp : GPT_Op<"split", [Pure]> {
+def GPT_SplitOp : GPT_Op<"split", [Pure, Differentiable]> {
   let summary = "cut a tensor into equal parts along one dimension";
   let description = [{
     The inverse of `gpt.concat` for equal parts: result i is the i-th

@@ -10,6 +10,7 @@ using namespace mlir::gpt;
 
 #include "dialects/GPT/GPTDialect.cpp.inc"
 #include "dialects/GPT/GPTEnums.cpp.inc"
+#include "dialects/GPT/GPTInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/GPT/GPTAttrs.cpp.inc"

@@ -14,6 +14,7 @@
 
 #include "dialects/GPT/GPTDialect.h.inc"
 #include "dialects/GPT/GPTEnums.h.inc"
+#include "dialects/GPT/GPTInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/GPT/GPTAttrs.h.inc"

@@ -9,7 +9,8 @@
 #define GPTC_DIALECT_GPT_FUSEDOPS_TD
 
 def GPT_RMSNormOp : GPT_Op<"rms_norm",
-    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
+     Differentiable]> {
   let summary = "fused RMSNorm over the last dimension";
   let description = [{
     `y = x * rsqrt(mean(x^2, -1) + eps)`, times `weight` (shape: the last

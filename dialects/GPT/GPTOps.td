@@ -12,13 +12,17 @@ include "dialects/GPT/GPTAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "dialects/GPT/GPTInterfaces.td"
+
+/// Traits of an op that reverse-mode autodiff can differentiate.
+defvar Differentiable = DeclareOpInterfaceMethods<GPT_DifferentiableOpInterface>;
 
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
 
 class GPT_BinaryOp<string mnemonic, string math>
-    : GPT_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : GPT_Op<mnemonic, [Pure, SameOperandsAndResultType, Differentiable]> {
   let summary = "elementwise " # math;
   let description = [{
     Elementwise `}] # math # [{` of two tensors of the same type. Broadcasting
@@ -41,7 +45,7 @@ def GPT_DivOp : GPT_BinaryOp<"div", "lhs / rhs">;
 def GPT_MaxOp : GPT_BinaryOp<"max", "max(lhs, rhs)">;
 
 class GPT_UnaryOp<string mnemonic, string math>
-    : GPT_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : GPT_Op<mnemonic, [Pure, SameOperandsAndResultType, Differentiable]> {
   let summary = "elementwise " # math;
   let description = [{
     Elementwise `}] # math # [{` of a floating-point tensor.
@@ -66,11 +70,12 @@ def GPT_SigmoidOp : GPT_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def GPT_SquareOp : GPT_UnaryOp<"square", "x * x">;
 def GPT_ReluOp : GPT_UnaryOp<"relu", "max(x, 0)">;
 def GPT_GeluOp : GPT_UnaryOp<"gelu", "x * Phi(x) (exact, erf form)">;
+def GPT_ErfOp : GPT_UnaryOp<"erf", "erf(x)">;
 def GPT_CosOp : GPT_UnaryOp<"cos", "cos(x)">;
 def GPT_SinOp : GPT_UnaryOp<"sin", "sin(x)">;
 
 class GPT_ScalarOp<string mnemonic, string math>
-    : GPT_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : GPT_Op<mnemonic, [Pure, SameOperandsAndResultType, Differentiable]> {
   let summary = "elementwise " # math # " with a constant scalar";
   let description = [{
     Elementwise `}] # math # [{` where `c` is a compile-time constant.
@@ -109,7 +114,8 @@ def GPT_CompareOp : GPT_Op<"compare", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
 }
 
 def GPT_SelectOp : GPT_Op<"select",
-    [Pure, AllTypesMatch<["true_value", "false_value", "result"]>]> {
+    [Pure, AllTypesMatch<["true_value", "false_value", "result"]>,
+     Differentiable]> {
   let summary = "elementwise choice";
   let description = [{
     `result[i] = condition[i] ? true_value[i] : false_value[i]`; the
@@ -130,18 +136,18 @@ def GPT_SelectOp : GPT_Op<"select",
   let hasVerifier = 1;
 }
 
-def GPT_CastOp : GPT_Op<"cast", [Pure]> {
+def GPT_CastOp : GPT_Op<"cast", [Pure, Differentiable]> {
   let summary = "element type conversion";
   let description = [{
     Converts each element to the result's element type (f32, bf16, f64, i32,
-    i64); shapes must match. Float to float rounds to nearest even.
+    i64; from those or i1, true = 1); shapes must match. Float to float rounds to nearest even.
 
     Example:
     ```mlir
     %r = gpt.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
     ```
   }];
-  let arguments = (ins GPT_NumericTensor:$input);
+  let arguments = (ins GPT_AnyTensor:$input);
   let results = (outs GPT_NumericTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
@@ -204,7 +210,7 @@ def GPT_CumsumOp : GPT_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
 // Reductions and contraction
 //===----------------------------------------------------------------------===//
 
-def GPT_ReduceOp : GPT_Op<"reduce", [Pure]> {
+def GPT_ReduceOp : GPT_Op<"reduce", [Pure, Differentiable]> {
   let summary = "sum, mean or max over dimensions, keeping them as size 1";
   let description = [{
     Reduces `input` over `dims`; the result has the same rank with those
@@ -224,7 +230,7 @@ def GPT_ReduceOp : GPT_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GPT_MatmulOp : GPT_Op<"matmul", [Pure]> {
+def GPT_MatmulOp : GPT_Op<"matmul", [Pure, Differentiable]> {
   let summary = "batched matrix product with transpose flags";
   let description = [{
     `result = op(lhs) x op(rhs)` over the last two dimensions, where `op`
@@ -251,5 +257,6 @@ def GPT_MatmulOp : GPT_Op<"matmul", [Pure]> {
 
 include "dialects/GPT/GPTDataOps.td"
 include "dialects/GPT/GPTFusedOps.td"
+include "dialects/GPT/GPTGradOps.td"
 
 #endif // GPTC_DIALECT_GPT_OPS_TD

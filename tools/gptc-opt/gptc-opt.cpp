@@ -1,6 +1,7 @@
 //===- gptc-opt.cpp - mlir-opt with gptc's dialects and passes ------------===//
 
-#include "dialects/GPT/GPTDialect.h"
+#include "dialects/InitAllDialects.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -11,7 +12,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllPasses();
-  registry.insert<mlir::gpt::GPTDialect>();
+  gptc::registerAllDialects(registry);
+  gptc::registerGPTCPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "gptc optimizer driver\n", registry));
 }

@@ -1,0 +1,21 @@
+//===- Passes.h - gptc passes -----------------------------------*- C++ -*-===//
+
+#ifndef GPTC_PASSES_PASSES_H
+#define GPTC_PASSES_PASSES_H
+
+#include "dialects/GPT/GPTDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace gptc {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace gptc
+
+#endif // GPTC_PASSES_PASSES_H
