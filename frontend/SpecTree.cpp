@@ -9,22 +9,17 @@
 
 #include "frontend/SpecTree.h"
 
-// GCC 12 flags yaml-cpp's own node/impl.h with -Wdangling-pointer (a false
-// positive on its temporaries); keep the noise out of our builds.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-pointer"
-#endif
-#include <yaml-cpp/yaml.h>
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic pop
-#endif
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -60,17 +55,25 @@ std::string joinPath(const std::string &path, const std::string &key) {
   return path.empty() ? key : path + "." + key;
 }
 
-/// Converts yaml-cpp nodes into SpecNodes. Positions of the node at
-/// yaml-cpp's (0-based) line 0 are shifted by `origin.col - 1` so that a
-/// `--set` value reports its column inside the whole `--set` argument.
-class Converter {
+/// Builds a SpecNode tree from yaml-cpp's parse events. The event API (not
+/// YAML::Load) keeps us in control: aliases are copied under a node budget
+/// (no cycles, no exponential blow-up), nesting is bounded, and documents
+/// are pulled one at a time (yaml-cpp 0.7's LoadAll loops forever on `,`).
+/// Positions on yaml-cpp's (0-based) line 0 are shifted by `origin.col - 1`
+/// so that a `--set` value reports its column inside the whole argument.
+class TreeBuilder : public YAML::EventHandler {
 public:
-  Converter(SourceLoc origin, int layer, SpecError &error)
-      : origin(std::move(origin)), layer(layer), error(error) {}
+  /// Thrown from the event callbacks to stop the parser at a problem.
+  struct Stop {
+    SpecError error;
+  };
 
-  SourceLoc locOf(const YAML::Mark &mark, const SourceLoc &fallback) const {
+  TreeBuilder(SourceLoc origin, int layer)
+      : origin(std::move(origin)), layer(layer) {}
+
+  SourceLoc locOf(const YAML::Mark &mark) const {
     if (mark.is_null() || mark.line < 0 || mark.column < 0)
-      return fallback;
+      return origin;
     SourceLoc loc;
     loc.file = origin.file;
     loc.line = origin.line + mark.line;
@@ -78,85 +81,170 @@ public:
     return loc;
   }
 
-  bool convert(const YAML::Node &node, const std::string &path, int depth,
-               const SourceLoc &fallback, SpecNode &out) {
-    out.loc = locOf(node.Mark(), fallback);
-    out.layer = layer;
-    if (++nodes > kMaxNodes)
-      return fail(error, out.loc, path,
-                  "the spec is too large (more than " +
-                      std::to_string(kMaxNodes) +
-                      " YAML nodes once aliases are expanded)");
-    if (depth > kMaxDepth)
-      return fail(error, out.loc, path,
-                  "YAML nested deeper than " + std::to_string(kMaxDepth) +
-                      " levels");
-    const std::string &tag = node.Tag();
-    if (node.IsDefined() && !node.IsNull() && tag != "?" && tag != "!" &&
-        !tag.empty())
-      return fail(error, out.loc, path,
-                  "explicit YAML tags ('" + printableText(tag) +
-                      "') are not supported");
-    switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      out.kind = SpecNode::Kind::Null;
-      return true;
-    case YAML::NodeType::Scalar:
-      out.kind = SpecNode::Kind::Scalar;
-      out.scalar = node.Scalar();
-      out.quoted = tag == "!";
-      return true;
-    case YAML::NodeType::Sequence:
-      out.kind = SpecNode::Kind::Sequence;
-      for (const YAML::Node &item : node) {
-        out.items.emplace_back();
-        if (!convert(item, path, depth + 1, out.loc, out.items.back()))
-          return false;
-      }
-      return true;
-    case YAML::NodeType::Map:
-      out.kind = SpecNode::Kind::Map;
-      return convertMap(node, path, depth, out);
-    }
-    return fail(error, out.loc, path, "unsupported YAML node");
+  bool hasRoot() const { return rootSet; }
+  SpecNode takeRoot() { return std::move(root); }
+  const YAML::Mark &documentMark() const { return docMark; }
+
+  void OnDocumentStart(const YAML::Mark &mark) override { docMark = mark; }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark &mark, YAML::anchor_t anchor) override {
+    add(leaf(SpecNode::Kind::Null, mark), anchor);
   }
 
+  void OnAlias(const YAML::Mark &mark, YAML::anchor_t anchor) override {
+    auto it = anchors.find(anchor);
+    if (it == anchors.end())
+      stop(locOf(mark), "an alias may only refer to a finished anchor");
+    count(it->second.second, locOf(mark));
+    SpecNode copy = it->second.first;
+    copy.loc = locOf(mark);
+    add(std::move(copy), 0);
+  }
+
+  void OnScalar(const YAML::Mark &mark, const std::string &tag,
+                YAML::anchor_t anchor, const std::string &value) override {
+    checkTag(mark, tag);
+    SpecNode node = leaf(SpecNode::Kind::Scalar, mark);
+    node.scalar = value;
+    node.quoted = tag == "!";
+    add(std::move(node), anchor);
+  }
+
+  void OnSequenceStart(const YAML::Mark &mark, const std::string &tag,
+                       YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(SpecNode::Kind::Sequence, mark, tag, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+
+  void OnMapStart(const YAML::Mark &mark, const std::string &tag,
+                  YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(SpecNode::Kind::Map, mark, tag, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
 private:
-  bool convertMap(const YAML::Node &node, const std::string &path, int depth,
-                  SpecNode &out) {
-    for (YAML::const_iterator it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node &key = it->first;
-      SourceLoc keyLoc = locOf(key.Mark(), out.loc);
-      if (!key.IsScalar())
-        return fail(error, keyLoc, path,
-                    "map keys must be plain names, not a YAML list or map");
-      const std::string name = key.Scalar();
-      const std::string childPath = joinPath(path, printableText(name));
-      for (const SpecMapEntry &seen : out.entries)
-        if (seen.key == name)
-          return fail(error, keyLoc, childPath,
-                      "duplicate key '" + printableText(name) +
-                          "' (first at " + seen.keyLoc.str() + ")");
-      SpecMapEntry entry;
-      entry.key = name;
-      entry.keyLoc = keyLoc;
-      if (!convert(it->second, childPath, depth + 1, keyLoc, entry.value))
-        return false;
-      // yaml-cpp places an omitted value (`key:` and a newline) on the next
-      // token; point at the key instead.
-      if (entry.value.kind == SpecNode::Kind::Null &&
-          entry.value.loc.line != keyLoc.line)
-        entry.value.loc = keyLoc;
-      out.entries.push_back(std::move(entry));
+  /// A sequence or map being filled.
+  struct Frame {
+    SpecNode node;
+    YAML::anchor_t anchor = 0;
+    size_t firstNode = 0; ///< `nodes` when it opened: its subtree's size
+    bool haveKey = false; ///< a map's key is waiting for its value
+    SpecMapEntry pending;
+  };
+
+  /// `key`: the key at fault when it is not yet the pending one.
+  [[noreturn]] void stop(const SourceLoc &loc, const std::string &message,
+                         const std::string &key = "") {
+    std::string path = currentPath();
+    if (!key.empty())
+      path = joinPath(path, printableText(key));
+    throw Stop{SpecError{loc, path, message}};
+  }
+
+  void count(size_t n, const SourceLoc &loc) {
+    nodes += n;
+    if (nodes > kMaxNodes)
+      stop(loc, "the spec is too large (more than " +
+                    std::to_string(kMaxNodes) +
+                    " YAML nodes once aliases are expanded)");
+  }
+
+  void checkTag(const YAML::Mark &mark, const std::string &tag) {
+    if (!tag.empty() && tag != "?" && tag != "!")
+      stop(locOf(mark), "explicit YAML tags ('" + printableText(tag) +
+                            "') are not supported");
+  }
+
+  SpecNode leaf(SpecNode::Kind kind, const YAML::Mark &mark) {
+    SpecNode node;
+    node.kind = kind;
+    node.loc = locOf(mark);
+    node.layer = layer;
+    count(1, node.loc);
+    return node;
+  }
+
+  void open(SpecNode::Kind kind, const YAML::Mark &mark,
+            const std::string &tag, YAML::anchor_t anchor) {
+    checkTag(mark, tag);
+    Frame frame;
+    frame.firstNode = nodes;
+    frame.node = leaf(kind, mark);
+    frame.anchor = anchor;
+    if (stack.size() >= static_cast<size_t>(kMaxDepth))
+      stop(frame.node.loc, "YAML nested deeper than " +
+                               std::to_string(kMaxDepth) + " levels");
+    stack.push_back(std::move(frame));
+  }
+
+  void close() {
+    Frame frame = std::move(stack.back());
+    stack.pop_back();
+    if (frame.haveKey)
+      stop(frame.pending.keyLoc, "map key without a value");
+    // Remember the subtree size so that every alias copy is counted.
+    if (frame.anchor)
+      anchors[frame.anchor] = {frame.node, nodes - frame.firstNode};
+    add(std::move(frame.node), 0);
+  }
+
+  void add(SpecNode &&node, YAML::anchor_t anchor) {
+    if (anchor)
+      anchors[anchor] = {node, 1};
+    if (stack.empty()) {
+      root = std::move(node);
+      rootSet = true;
+      return;
     }
-    return true;
+    Frame &top = stack.back();
+    if (top.node.kind == SpecNode::Kind::Sequence) {
+      top.node.items.push_back(std::move(node));
+      return;
+    }
+    if (!top.haveKey) {
+      if (node.kind != SpecNode::Kind::Scalar)
+        stop(node.loc, "map keys must be plain names, not " + node.describe());
+      for (const SpecMapEntry &seen : top.node.entries)
+        if (seen.key == node.scalar)
+          stop(node.loc,
+               "duplicate key '" + printableText(node.scalar) +
+                   "' (first at " + seen.keyLoc.str() + ")",
+               node.scalar);
+      top.pending = SpecMapEntry();
+      top.pending.key = node.scalar;
+      top.pending.keyLoc = node.loc;
+      top.haveKey = true;
+      return;
+    }
+    // yaml-cpp places an omitted value (`key:` then a newline) on the next
+    // token; point at the key instead.
+    if (node.kind == SpecNode::Kind::Null &&
+        node.loc.line != top.pending.keyLoc.line)
+      node.loc = top.pending.keyLoc;
+    top.pending.value = std::move(node);
+    top.node.entries.push_back(std::move(top.pending));
+    top.haveKey = false;
+  }
+
+  /// The dotted path of the key being built, for error messages.
+  std::string currentPath() const {
+    std::string path;
+    for (const Frame &frame : stack)
+      if (frame.node.kind == SpecNode::Kind::Map && frame.haveKey)
+        path = joinPath(path, printableText(frame.pending.key));
+    return path;
   }
 
   SourceLoc origin;
   int layer;
-  SpecError &error;
+  std::vector<Frame> stack;
+  std::map<YAML::anchor_t, std::pair<SpecNode, size_t>> anchors;
   size_t nodes = 0;
+  SpecNode root;
+  bool rootSet = false;
+  YAML::Mark docMark;
 };
 
 /// The `^` line of a YAML error: adds a hint when the line is indented with
@@ -361,28 +449,48 @@ std::string printableText(const std::string &text, size_t maxLength) {
 }
 
 bool parseYamlText(const std::string &text, const SourceLoc &origin, int layer,
-               SpecNode &out, SpecError &error) {
-  Converter converter(origin, layer, error);
+                   SpecNode &out, SpecError &error) {
+  TreeBuilder builder(origin, layer);
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.empty()) {
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    if (!parser.HandleNextDocument(builder) || !builder.hasRoot()) {
       out = SpecNode();
       out.loc = origin;
       out.layer = layer;
       return true;
     }
-    if (docs.size() > 1)
-      return fail(error, converter.locOf(docs[1].Mark(), origin), "",
+    const YAML::Mark first = builder.documentMark();
+    out = builder.takeRoot();
+    // Anything after the document: a second document, or a token yaml-cpp
+    // could not place (it then reports it again and again: `,`).
+    TreeBuilder rest(origin, layer);
+    if (parser.HandleNextDocument(rest)) {
+      const YAML::Mark &next = rest.documentMark();
+      const SourceLoc loc = builder.locOf(next);
+      const size_t pos = std::min<size_t>(std::max(next.pos, 0), text.size());
+      const std::string token = text.substr(pos, 1);
+      if (next.pos == first.pos || token == "," || token == "]" ||
+          token == "}")
+        return fail(error, loc, "",
+                    "invalid YAML: unexpected '" + printableText(token) + "'");
+      return fail(error, loc, "",
                   "a spec holds one YAML document; found a second one");
-    return converter.convert(docs[0], "", 0, origin, out);
+    }
+    return true;
+  } catch (const TreeBuilder::Stop &stop) {
+    error = stop.error;
+    return false;
   } catch (const YAML::Exception &e) {
-    SourceLoc loc = converter.locOf(e.mark, origin);
+    SourceLoc loc = builder.locOf(e.mark);
     const bool mentionsTabs = e.msg.find("tab") != std::string::npos;
     return fail(error, loc, "",
-                "invalid YAML: " + e.msg +
-                    (mentionsTabs ? "" : tabHint(text, loc.line - origin.line)));
+                "invalid YAML: " + printableText(e.msg, 200) +
+                    (mentionsTabs ? ""
+                                  : tabHint(text, loc.line - origin.line)));
   } catch (const std::exception &e) {
-    return fail(error, origin, "", std::string("invalid YAML: ") + e.what());
+    return fail(error, origin, "",
+                std::string("invalid YAML: ") + printableText(e.what(), 200));
   } catch (...) {
     return fail(error, origin, "", "invalid YAML");
   }

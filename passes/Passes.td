@@ -24,4 +24,54 @@ def AutodiffPass : Pass<"gptc-autodiff", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpt::GPTDialect", "mlir::func::FuncDialect"];
 }
 
+def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lower gpt primitives to linalg and tensor ops";
+  let description = [{
+    Each elementwise op, reduction, gather and scatter becomes a
+    `linalg.generic` (a future kernel); GEMMs become `linalg.matmul` /
+    `linalg.batch_matmul` with transposing indexing maps (batch dimensions
+    collapsed, a shared rank-2 right-hand side folded into M); shape ops
+    become `tensor` views and slices. Fails on any gpt op it cannot lower.
+
+    ```mlir
+    %r = gpt.exp %x : tensor<4xf32>
+    // =>
+    %r = linalg.generic {...} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %0 = math.exp %in : f32
+        linalg.yield %0 : f32
+    } -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
+
+def GemmToBlasPass : Pass<"gptc-gemm-to-blas", "mlir::ModuleOp"> {
+  let summary = "Turn linalg GEMMs on buffers into runtime GEMM calls";
+  let description = [{
+    After bufferization, every `linalg.matmul` / `linalg.batch_matmul`
+    becomes a call of `gptc_gemm_f32` / `_f64` / `_bf16` (runtime/gptrt.h)
+    with the operands' addresses and strides, transposes read from the
+    indexing maps. A zero `linalg.fill` of the output right before the GEMM
+    becomes beta = 0. Fails if a GEMM is left.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+def FuseElementwisePass : Pass<"gptc-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops";
+  let description = [{
+    Producer/consumer fusion of `linalg.generic` ops (upstream's elementwise
+    fusion) restricted to generic consumers and single-use producers: GEMMs
+    stay named ops for `gptc-gemm-to-blas`, and nothing is recomputed.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // GPTC_PASSES_TD

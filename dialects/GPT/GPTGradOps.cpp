@@ -39,13 +39,16 @@ LogicalResult PadOp::verify() {
   RankedTensorType in = getInput().getType();
   RankedTensorType out = getResult().getType();
   ArrayRef<int64_t> offsets = getOffsets();
+  if (!in.hasStaticShape() || !out.hasStaticShape())
+    return emitOpError("requires static shapes");
   if (static_cast<int64_t>(offsets.size()) != in.getRank() ||
       in.getRank() != out.getRank())
     return emitOpError("offsets and result must have the input's rank");
   if (in.getElementType() != out.getElementType())
     return emitOpError("element type must not change");
   for (int64_t i = 0; i < in.getRank(); ++i)
-    if (offsets[i] < 0 || offsets[i] + in.getDimSize(i) > out.getDimSize(i))
+    if (offsets[i] < 0 || in.getDimSize(i) > out.getDimSize(i) ||
+        offsets[i] > out.getDimSize(i) - in.getDimSize(i))
       return emitOpError() << "input does not fit in dimension " << i
                            << " at offset " << offsets[i];
   return success();

@@ -10,6 +10,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::gpt;
 
@@ -21,6 +23,16 @@ static LogicalResult verifyDimIndex(Operation *op, int64_t dim, int64_t rank) {
   if (dim < 0 || dim >= rank)
     return op->emitOpError() << "dim " << dim << " is out of range for rank "
                              << rank;
+  return success();
+}
+
+/// Checks that a float attribute (eps, scale) is positive and finite; NaN
+/// fails `<= 0` as well as `> 0`, so test the positive case.
+static LogicalResult verifyPositiveFinite(Operation *op, StringRef name,
+                                          double value) {
+  if (!(value > 0.0) || std::isinf(value))
+    return op->emitOpError() << name << " must be positive and finite, got "
+                             << value;
   return success();
 }
 
@@ -126,8 +138,11 @@ LogicalResult MatmulOp::verify() {
 
 LogicalResult RMSNormOp::verify() {
   RankedTensorType in = getInput().getType();
-  if (getEps().convertToDouble() <= 0.0)
-    return emitOpError("eps must be positive");
+  if (in.getRank() < 1)
+    return emitOpError("input must have rank >= 1 (it is normalised over its "
+                       "last dimension)");
+  if (failed(verifyPositiveFinite(*this, "eps", getEps().convertToDouble())))
+    return failure();
   if (Value w = getWeight()) {
     auto wt = cast<RankedTensorType>(w.getType());
     if (wt.getRank() != 1 || wt.getDimSize(0) != in.getShape().back() ||
@@ -146,8 +161,9 @@ LogicalResult AttentionOp::verify() {
   if (q.getRank() != 4)
     return emitOpError("query, key and value must be [batch, heads, seq, "
                        "head_dim]");
-  if (getScale().convertToDouble() <= 0.0)
-    return emitOpError("scale must be positive");
+  if (failed(
+          verifyPositiveFinite(*this, "scale", getScale().convertToDouble())))
+    return failure();
   MaskAttr mask = getMask();
   if (mask.hasDocument() != static_cast<bool>(getTokens()))
     return emitOpError("a document mask needs the tokens operand, and only a "
@@ -165,7 +181,9 @@ LogicalResult AttentionOp::verify() {
   if (Value window = getWindow())
     if (cast<RankedTensorType>(window.getType()).getRank() != 0)
       return emitOpError("window must be a 0-d tensor");
-  if (mask.getWindow() == WindowUnit::blocks && q.getDimSize(2) % 128 != 0)
+  // A dynamic length is kDynamic (INT64_MIN), which is a multiple of 128.
+  if (mask.getWindow() == WindowUnit::blocks &&
+      (q.isDynamicDim(2) || q.getDimSize(2) % 128 != 0))
     return emitOpError("a block window needs a sequence length that is a "
                        "multiple of 128");
   return success();

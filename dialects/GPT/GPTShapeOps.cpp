@@ -5,6 +5,20 @@
 using namespace mlir;
 using namespace mlir::gpt;
 
+/// Checks that every operand and result of `op` has a static shape: the
+/// verifiers below do arithmetic on sizes, where a dynamic size (kDynamic)
+/// would be read as a large negative number.
+static LogicalResult verifyStaticShapes(Operation *op) {
+  auto check = [&](TypeRange types) -> LogicalResult {
+    for (Type t : types)
+      if (!cast<RankedTensorType>(t).hasStaticShape())
+        return op->emitOpError() << "requires static shapes, got " << t;
+    return success();
+  };
+  return success(succeeded(check(op->getOperandTypes())) &&
+                 succeeded(check(op->getResultTypes())));
+}
+
 LogicalResult EmbeddingOp::verify() {
   RankedTensorType table = getTable().getType();
   RankedTensorType ids = getIds().getType();
@@ -38,6 +52,8 @@ LogicalResult GatherLastOp::verify() {
 LogicalResult BroadcastOp::verify() {
   RankedTensorType in = getInput().getType();
   RankedTensorType out = getResult().getType();
+  if (failed(verifyStaticShapes(*this)))
+    return failure();
   if (in.getRank() != out.getRank() ||
       in.getElementType() != out.getElementType())
     return emitOpError("result must have the input's rank and element type");
@@ -54,6 +70,8 @@ LogicalResult BroadcastOp::verify() {
 LogicalResult ReshapeOp::verify() {
   RankedTensorType in = getInput().getType();
   RankedTensorType out = getResult().getType();
+  if (failed(verifyStaticShapes(*this)))
+    return failure();
   if (in.getElementType() != out.getElementType())
     return emitOpError("element type must not change");
   if (in.getNumElements() != out.getNumElements())
@@ -87,16 +105,20 @@ LogicalResult SliceOp::verify() {
   RankedTensorType in = getInput().getType();
   RankedTensorType out = getResult().getType();
   ArrayRef<int64_t> offsets = getOffsets();
+  if (failed(verifyStaticShapes(*this)))
+    return failure();
   if (static_cast<int64_t>(offsets.size()) != in.getRank() ||
       out.getRank() != in.getRank())
     return emitOpError("offsets and result must have the input's rank");
   if (in.getElementType() != out.getElementType())
     return emitOpError("element type must not change");
+  // `offset + size > dim` written so that a huge offset cannot overflow.
   for (int64_t i = 0; i < in.getRank(); ++i)
-    if (offsets[i] < 0 || offsets[i] + out.getDimSize(i) > in.getDimSize(i))
-      return emitOpError() << "slice [" << offsets[i] << ", "
-                           << offsets[i] + out.getDimSize(i)
-                           << ") is out of bounds of dimension " << i
+    if (offsets[i] < 0 || out.getDimSize(i) > in.getDimSize(i) ||
+        offsets[i] > in.getDimSize(i) - out.getDimSize(i))
+      return emitOpError() << "slice of size " << out.getDimSize(i)
+                           << " at offset " << offsets[i]
+                           << " is out of bounds of dimension " << i
                            << " (size " << in.getDimSize(i) << ")";
   return success();
 }
@@ -104,6 +126,8 @@ LogicalResult SliceOp::verify() {
 LogicalResult ConcatOp::verify() {
   if (getInputs().empty())
     return emitOpError("needs at least one input");
+  if (failed(verifyStaticShapes(*this)))
+    return failure();
   RankedTensorType out = getResult().getType();
   int64_t dim = getDim();
   if (dim < 0 || dim >= out.getRank())
@@ -131,6 +155,8 @@ LogicalResult SplitOp::verify() {
   int64_t n = getResults().size();
   if (n == 0)
     return emitOpError("needs at least one result");
+  if (failed(verifyStaticShapes(*this)))
+    return failure();
   if (dim < 0 || dim >= in.getRank())
     return emitOpError() << "dim " << dim << " is out of range";
   if (in.getDimSize(dim) % n != 0)

@@ -12,6 +12,7 @@
 #include "frontend/MLIRGen.h"
 #include "frontend/Parameters.h"
 #include "frontend/SpecParser.h"
+#include "runtime/data/DataCommand.h"
 #include "tools/gptc/Summary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,6 +25,8 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <iostream>
 
 using namespace llvm;
 
@@ -54,6 +57,9 @@ const char *overview = R"(gptc: compile GPT training specs (YAML) with MLIR
 Commands:
   gptc check SPEC      validate SPEC and print a summary of its model
   gptc compile SPEC    lower SPEC and print the IR of the stage --emit names
+  gptc data TEXT... -o DIR
+                       write byte-level token shards (.bin) of text files
+                       (see gptc data --help)
 
 Stages (--emit):
   gpt                  the forward graph in gpt primitives; every op is
@@ -131,6 +137,10 @@ int main(int argc, char **argv) {
 
   // The first argument names the command; the rest are its options.
   std::string command = argc > 1 ? argv[1] : "";
+  if (command == "data") {
+    std::vector<std::string> args(argv + 2, argv + argc);
+    return gptc::data::runDataCommand(args, std::cout, std::cerr);
+  }
   if (command == "check" || command == "compile") {
     std::string argv0 = std::string(argv[0]) + " " + command;
     std::vector<const char *> args = {argv0.c_str()};
@@ -145,7 +155,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, overview);
   if (!command.empty() && command[0] != '-') {
     errs() << "gptc: error: unknown command '" << command
-           << "' (expected check or compile; see gptc --help)\n";
+           << "' (expected check, compile or data; see gptc --help)\n";
     return 1;
   }
   errs() << "gptc: error: no command given (see gptc --help)\n";

@@ -53,6 +53,8 @@ func.func @unary(%x: tensor<4x8xf32>, %d: tensor<4x8xf64>, %h: tensor<4x8xbf16>)
   %8 = gpt.relu %x : tensor<4x8xf32>
   // CHECK: gpt.gelu %[[X]] : tensor<4x8xf32>
   %9 = gpt.gelu %x : tensor<4x8xf32>
+  // CHECK: gpt.erf %[[X]] : tensor<4x8xf32>
+  %14 = gpt.erf %x : tensor<4x8xf32>
   // CHECK: gpt.cos %[[X]] : tensor<4x8xf32>
   %10 = gpt.cos %x : tensor<4x8xf32>
   // CHECK: gpt.sin %[[X]] : tensor<4x8xf32>
@@ -104,14 +106,16 @@ func.func @select(%m: tensor<8x8xi1>, %s: tensor<8x8xf32>, %n: tensor<8x8xf32>,
 }
 
 // CHECK-LABEL: func.func @cast
-// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4x8xi32>)
-func.func @cast(%x: tensor<4x8xf32>, %i: tensor<4x8xi32>) {
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4x8xi32>, %[[M:.*]]: tensor<4x8xi1>)
+func.func @cast(%x: tensor<4x8xf32>, %i: tensor<4x8xi32>, %m: tensor<4x8xi1>) {
   // CHECK: gpt.cast %[[X]] : tensor<4x8xf32> to tensor<4x8xbf16>
   %0 = gpt.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
   // CHECK: gpt.cast %[[I]] : tensor<4x8xi32> to tensor<4x8xf32>
   %1 = gpt.cast %i : tensor<4x8xi32> to tensor<4x8xf32>
   // CHECK: gpt.cast %[[X]] : tensor<4x8xf32> to tensor<4x8xi64>
   %2 = gpt.cast %x : tensor<4x8xf32> to tensor<4x8xi64>
+  // CHECK: gpt.cast %[[M]] : tensor<4x8xi1> to tensor<4x8xf32>
+  %3 = gpt.cast %m : tensor<4x8xi1> to tensor<4x8xf32>
   return
 }
 
@@ -370,6 +374,39 @@ func.func @attention_short(%q: tensor<2x4x8x16xbf16>, %t: tensor<2x8xi64>,
   %0 = gpt.attention %q, %q, %q tokens %t : tensor<2x8xi64> window %w : tensor<i64>
       mask = #gpt.mask<causal = true, window = tokens, bos = 3>
       scale = 2.500000e-01 : tensor<2x4x8x16xbf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Backward-graph ops
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @embedding_grad
+// CHECK-SAME: (%[[G:.*]]: tensor<2x8x64xf32>, %[[I:.*]]: tensor<2x8xi32>, %[[J:.*]]: tensor<16xi64>, %[[H:.*]]: tensor<16x64xf32>)
+func.func @embedding_grad(%g: tensor<2x8x64xf32>, %i: tensor<2x8xi32>,
+                          %j: tensor<16xi64>, %h: tensor<16x64xf32>) {
+  // CHECK: gpt.embedding_grad %[[G]][%[[I]]] : tensor<2x8x64xf32>, tensor<2x8xi32> -> tensor<512x64xf32>
+  %0 = gpt.embedding_grad %g[%i] : tensor<2x8x64xf32>, tensor<2x8xi32> -> tensor<512x64xf32>
+  // CHECK: gpt.embedding_grad %[[H]][%[[J]]] : tensor<16x64xf32>, tensor<16xi64> -> tensor<50304x64xf32>
+  %1 = gpt.embedding_grad %h[%j] : tensor<16x64xf32>, tensor<16xi64> -> tensor<50304x64xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @scatter_last
+// CHECK-SAME: (%[[G:.*]]: tensor<2x8xf32>, %[[T:.*]]: tensor<2x8xi32>)
+func.func @scatter_last(%g: tensor<2x8xf32>, %t: tensor<2x8xi32>) {
+  // CHECK: gpt.scatter_last %[[G]][%[[T]]] : tensor<2x8xf32>, tensor<2x8xi32> -> tensor<2x8x512xf32>
+  %0 = gpt.scatter_last %g[%t] : tensor<2x8xf32>, tensor<2x8xi32> -> tensor<2x8x512xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @pad
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x32xf32>)
+func.func @pad(%x: tensor<2x8x32xf32>) {
+  // CHECK: gpt.pad %[[X]] offsets = [0, 0, 32] : tensor<2x8x32xf32> to tensor<2x8x64xf32>
+  %0 = gpt.pad %x offsets = [0, 0, 32] : tensor<2x8x32xf32> to tensor<2x8x64xf32>
+  // CHECK: gpt.pad %[[X]] offsets = [1, 0, 0] : tensor<2x8x32xf32> to tensor<3x8x32xf32>
+  %1 = gpt.pad %x offsets = [1, 0, 0] : tensor<2x8x32xf32> to tensor<3x8x32xf32>
   return
 }
 

@@ -1,0 +1,173 @@
+//===- GemmToBlas.cpp - linalg GEMMs on memrefs -> runtime GEMM calls -----===//
+//
+// linalg.matmul / linalg.batch_matmul (memrefs, transposes as indexing maps)
+//   => func.call @gptc_gemm_<type>(trans_a, trans_b, m, n, k,
+//                                  a, a_rs, a_cs, a_bs, b, ..., beta, c, ...)
+// (runtime/gptrt.h). A linalg.fill of zero into C right before the GEMM is
+// folded into beta = 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "gptc-gemm-to-blas"
+
+namespace gptc {
+#define GEN_PASS_DEF_GEMMTOBLASPASS
+#include "passes/Passes.h.inc"
+} // namespace gptc
+
+using namespace mlir;
+
+namespace {
+
+/// Address, row/column strides and batch stride of one operand.
+struct MatrixArgs {
+  Value addr, rowStride, colStride, batchStride;
+};
+
+MatrixArgs matrixArgs(OpBuilder &b, Location loc, Value memref, bool batched) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  Value offsetBytes = arith::MulIOp::create(
+      b, loc, meta.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
+  Value addr = arith::AddIOp::create(b, loc, base, offsetBytes);
+  auto i64 = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v).getResult();
+  };
+  MatrixArgs args;
+  args.addr = i64(addr);
+  args.rowStride = i64(meta.getStrides()[rank - 2]);
+  args.colStride = i64(meta.getStrides()[rank - 1]);
+  args.batchStride =
+      batched ? i64(meta.getStrides()[0])
+              : arith::ConstantIntOp::create(b, loc, 0, 64).getResult();
+  return args;
+}
+
+/// Whether operand `map` reads its matrix transposed: the last result is
+/// the M (or N) dimension rather than K.
+bool isTransposed(AffineMap map, unsigned kDim) {
+  unsigned rank = map.getNumResults();
+  return map.getResult(rank - 2) == getAffineDimExpr(kDim, map.getContext());
+}
+
+func::FuncOp getOrDeclareGemm(ModuleOp module, Type elt, Type betaType) {
+  std::string name;
+  if (elt.isF32())
+    name = "gptc_gemm_f32";
+  else if (elt.isF64())
+    name = "gptc_gemm_f64";
+  else
+    name = "gptc_gemm_bf16";
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b(module.getBodyRegion());
+  Type i64 = b.getI64Type();
+  SmallVector<Type> args(5, i64);                // trans_a, trans_b, m, n, k
+  args.append(4, i64);                           // a
+  args.append(4, i64);                           // b
+  args.push_back(betaType);                      // beta
+  args.append(4, i64);                           // c
+  args.push_back(i64);                           // batch
+  auto fn = func::FuncOp::create(b, module.getLoc(), name,
+                                 b.getFunctionType(args, {}));
+  fn.setPrivate();
+  return fn;
+}
+
+/// linalg.matmul / batch_matmul on memrefs => call @gptc_gemm_*.
+template <typename GemmOp>
+struct GemmToCall : OpRewritePattern<GemmOp> {
+  using OpRewritePattern<GemmOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "needs buffer semantics");
+    Location loc = op.getLoc();
+    Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    auto cType = cast<MemRefType>(c.getType());
+    bool batched = cType.getRank() == 3;
+    unsigned kDim = batched ? 3 : 2;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    bool ta = isTransposed(maps[0], kDim);
+    // For B the non-transposed layout is (k, n): transposed when the
+    // second-to-last result is N.
+    unsigned nDim = batched ? 2 : 1;
+    bool tb = maps[1].getResult(maps[1].getNumResults() - 2) ==
+              getAffineDimExpr(nDim, op.getContext());
+    auto aType = cast<MemRefType>(a.getType());
+    int64_t m = cType.getDimSize(cType.getRank() - 2);
+    int64_t n = cType.getDimSize(cType.getRank() - 1);
+    int64_t k = aType.getDimSize(ta ? aType.getRank() - 2
+                                    : aType.getRank() - 1);
+    int64_t batch = batched ? cType.getDimSize(0) : 1;
+
+    // Fold a preceding zero fill of C into beta = 0.
+    double beta = 1.0;
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+      if (fill.getDpsInits()[0] == c) {
+        if (auto cst = fill.getInputs()[0].template getDefiningOp<arith::ConstantOp>())
+          if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+            if (f.getValueAsDouble() == 0.0) {
+              beta = 0.0;
+              rewriter.eraseOp(fill);
+            }
+      }
+    }
+
+    Type elt = cType.getElementType();
+    Type betaType = elt.isF64() ? Type(rewriter.getF64Type())
+                                : Type(rewriter.getF32Type());
+    auto module = op->template getParentOfType<ModuleOp>();
+    func::FuncOp callee = getOrDeclareGemm(module, elt, betaType);
+    auto cst = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, v, 64).getResult();
+    };
+    MatrixArgs ma = matrixArgs(rewriter, loc, a, batched);
+    MatrixArgs mb = matrixArgs(rewriter, loc, bm, batched);
+    MatrixArgs mc = matrixArgs(rewriter, loc, c, batched);
+    Value betaValue = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getFloatAttr(betaType, beta));
+    SmallVector<Value> args = {cst(ta), cst(tb), cst(m), cst(n), cst(k),
+                               ma.addr, ma.rowStride, ma.colStride,
+                               ma.batchStride, mb.addr, mb.rowStride,
+                               mb.colStride, mb.batchStride, betaValue,
+                               mc.addr, mc.rowStride, mc.colStride,
+                               mc.batchStride, cst(batch)};
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, callee, args);
+    return success();
+  }
+};
+
+struct GemmToBlasPass : gptc::impl::GemmToBlasPassBase<GemmToBlasPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<GemmToCall<linalg::MatmulOp>,
+                 GemmToCall<linalg::BatchMatmulOp>>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Every GEMM must have become a call.
+    WalkResult r = getOperation().walk([](Operation *op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+        op->emitOpError("could not be turned into a GEMM library call");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

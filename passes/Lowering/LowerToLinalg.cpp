@@ -1,0 +1,52 @@
+//===- LowerToLinalg.cpp - The gptc-lower-to-linalg pass ------------------===//
+//
+// Every gpt primitive becomes linalg (one linalg op = one future kernel) or
+// tensor data movement; GEMMs become linalg.matmul / batch_matmul for
+// gptc-gemm-to-blas to turn into library calls after bufferization. Fused
+// ops (rms_norm, attention) have their own lowerings and are left alone
+// here if present; any other gpt op left over is an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Lowering/LowerToLinalg.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#define DEBUG_TYPE "gptc-lower-to-linalg"
+
+namespace gptc {
+#define GEN_PASS_DEF_LOWERTOLINALGPASS
+#include "passes/Passes.h.inc"
+} // namespace gptc
+
+using namespace mlir;
+
+namespace {
+
+struct LowerToLinalgPass
+    : gptc::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    gptc::lowering::populateElementwiseToLinalgPatterns(patterns);
+    gptc::lowering::populateReductionToLinalgPatterns(patterns);
+    gptc::lowering::populateDataMovementToLinalgPatterns(patterns);
+
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect, func::FuncDialect>();
+    target.addIllegalDialect<gpt::GPTDialect>();
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,19 @@
+//===- LowerToLinalg.h - gpt -> linalg/tensor patterns ----------*- C++ -*-===//
+
+#ifndef GPTC_PASSES_LOWERING_LOWERTOLINALG_H
+#define GPTC_PASSES_LOWERING_LOWERTOLINALG_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace gptc::lowering {
+
+/// Elementwise, scalar, compare/select/cast ops => linalg.generic.
+void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// reduce, matmul, iota, constant, cumsum.
+void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Gathers, scatters and shape ops.
+void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace gptc::lowering
+
+#endif // GPTC_PASSES_LOWERING_LOWERTOLINALG_H

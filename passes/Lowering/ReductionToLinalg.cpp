@@ -1,0 +1,254 @@
+//===- ReductionToLinalg.cpp - gpt reductions, GEMMs, generators -> linalg ===//
+//
+// gpt.reduce    => linalg.generic with reduction iterators (+ scale for mean)
+// gpt.matmul    => linalg.matmul / linalg.batch_matmul with transposing
+//                  indexing maps (batch dims collapsed; a shared rank-2 rhs
+//                  folds the batch into M). gptc-gemm-to-blas later turns
+//                  these into library calls.
+// gpt.iota      => linalg.generic over linalg.index
+// gpt.constant  => arith.constant
+// gpt.cumsum    => scf.for over the scanned dimension
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Lowering/LinalgBuilders.h"
+#include "passes/Lowering/LowerToLinalg.h"
+
+#include "dialects/GPT/GPTDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::gpt;
+
+namespace gptc::lowering {
+namespace {
+
+/// gpt.reduce => linalg.generic (reduction) [+ linalg.generic (x / n)]
+struct ReduceToGeneric : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType inType = op.getInput().getType();
+    RankedTensorType outType = op.getResult().getType();
+    int64_t rank = inType.getRank();
+    SmallVector<bool> reduced(rank, false);
+    int64_t count = 1;
+    for (int64_t d : op.getDims()) {
+      reduced[d] = true;
+      count *= inType.getDimSize(d);
+    }
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t i = 0; i < rank; ++i) {
+      outExprs.push_back(reduced[i] ? rewriter.getAffineConstantExpr(0)
+                                    : rewriter.getAffineDimExpr(i));
+      iterators.push_back(reduced[i] ? utils::IteratorType::reduction
+                                     : utils::IteratorType::parallel);
+    }
+    bool isMax = op.getKind() == ReduceKind::max;
+    double initValue = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    Value init = filled(rewriter, loc, outType, initValue);
+    SmallVector<AffineMap> maps = {
+        rewriter.getMultiDimIdentityMap(rank),
+        AffineMap::get(rank, 0, outExprs, rewriter.getContext())};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{outType}, ValueRange{op.getInput()},
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value r = isMax ? Value(arith::MaximumFOp::create(b, l, args[0],
+                                                            args[1]))
+                          : Value(arith::AddFOp::create(b, l, args[0],
+                                                        args[1]));
+          linalg::YieldOp::create(b, l, r);
+        });
+    Value result = generic.getResult(0);
+    if (op.getKind() == ReduceKind::mean) {
+      double inv = 1.0 / static_cast<double>(count);
+      result = parallelGeneric(
+          rewriter, loc, outType, ValueRange{result}, {},
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value c = scalarConstant(b, l, args[0].getType(), inv);
+            return Value(arith::MulFOp::create(b, l, args[0], c));
+          });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Collapses all leading dims of `x` but the last `keep` into one.
+Value collapseLeading(OpBuilder &b, Location loc, Value x, int64_t keep) {
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t rank = t.getRank();
+  if (rank == keep + 1)
+    return x;
+  SmallVector<ReassociationIndices> groups(1);
+  for (int64_t i = 0; i < rank - keep; ++i)
+    groups[0].push_back(i);
+  for (int64_t i = rank - keep; i < rank; ++i)
+    groups.push_back({i});
+  return tensor::CollapseShapeOp::create(b, loc, x, groups);
+}
+
+/// gpt.matmul => linalg.matmul / linalg.batch_matmul (transposes as maps).
+struct MatmulToLinalg : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType lt = op.getLhs().getType(), rt = op.getRhs().getType();
+    RankedTensorType outType = op.getResult().getType();
+    bool ta = op.getTransposeLhs(), tb = op.getTransposeRhs();
+    MLIRContext *ctx = rewriter.getContext();
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    Value result;
+    if (rt.getRank() == 2) {
+      // Plain or shared-rhs GEMM: fold the batch into M.
+      if (lt.getRank() > 2 && ta)
+        return rewriter.notifyMatchFailure(op, "transposed batched lhs with "
+                                               "a shared rhs");
+      lhs = collapseLeading(rewriter, loc, lhs, 1);
+      auto lt2 = cast<RankedTensorType>(lhs.getType());
+      int64_t m = lt2.getDimSize(ta ? 1 : 0);
+      int64_t n = rt.getDimSize(tb ? 0 : 1);
+      auto flatOut = RankedTensorType::get({m, n}, outType.getElementType());
+      AffineExpr dm, dn, dk;
+      bindDims(ctx, dm, dn, dk);
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(3, 0, ta ? ArrayRef<AffineExpr>{dk, dm}
+                                  : ArrayRef<AffineExpr>{dm, dk}, ctx),
+          AffineMap::get(3, 0, tb ? ArrayRef<AffineExpr>{dn, dk}
+                                  : ArrayRef<AffineExpr>{dk, dn}, ctx),
+          AffineMap::get(3, 0, {dm, dn}, ctx)};
+      Value init = filled(rewriter, loc, flatOut, 0.0);
+      auto mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{flatOut},
+                                         ValueRange{lhs, rhs},
+                                         ValueRange{init});
+      mm.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      result = reshapeTensor(rewriter, loc, mm.getResult(0), outType);
+    } else {
+      lhs = collapseLeading(rewriter, loc, lhs, 2);
+      rhs = collapseLeading(rewriter, loc, rhs, 2);
+      auto l3 = cast<RankedTensorType>(lhs.getType());
+      auto r3 = cast<RankedTensorType>(rhs.getType());
+      int64_t batch = l3.getDimSize(0);
+      int64_t m = l3.getDimSize(ta ? 2 : 1);
+      int64_t n = r3.getDimSize(tb ? 1 : 2);
+      auto flatOut =
+          RankedTensorType::get({batch, m, n}, outType.getElementType());
+      AffineExpr db, dm, dn, dk;
+      bindDims(ctx, db, dm, dn, dk);
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(4, 0, ta ? ArrayRef<AffineExpr>{db, dk, dm}
+                                  : ArrayRef<AffineExpr>{db, dm, dk}, ctx),
+          AffineMap::get(4, 0, tb ? ArrayRef<AffineExpr>{db, dn, dk}
+                                  : ArrayRef<AffineExpr>{db, dk, dn}, ctx),
+          AffineMap::get(4, 0, {db, dm, dn}, ctx)};
+      Value init = filled(rewriter, loc, flatOut, 0.0);
+      auto mm = linalg::BatchMatmulOp::create(
+          rewriter, loc, TypeRange{flatOut}, ValueRange{lhs, rhs},
+          ValueRange{init});
+      mm.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      result = reshapeTensor(rewriter, loc, mm.getResult(0), outType);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// gpt.iota => linalg.generic { index_cast(linalg.index dim) }
+struct IotaToGeneric : OpRewritePattern<IotaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IotaOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getResult().getType();
+    int64_t dim = op.getDim();
+    Value r = parallelGeneric(
+        rewriter, op.getLoc(), type, ValueRange{}, {},
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value idx = linalg::IndexOp::create(b, l, dim);
+          Value i64 = arith::IndexCastOp::create(b, l, b.getI64Type(), idx);
+          Type elt = type.getElementType();
+          if (isa<FloatType>(elt))
+            return Value(arith::SIToFPOp::create(b, l, elt, i64));
+          if (elt.isInteger(64))
+            return i64;
+          return Value(arith::TruncIOp::create(b, l, elt, i64));
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// gpt.constant => arith.constant
+struct ConstantToArith : OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+/// gpt.cumsum => scf.for over the scanned dimension carrying the running
+/// sum of the slices.
+struct CumsumToLoop : OpRewritePattern<CumsumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CumsumOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    int64_t dim = op.getDim(), rank = type.getRank();
+    SmallVector<int64_t> sliceShape(type.getShape());
+    sliceShape[dim] = 1;
+    auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
+    Value acc0 = filled(rewriter, loc, sliceType, 0.0);
+    Value out0 = emptyLike(rewriter, loc, type);
+    Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value ub = arith::ConstantIndexOp::create(rewriter, loc,
+                                              type.getDimSize(dim));
+    Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lb, ub, step, ValueRange{acc0, out0},
+        [&](OpBuilder &b, Location l, Value iv, ValueRange iter) {
+          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+          offsets[dim] = iv;
+          SmallVector<OpFoldResult> sizes;
+          for (int64_t s : sliceShape)
+            sizes.push_back(b.getIndexAttr(s));
+          SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+          Value slice = tensor::ExtractSliceOp::create(
+              b, l, sliceType, op.getInput(), offsets, sizes, strides);
+          Value sum = parallelGeneric(
+              b, l, sliceType, ValueRange{iter[0], slice}, {},
+              [&](OpBuilder &bb, Location ll, ValueRange a) {
+                return isa<FloatType>(a[0].getType())
+                           ? Value(arith::AddFOp::create(bb, ll, a[0], a[1]))
+                           : Value(arith::AddIOp::create(bb, ll, a[0], a[1]));
+              });
+          Value out = tensor::InsertSliceOp::create(b, l, sum, iter[1],
+                                                    offsets, sizes, strides);
+          scf::YieldOp::create(b, l, ValueRange{sum, out});
+        });
+    rewriter.replaceOp(op, loop.getResult(1));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateReductionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReduceToGeneric, MatmulToLinalg, IotaToGeneric, ConstantToArith,
+               CumsumToLoop>(patterns.getContext());
+}
+
+} // namespace gptc::lowering

@@ -1,0 +1,71 @@
+//===- TextToShards.h - Text files -> byte-token shards ---------*- C++ -*-===//
+//
+// Turns plain text into train/val shards for the byte-level tokenizer:
+//
+//  - a document is a block of lines separated by one or more blank (empty or
+//    whitespace-only) lines, or a whole file with `docPerFile`; documents
+//    never span files, and keep their bytes (newlines included);
+//  - each document is prefixed with BOS (256);
+//  - document i (counted over all inputs, in order) goes to val when
+//    i % k == 0, k = valStride(valFraction): deterministic, and the first
+//    document guarantees a non-empty val split;
+//  - the token streams are cut into shards of `shardTokens` tokens (the last
+//    one shorter; a document may continue in the next shard), written as
+//    PREFIX_val_000000.bin, PREFIX_val_000001.bin, ... and
+//    PREFIX_train_000001.bin, PREFIX_train_000002.bin, ... (the FineWeb
+//    naming; one val shard in practice).
+//
+// Shards with the same prefix and naming left over in the output directory
+// from an earlier run are removed, so a glob sees only this run's shards.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_DATA_TEXTTOSHARDS_H
+#define GPTC_RUNTIME_DATA_TEXTTOSHARDS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gptc {
+namespace data {
+
+struct MakeShardsOptions {
+  /// Fraction of documents for validation, in (0, 0.5].
+  double valFraction = 0.05;
+  /// Tokens per shard, in [1, 2^31 - 1].
+  uint64_t shardTokens = 100000000;
+  /// File name prefix: PREFIX_train_000001.bin.
+  std::string prefix = "tiny";
+  /// One document per input file instead of one per paragraph block.
+  bool docPerFile = false;
+};
+
+struct MakeShardsResult {
+  uint64_t documents = 0, trainDocuments = 0, valDocuments = 0;
+  /// Tokens written, BOS included.
+  uint64_t tokens = 0, trainTokens = 0, valTokens = 0;
+  /// Paths written: val shards first, then train shards.
+  std::vector<std::string> files;
+  /// Stale shards of an earlier run that were removed.
+  std::vector<std::string> removed;
+};
+
+/// Every k-th document goes to val: k = max(2, round(1 / valFraction)).
+uint64_t valStride(double valFraction);
+
+/// The shard name for split "train" or "val" and index `index`.
+std::string shardFileName(const std::string &prefix, const std::string &split,
+                          uint64_t index);
+
+/// Reads `inputs` (text files, in order) and writes shards to `outDir`
+/// (created if missing). Returns false and sets `error` (one line naming the
+/// file and the problem); files written before the error are removed.
+bool makeShards(const std::vector<std::string> &inputs,
+                const std::string &outDir, const MakeShardsOptions &options,
+                MakeShardsResult &result, std::string &error);
+
+} // namespace data
+} // namespace gptc
+
+#endif // GPTC_RUNTIME_DATA_TEXTTOSHARDS_H

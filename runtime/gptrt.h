@@ -1,0 +1,69 @@
+/*===- gptrt.h - The C ABI between a compiled step and the runtime -*- C -*-===
+ *
+ * A compiled training step (`step.so`, written by `gptc compile SPEC -o OUT`
+ * beside `manifest.json`) keeps ALL of its state in one byte buffer, the
+ * *arena*, laid out by the compiler. The manifest gives every slot's byte
+ * offset, shape and dtype; the runtime allocates the arena (64-byte
+ * aligned), fills the input slots and calls the entry points:
+ *
+ *   void gptc_grad_step(uint8_t *arena);
+ *       forward + backward on the micro-batch in `tokens`/`targets`:
+ *       grad.P   += dloss/dP / grad_accum     for every parameter P
+ *       loss     += loss / grad_accum
+ *   void gptc_update_step(uint8_t *arena);
+ *       the optimizer update for step `step` (0-based), reading grad.*,
+ *       writing the parameters and optimizer state; it does NOT clear the
+ *       gradients (the runtime zeroes grad.* and loss before the next step,
+ *       after any cross-rank all-reduce of grad.*).
+ *   void gptc_eval_step(uint8_t *arena);
+ *       forward only: eval_loss = mean loss on `tokens`/`targets`.
+ *
+ * Slots (names in the manifest):
+ *   tokens, targets   int32 [B, T]     inputs and next-token targets
+ *   window            int64 []         attention window in tokens (windowed
+ *                                      specs only), set by the runtime from
+ *                                      the schedule before each call
+ *   step              int64 []         optimizer step counter
+ *   loss, eval_loss   f32 []
+ *   param.NAME        f32/f64 shape    parameters (Parameters.h names)
+ *   grad.NAME         same             accumulated gradients
+ *   state.NAME.KIND   same             optimizer state (adam m / v, muon
+ *                                      momentum buffer)
+ *
+ * The generated code calls back into the runtime only for GEMMs, through
+ * the functions below (OpenBLAS on the CPU). Pointers are passed as
+ * integers (uintptr_t). Each matrix X is given by its address, its row and
+ * column strides and the stride between the matrices of a batch, all in
+ * elements; op(X) transposes X when trans_x is non-zero:
+ *   C[b] = op(A[b]) op(B[b]) + beta C[b]   for b < batch, with
+ *   op(A) m x k, op(B) k x n, C m x n, beta 0 or 1.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef GPTC_RUNTIME_GPTRT_H
+#define GPTC_RUNTIME_GPTRT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPTC_GEMM_ARGS(T)                                                      \
+  int64_t trans_a, int64_t trans_b, int64_t m, int64_t n, int64_t k,           \
+      uintptr_t a, int64_t a_rs, int64_t a_cs, int64_t a_bs, uintptr_t b,      \
+      int64_t b_rs, int64_t b_cs, int64_t b_bs, T beta, uintptr_t c,           \
+      int64_t c_rs, int64_t c_cs, int64_t c_bs, int64_t batch
+
+void gptc_gemm_f32(GPTC_GEMM_ARGS(float));
+void gptc_gemm_f64(GPTC_GEMM_ARGS(double));
+/* bf16 operands and result (uint16 storage), f32 accumulation. */
+void gptc_gemm_bf16(GPTC_GEMM_ARGS(float));
+
+typedef void (*gptc_step_fn)(uint8_t *arena);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPTC_RUNTIME_GPTRT_H */

@@ -1,0 +1,276 @@
+//===- SchemaTest.cpp - Schema table, docs, and the specs in models/ ------===//
+
+#include "SpecTestUtil.h"
+
+#include "frontend/Parameters.h"
+#include "frontend/SpecSchema.h"
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+using namespace gptc;
+using namespace gptc::test;
+
+namespace {
+
+const std::string kModels = GPTC_SOURCE_DIR "/models";
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+ModelSpec loadModel(const std::string &name) {
+  ModelSpec spec;
+  SpecError error;
+  EXPECT_TRUE(parseSpecFile(kModels + "/" + name, {}, spec, error))
+      << error.str();
+  return spec;
+}
+
+TEST(Schema, EntriesAreWellFormed) {
+  std::set<std::string> paths;
+  for (const SchemaEntry &e : specSchema()) {
+    EXPECT_TRUE(paths.insert(e.path).second) << "duplicate " << e.path;
+    EXPECT_FALSE(e.doc.empty()) << e.path;
+    EXPECT_EQ(e.doc.find('\n'), std::string::npos) << e.path;
+    EXPECT_EQ(e.set == nullptr, e.path == "extends") << e.path;
+    const bool isEnum =
+        e.kind == ValueKind::Enum || e.kind == ValueKind::EnumList;
+    EXPECT_EQ(isEnum, e.spellings != nullptr) << e.path;
+    EXPECT_TRUE(e.scope == GroupScope::Any || e.isGroupKey()) << e.path;
+    EXPECT_FALSE(e.typeString().empty()) << e.path;
+  }
+  // Every default converts: a spec of required keys only builds.
+  EXPECT_TRUE(parse(kBaseSpec).ok);
+}
+
+TEST(Schema, DefaultsMatchTheStructInitialisers) {
+  // Code that builds a ModelSpec by hand gets what a spec gets by default.
+  ParseResult r = parse(kBaseSpec);
+  ASSERT_TRUE(r.ok) << r.error.str();
+  const ModelShape fresh;
+  const ModelShape &m = r.spec.model;
+  EXPECT_EQ(m.vocabPadMultiple, fresh.vocabPadMultiple);
+  EXPECT_EQ(m.mlpRatio, fresh.mlpRatio);
+  EXPECT_EQ(m.activation, fresh.activation);
+  EXPECT_EQ(m.normEps, fresh.normEps);
+  EXPECT_EQ(m.initStd, fresh.initStd);
+  EXPECT_EQ(m.softcap, fresh.softcap);
+  EXPECT_EQ(m.softcapValue, fresh.softcapValue);
+  EXPECT_EQ(m.softcapScale, fresh.softcapScale);
+  EXPECT_EQ(m.attention.rotaryBase, fresh.attention.rotaryBase);
+  EXPECT_EQ(m.attention.causal, fresh.attention.causal);
+  EXPECT_EQ(m.attention.bosToken, fresh.attention.bosToken);
+  EXPECT_EQ(m.attention.windowGranularity, fresh.attention.windowGranularity);
+  const TrainingSpec training;
+  EXPECT_EQ(r.spec.training.ranks, training.ranks);
+  EXPECT_EQ(r.spec.training.dtype, training.dtype);
+  EXPECT_EQ(r.spec.training.timingSkipSteps, training.timingSkipSteps);
+  const ValidationSpec validation;
+  EXPECT_EQ(r.spec.validation.every, validation.every);
+  EXPECT_EQ(r.spec.validation.tokens, validation.tokens);
+  const DataSpec data;
+  EXPECT_EQ(r.spec.data.train, data.train);
+  const OptimizerGroup group;
+  const OptimizerGroup &muon = r.spec.groups[0];
+  const OptimizerGroup &adam = r.spec.groups[1];
+  EXPECT_EQ(muon.momentum, group.momentum);
+  EXPECT_EQ(muon.momentumForm, group.momentumForm);
+  EXPECT_EQ(muon.momentumWarmupStart, group.momentumWarmupStart);
+  EXPECT_EQ(muon.nsCoefficients, group.nsCoefficients);
+  EXPECT_EQ(muon.nsEps, group.nsEps);
+  EXPECT_EQ(muon.nsForm, group.nsForm);
+  EXPECT_EQ(muon.nsNormalize, group.nsNormalize);
+  EXPECT_EQ(muon.nsDtype, group.nsDtype);
+  EXPECT_EQ(muon.updateScale, group.updateScale);
+  EXPECT_EQ(muon.distribution, group.distribution);
+  EXPECT_EQ(adam.beta1, group.beta1);
+  EXPECT_EQ(adam.beta2, group.beta2);
+  EXPECT_EQ(adam.eps, group.eps);
+  EXPECT_EQ(adam.decoupledWeightDecay, group.decoupledWeightDecay);
+}
+
+TEST(Schema, ToStringGivesTheYamlSpelling) {
+  EXPECT_STREQ(toString(QKNorm::BeforeRotary), "before_rotary");
+  EXPECT_STREQ(toString(MuonDistribution::AllGatherGrouped),
+               "all_gather_grouped");
+  EXPECT_STREQ(toString(DType::BF16), "bf16");
+  EXPECT_STREQ(toString(static_cast<DType>(7)), "<invalid>");
+}
+
+TEST(Schema, FindEntriesAndSections) {
+  ASSERT_NE(findSchemaEntry("optimizer.groups.*.lr"), nullptr);
+  EXPECT_EQ(findSchemaEntry("optimizer.groups.hidden.lr"), nullptr);
+  EXPECT_TRUE(isSchemaSection("model.attention"));
+  EXPECT_FALSE(isSchemaSection("model.n_layer"));
+  std::vector<std::string> top = schemaChildren("");
+  EXPECT_NE(std::find(top.begin(), top.end(), "optimizer"), top.end());
+  EXPECT_NE(std::find(top.begin(), top.end(), "name"), top.end());
+  EXPECT_EQ(closestSpelling("n_heads", schemaChildren("model")), "n_head");
+  EXPECT_EQ(closestSpelling("zzzzzz", schemaChildren("model")), "");
+}
+
+/// models/README.md embeds the table rendered from the schema, verbatim.
+TEST(Schema, ReadmeTableMatchesTheSchema) {
+  const std::string readme = readFile(kModels + "/README.md");
+  const std::string begin = "<!-- BEGIN SCHEMA -->", end = "<!-- END SCHEMA -->";
+  size_t from = readme.find(begin), to = readme.find(end);
+  ASSERT_NE(from, std::string::npos) << "missing " << begin;
+  ASSERT_NE(to, std::string::npos) << "missing " << end;
+  from += begin.size();
+  EXPECT_EQ(readme.substr(from, to - from), "\n" + renderSchemaMarkdown())
+      << "models/README.md is out of date: run "
+         "`gptc-spec-doc --update models/README.md`";
+  const std::string table = renderSchemaMarkdown();
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'),
+            static_cast<long>(specSchema().size() + 2));
+}
+
+/// Parsing rejects unknown keys, so every key the specs use is documented.
+TEST(Models, EverySpecParses) {
+  std::set<std::string> found;
+  for (const auto &file : std::filesystem::directory_iterator(kModels)) {
+    if (file.path().extension() != ".yaml")
+      continue;
+    ModelSpec spec;
+    SpecError error;
+    EXPECT_TRUE(parseSpecFile(file.path().string(), {}, spec, error))
+        << error.str();
+    EXPECT_EQ(spec.name, file.path().stem().string());
+    found.insert(file.path().filename().string());
+  }
+  for (const char *name :
+       {"speedrun-r03-muon.yaml", "speedrun-r04-muon-qkv.yaml",
+        "speedrun-r08-untied.yaml", "speedrun-r15-unet-ve.yaml",
+        "speedrun-r21.yaml", "tiny-r03.yaml", "tiny-r04.yaml", "tiny-r08.yaml",
+        "tiny-r15.yaml", "tiny-r21.yaml"})
+    EXPECT_TRUE(found.count(name)) << "missing models/" << name;
+}
+
+/// A tiny spec is its record at CPU size: every feature is the same.
+void expectSameFeatures(const ModelSpec &tiny, const ModelSpec &full) {
+  const ModelShape &t = tiny.model, &f = full.model;
+  EXPECT_EQ(t.activation, f.activation);
+  EXPECT_EQ(t.tiedEmbedding, f.tiedEmbedding);
+  EXPECT_EQ(t.embedNorm, f.embedNorm);
+  EXPECT_EQ(t.normEpsFromDtype, f.normEpsFromDtype);
+  EXPECT_EQ(t.attnBranchScale, f.attnBranchScale);
+  EXPECT_EQ(t.lmHeadZeroInit, f.lmHeadZeroInit);
+  EXPECT_EQ(t.outProjZeroInit, f.outProjZeroInit);
+  EXPECT_EQ(t.shortcutX0, f.shortcutX0);
+  EXPECT_EQ(t.valueResidual, f.valueResidual);
+  EXPECT_EQ(t.unetSkips, f.unetSkips);
+  EXPECT_EQ(t.valueEmbeddings, f.valueEmbeddings);
+  EXPECT_EQ(t.softcap, f.softcap);
+  EXPECT_EQ(t.vocabPadMultiple > 1, f.vocabPadMultiple > 1);
+  EXPECT_EQ(t.attention.qkv, f.attention.qkv);
+  EXPECT_EQ(t.attention.qkNorm, f.attention.qkNorm);
+  EXPECT_EQ(t.attention.rotary, f.attention.rotary);
+  EXPECT_EQ(t.attention.scale, f.attention.scale);
+  EXPECT_EQ(t.attention.causal, f.attention.causal);
+  EXPECT_EQ(t.attention.documentMask, f.attention.documentMask);
+  EXPECT_EQ(t.attention.windowUnit, f.attention.windowUnit);
+  EXPECT_EQ(t.attention.windowRounding, f.attention.windowRounding);
+  EXPECT_EQ(t.attention.layerWindows.empty(), f.attention.layerWindows.empty());
+  EXPECT_EQ(tiny.training.dtype, full.training.dtype);
+  EXPECT_EQ(tiny.schedule.warmupSteps > 0, full.schedule.warmupSteps > 0);
+  EXPECT_EQ(tiny.schedule.lrFloor, full.schedule.lrFloor);
+  ASSERT_EQ(tiny.groups.size(), full.groups.size());
+  for (size_t i = 0; i < tiny.groups.size(); ++i) {
+    const OptimizerGroup &a = tiny.groups[i], &b = full.groups[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.lr, b.lr);
+    EXPECT_EQ(a.momentumForm, b.momentumForm);
+    EXPECT_EQ(a.momentumWarmupSteps > 0, b.momentumWarmupSteps > 0);
+    EXPECT_EQ(a.nsForm, b.nsForm);
+    EXPECT_EQ(a.nsNormalize, b.nsNormalize);
+    EXPECT_EQ(a.updateScale, b.updateScale);
+    EXPECT_EQ(a.qkvSplit, b.qkvSplit);
+    EXPECT_EQ(a.distribution, b.distribution);
+    EXPECT_EQ(a.beta1, b.beta1);
+    EXPECT_EQ(a.eps, b.eps);
+  }
+  // CPU size, one rank, byte-level tokens.
+  EXPECT_EQ(t.vocabSize, 257);
+  EXPECT_EQ(t.attention.bosToken, 256);
+  EXPECT_LE(t.dModel, 64);
+  EXPECT_EQ(tiny.training.ranks, 1);
+  EXPECT_LE(tiny.training.steps, 200);
+  EXPECT_LE(tiny.training.seqLen, 512);
+}
+
+TEST(Models, TinySpecsKeepTheirRecordsFeatures) {
+  const std::pair<const char *, const char *> pairs[] = {
+      {"tiny-r03.yaml", "speedrun-r03-muon.yaml"},
+      {"tiny-r04.yaml", "speedrun-r04-muon-qkv.yaml"},
+      {"tiny-r08.yaml", "speedrun-r08-untied.yaml"},
+      {"tiny-r15.yaml", "speedrun-r15-unet-ve.yaml"},
+      {"tiny-r21.yaml", "speedrun-r21.yaml"}};
+  for (const auto &[tiny, full] : pairs) {
+    SCOPED_TRACE(tiny);
+    expectSameFeatures(loadModel(tiny), loadModel(full));
+  }
+  EXPECT_EQ(loadModel("tiny-r04.yaml").training.gradAccum(), 2);
+}
+
+/// Numbers from REFERENCE.md that are easy to get wrong.
+TEST(Models, RecordNumbers) {
+  ModelSpec r3 = loadModel("speedrun-r03-muon.yaml");
+  EXPECT_DOUBLE_EQ(r3.groups[1].lr, 0.018);
+  EXPECT_DOUBLE_EQ(r3.groups[0].lr, 0.0018);
+  EXPECT_EQ(r3.schedule.warmupSteps, 250);
+  EXPECT_EQ(r3.schedule.decaySteps, 2000);
+  EXPECT_EQ(r3.training.steps, 7000);
+  EXPECT_EQ(r3.model.attention.qkv, QKVLayout::Fused);
+  EXPECT_EQ(r3.groups[1].nsForm, NSForm::ApplyThenCombine);
+
+  ModelSpec r4 = loadModel("speedrun-r04-muon-qkv.yaml");
+  EXPECT_DOUBLE_EQ(r4.groups[1].lr, 0.00036);
+  EXPECT_EQ(r4.groups[1].updateScale, UpdateScale::SqrtMaxDim);
+  EXPECT_TRUE(r4.groups[1].qkvSplit);
+  EXPECT_EQ(r4.schedule.decaySteps, 1800);
+  EXPECT_EQ(r4.training.steps, 6200);
+
+  ModelSpec r8 = loadModel("speedrun-r08-untied.yaml");
+  EXPECT_EQ(r8.model.paddedVocab(), 50304);
+  EXPECT_EQ(r8.groups.size(), 3u);
+  EXPECT_DOUBLE_EQ(r8.groups[0].lr, 0.3);
+  EXPECT_DOUBLE_EQ(r8.groups[1].lr, 0.002);
+  EXPECT_DOUBLE_EQ(r8.groups[2].lr, 0.02);
+  EXPECT_EQ(r8.groups[2].updateScale, UpdateScale::SqrtMax1Ratio);
+  EXPECT_EQ(r8.schedule.decaySteps, 1308);
+  EXPECT_EQ(r8.training.steps, 4578);
+
+  ModelSpec r15 = loadModel("speedrun-r15-unet-ve.yaml");
+  EXPECT_EQ(r15.training.seqLen * r15.training.batch, 524288);
+  EXPECT_EQ(r15.training.steps, 1480);
+  EXPECT_EQ(r15.schedule.decaySteps, 600);
+  EXPECT_EQ(r15.groups[3].momentumForm, MomentumForm::Lerp);
+  EXPECT_EQ(r15.groups[3].momentumWarmupSteps, 300);
+  EXPECT_DOUBLE_EQ(r15.groups[3].lr, 0.05);
+  EXPECT_DOUBLE_EQ(r15.groups[0].beta1, 0.8);
+  EXPECT_EQ(windowTokens(r15, 0, 0), 64);
+  EXPECT_EQ(windowTokens(r15, 1480, 0), 1792);
+
+  ModelSpec r21 = loadModel("speedrun-r21.yaml");
+  EXPECT_EQ(r21.training.seqLen * r21.training.batch, 393216);
+  EXPECT_DOUBLE_EQ(r21.schedule.decayFraction, 0.4);
+  EXPECT_DOUBLE_EQ(r21.schedule.lrFloor, 0.1);
+  EXPECT_DOUBLE_EQ(r21.groups[0].eps, 1e-10);
+  EXPECT_DOUBLE_EQ(r21.model.attention.scale, 0.12);
+  EXPECT_EQ(r21.model.softcap, Softcap::Sigmoid);
+  EXPECT_EQ(windowTokens(r21, 1770, 0), 1792);
+  EXPECT_EQ(windowTokens(r21, 1770, 1), 896);
+  const std::vector<LayerWindow> &w = r21.model.attention.layerWindows;
+  std::string pattern;
+  for (LayerWindow l : w)
+    pattern += l == LayerWindow::Long ? 'L' : 'S';
+  EXPECT_EQ(pattern, "LSSSLSSLSSSL");
+}
+
+} // namespace
