@@ -10,7 +10,7 @@
 #include "frontend/MLIRGen.h"
 
 #include "dialects/GPT/GPTDialect.h"
-#include "frontend/GraphBuilder.h"
+#include "dialects/GPT/GraphBuilder.h"
 #include "frontend/Parameters.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -159,7 +159,13 @@ Value ForwardGen::attentionMask(int64_t layer) {
     Value w = window;
     if (!a.layerWindows.empty() &&
         a.layerWindows[layer % a.layerWindows.size()] == LayerWindow::Short)
-      w = g.div(w, g.splat({}, i64, 2));
+    {
+      // Short windows are half the long one, at least one granule.
+      Value half = g.div(w, g.splat({}, i64, 2));
+      w = MaxOp::create(builder, g.getLoc(), half,
+                        g.splat({}, i64, static_cast<double>(
+                                         std::max<int64_t>(a.windowGranularity, 1))));
+    }
     Value dist = g.sub(qpos, kpos);
     if (a.windowUnit == WindowUnit::Blocks) {
       // Block granularity: q_block - kv_block < window / 128.

@@ -28,6 +28,12 @@ namespace gptc {
 mlir::OwningOpRef<mlir::ModuleOp> buildForwardModule(mlir::MLIRContext &ctx,
                                                      const ModelSpec &spec);
 
+/// Adds `func.func @update` to `module`: the optimizer step of the spec's
+/// groups (optim.muon / optim.adam per parameter, schedules on the step
+/// counter). Emits an error at the spec location on failure.
+mlir::LogicalResult buildUpdateFunction(mlir::ModuleOp module,
+                                        const ModelSpec &spec);
+
 } // namespace gptc
 
 #endif // GPTC_FRONTEND_MLIRGEN_H

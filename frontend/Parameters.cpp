@@ -56,8 +56,8 @@ std::vector<ParameterInfo> enumerateParameters(const ModelSpec &spec) {
   std::vector<ParameterInfo> params;
 
   // Embeddings.
-  params.push_back(makeParameter("wte", {vocab, d}, InitRule::Normal,
-                                 m.initStd));
+  params.push_back(
+      makeParameter("wte", {vocab, d}, InitRule::Normal, m.initStd));
   for (int j = 0, e = valueEmbeddingTables(m); j < e; ++j)
     params.push_back(makeParameter("value_embeds." + std::to_string(j),
                                    {vocab, d}, InitRule::Normal, m.initStd));
@@ -144,7 +144,8 @@ bool assignGroups(const ModelSpec &spec, std::vector<ParameterInfo> &params,
       const OptimizerGroup &group = spec.groups[g];
       if (!matches(group, param.name))
         continue;
-      const std::string paramsKey = "optimizer.groups." + group.name + ".params";
+      const std::string paramsKey =
+          "optimizer.groups." + group.name + ".params";
       if (param.group >= 0)
         return fail(paramsKey, "parameter '" + param.name +
                                    "' matches both group '" +
@@ -153,14 +154,13 @@ bool assignGroups(const ModelSpec &spec, std::vector<ParameterInfo> &params,
                                    "'; each parameter needs exactly one group");
       if (group.kind == OptimizerKind::Muon) {
         if (param.shape.size() != 2)
-          return fail(paramsKey, "muon group '" + group.name +
-                                     "' matches '" + param.name +
-                                     "' of shape " + shapeString(param.shape) +
+          return fail(paramsKey, "muon group '" + group.name + "' matches '" +
+                                     param.name + "' of shape " +
+                                     shapeString(param.shape) +
                                      "; muon takes 2-D matrices only");
         if (param.name.rfind("blocks.", 0) != 0)
           return fail(paramsKey,
-                      "muon group '" + group.name + "' matches '" +
-                          param.name +
+                      "muon group '" + group.name + "' matches '" + param.name +
                           "'; muon takes the hidden matrices of the blocks "
                           "only (embeddings and the head go to adam)");
       }
@@ -170,8 +170,7 @@ bool assignGroups(const ModelSpec &spec, std::vector<ParameterInfo> &params,
     if (param.group < 0)
       return fail("optimizer.groups",
                   "parameter '" + param.name + "' of shape " +
-                      shapeString(param.shape) +
-                      " matches no optimizer group");
+                      shapeString(param.shape) + " matches no optimizer group");
   }
   for (size_t g = 0; g < spec.groups.size(); ++g)
     if (!groupUsed[g])
@@ -237,12 +236,12 @@ int64_t windowTokens(const ModelSpec &spec, int64_t step, int64_t layer) {
   step = std::clamp<int64_t>(step, 0, steps);
 
   // raw = start + (end - start) * step / steps = num / steps, exactly.
-  const int64_t num = a.windowStart * steps + (a.windowEnd - a.windowStart) * step;
+  const int64_t num =
+      a.windowStart * steps + (a.windowEnd - a.windowStart) * step;
   int64_t window = 0;
   if (num > 0)
-    window = a.windowRounding == Rounding::Floor
-                 ? floorDiv(num, steps * g) * g
-                 : ceilDiv(num, steps * g) * g;
+    window = a.windowRounding == Rounding::Floor ? floorDiv(num, steps * g) * g
+                                                 : ceilDiv(num, steps * g) * g;
   window = std::max(window, g);
 
   const bool isShort = layer >= 0 &&

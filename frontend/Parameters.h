@@ -41,7 +41,7 @@ struct ParameterInfo {
   std::string name;
   std::vector<int64_t> shape;
   InitRule init = InitRule::Normal;
-  double initValue = 0.0; ///< std for Normal, the value for Constant
+  double initValue = 0.0;         ///< std for Normal, the value for Constant
   std::vector<double> initValues; ///< the elements, for Values
   int group = -1;                 ///< index into ModelSpec::groups
 };

@@ -48,16 +48,16 @@ bool SpecChecks::fail(std::initializer_list<std::string> keys,
 }
 
 bool SpecChecks::run() {
-  return checkShape() && checkAttention() && checkWindow() &&
-         checkTraining() && checkSchedule() && checkGroups();
+  return checkShape() && checkAttention() && checkWindow() && checkTraining() &&
+         checkSchedule() && checkGroups();
 }
 
 bool SpecChecks::checkShape() {
   const ModelShape &m = spec.model;
   if (m.nHead * m.headDim != m.dModel)
     return fail({"model.n_head", "model.head_dim", "model.d_model"},
-                "n_head (" + num(m.nHead) + ") * head_dim (" +
-                    num(m.headDim) + ") = " + num(m.nHead * m.headDim) +
+                "n_head (" + num(m.nHead) + ") * head_dim (" + num(m.headDim) +
+                    ") = " + num(m.nHead * m.headDim) +
                     " must equal d_model (" + num(m.dModel) + ")");
   if (m.headDim % 2 != 0)
     return fail({"model.head_dim"},
@@ -87,7 +87,8 @@ bool SpecChecks::checkShape() {
   if (m.valueEmbeddings == ValueEmbeddings::Ends && m.nLayer < 6)
     return fail({"model.value_embeddings", "model.n_layer"},
                 "value_embeddings 'ends' needs n_layer >= 6 (3 tables on the "
-                "first and on the last 3 layers), got " + num(m.nLayer));
+                "first and on the last 3 layers), got " +
+                    num(m.nLayer));
   return true;
 }
 

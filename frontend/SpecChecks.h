@@ -32,8 +32,7 @@ using KeyRecords = std::map<std::string, KeyRecord>;
 
 class SpecChecks {
 public:
-  SpecChecks(const ModelSpec &spec, SpecError &error,
-             const KeyRecords &records)
+  SpecChecks(const ModelSpec &spec, SpecError &error, const KeyRecords &records)
       : spec(spec), error(error), records(records) {}
 
   /// Runs every rule; false with `error` set at the first one broken.

@@ -34,9 +34,9 @@ std::string joinPath(const std::string &path, const std::string &key) {
 }
 
 bool isDigits(const std::string &s, size_t from) {
-  return from < s.size() &&
-         std::all_of(s.begin() + from, s.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
+  return from < s.size() && std::all_of(s.begin() + from, s.end(), [](char c) {
+           return c >= '0' && c <= '9';
+         });
 }
 
 /// YAML 1.2 core-schema decimal integer: [-+]?[0-9]+.
@@ -154,7 +154,8 @@ private:
                   const std::string &pattern, const std::string &where) {
     const std::string key = printableText(entry.key);
     std::string message = "unknown key '" + key + "' " + where;
-    std::string suggestion = closestSpelling(entry.key, schemaChildren(pattern));
+    std::string suggestion =
+        closestSpelling(entry.key, schemaChildren(pattern));
     if (suggestion.empty() && !pattern.empty() &&
         pattern != "optimizer.groups.*")
       suggestion = closestSpelling(entry.key, schemaChildren(""));
@@ -172,7 +173,11 @@ private:
     for (const SpecMapEntry &entry : map.entries) {
       const std::string childPath = joinPath(path, entry.key);
       const std::string childPattern = joinPath(pattern, entry.key);
-      if (isSchemaSection(childPattern) && childPattern != "optimizer.groups.*") {
+      if (entry.key.find('.') != std::string::npos)
+        return fail(entry.keyLoc, printableText(childPath),
+                    "a key is one name, not a dotted path; nest maps "
+                    "instead (model: {n_layer: 4})");
+      if (isSchemaSection(childPattern)) {
         if (entry.value.kind != SpecNode::Kind::Map)
           return fail(entry.value.loc, childPath,
                       "expected a map of keys, got " + entry.value.describe());
@@ -211,7 +216,8 @@ private:
       if (entry.value.kind != SpecNode::Kind::Map)
         return fail(entry.value.loc, groupPath,
                     "expected a map of group settings (kind:, params:, lr:, "
-                    "...), got " + entry.value.describe());
+                    "...), got " +
+                        entry.value.describe());
       if (!walkGroup(entry, groupPath))
         return false;
     }

@@ -122,16 +122,14 @@ template <> const std::vector<std::string> &enumSpellings<Softcap>();
 template <> const std::vector<std::string> &enumSpellings<WindowUnit>();
 template <> const std::vector<std::string> &enumSpellings<Rounding>();
 template <> const std::vector<std::string> &enumSpellings<LayerWindow>();
-template <>
-const std::vector<std::string> &enumSpellings<ValueEmbeddings>();
+template <> const std::vector<std::string> &enumSpellings<ValueEmbeddings>();
 template <> const std::vector<std::string> &enumSpellings<OptimizerKind>();
 template <> const std::vector<std::string> &enumSpellings<MomentumForm>();
 template <> const std::vector<std::string> &enumSpellings<NSForm>();
 template <> const std::vector<std::string> &enumSpellings<NSBackend>();
 template <> const std::vector<std::string> &enumSpellings<NSNormalize>();
 template <> const std::vector<std::string> &enumSpellings<UpdateScale>();
-template <>
-const std::vector<std::string> &enumSpellings<MuonDistribution>();
+template <> const std::vector<std::string> &enumSpellings<MuonDistribution>();
 
 /// The closest of `candidates` to `word` (small edit distance), or "".
 std::string closestSpelling(const std::string &word,

@@ -1,9 +1,9 @@
 //===- SpecTree.cpp - YAML documents as located trees ---------------------===//
 //
-// yaml-cpp -> SpecNode conversion (1-based locations, duplicate keys, depth
-// and size limits), file reading, `extends:` resolution with cycle detection,
-// deep merge, and `--set` overrides. yaml-cpp reports errors by throwing;
-// every exception is caught here and turned into a SpecError.
+// yaml-cpp parse events -> SpecNode (1-based locations, duplicate keys,
+// depth and size limits), file reading, `extends:` resolution with cycle
+// detection, deep merge, and `--set` overrides. yaml-cpp reports errors by
+// throwing; every exception is caught here and turned into a SpecError.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +28,7 @@ namespace gptc {
 
 namespace {
 
-/// Nesting deeper than this is an error (yaml-cpp aliases can even form
-/// cycles: `a: &x [*x]`).
+/// Nesting deeper than this is an error (a spec needs 4 levels).
 constexpr int kMaxDepth = 64;
 /// Aliases can make a small file expand exponentially; cap the tree.
 constexpr size_t kMaxNodes = 100000;
@@ -166,16 +165,16 @@ private:
     return node;
   }
 
-  void open(SpecNode::Kind kind, const YAML::Mark &mark,
-            const std::string &tag, YAML::anchor_t anchor) {
+  void open(SpecNode::Kind kind, const YAML::Mark &mark, const std::string &tag,
+            YAML::anchor_t anchor) {
     checkTag(mark, tag);
     Frame frame;
     frame.firstNode = nodes;
     frame.node = leaf(kind, mark);
     frame.anchor = anchor;
     if (stack.size() >= static_cast<size_t>(kMaxDepth))
-      stop(frame.node.loc, "YAML nested deeper than " +
-                               std::to_string(kMaxDepth) + " levels");
+      stop(frame.node.loc,
+           "YAML nested deeper than " + std::to_string(kMaxDepth) + " levels");
     stack.push_back(std::move(frame));
   }
 
@@ -209,8 +208,8 @@ private:
       for (const SpecMapEntry &seen : top.node.entries)
         if (seen.key == node.scalar)
           stop(node.loc,
-               "duplicate key '" + printableText(node.scalar) +
-                   "' (first at " + seen.keyLoc.str() + ")",
+               "duplicate key '" + printableText(node.scalar) + "' (first at " +
+                   seen.keyLoc.str() + ")",
                node.scalar);
       top.pending = SpecMapEntry();
       top.pending.key = node.scalar;
@@ -247,8 +246,8 @@ private:
   YAML::Mark docMark;
 };
 
-/// The `^` line of a YAML error: adds a hint when the line is indented with
-/// tabs, which YAML forbids and yaml-cpp reports obscurely.
+/// A hint for a YAML error on (or just after) a line indented with tabs,
+/// which YAML forbids and yaml-cpp reports obscurely ("illegal map value").
 std::string tabHint(const std::string &text, int line0) {
   std::istringstream lines(text);
   std::string line;
@@ -266,8 +265,7 @@ std::string tabHint(const std::string &text, int line0) {
 
 /// Reads a whole spec file; `at` is where to report a failure.
 bool readSpecFile(const std::string &path, const SourceLoc &at,
-                  const std::string &key, std::string &text,
-                  SpecError &error) {
+                  const std::string &key, std::string &text, SpecError &error) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status))
@@ -297,8 +295,7 @@ bool readSpecFile(const std::string &path, const SourceLoc &at,
 
 /// Deep merge: maps merge key by key, anything else replaces.
 void mergeInto(SpecNode &base, SpecNode &&derived) {
-  if (base.kind != SpecNode::Kind::Map ||
-      derived.kind != SpecNode::Kind::Map) {
+  if (base.kind != SpecNode::Kind::Map || derived.kind != SpecNode::Kind::Map) {
     base = std::move(derived);
     return;
   }
@@ -357,7 +354,8 @@ public:
     if (tree.kind != SpecNode::Kind::Map)
       return fail(error, tree.loc, "",
                   "the top level of a spec must be a map of keys (name:, "
-                  "model:, training:, ...), not " + tree.describe());
+                  "model:, training:, ...), not " +
+                      tree.describe());
 
     auto extendsIt =
         std::find_if(tree.entries.begin(), tree.entries.end(),
@@ -470,8 +468,7 @@ bool parseYamlText(const std::string &text, const SourceLoc &origin, int layer,
       const SourceLoc loc = builder.locOf(next);
       const size_t pos = std::min<size_t>(std::max(next.pos, 0), text.size());
       const std::string token = text.substr(pos, 1);
-      if (next.pos == first.pos || token == "," || token == "]" ||
-          token == "}")
+      if (next.pos == first.pos || token == "," || token == "]" || token == "}")
         return fail(error, loc, "",
                     "invalid YAML: unexpected '" + printableText(token) + "'");
       return fail(error, loc, "",
@@ -484,10 +481,10 @@ bool parseYamlText(const std::string &text, const SourceLoc &origin, int layer,
   } catch (const YAML::Exception &e) {
     SourceLoc loc = builder.locOf(e.mark);
     const bool mentionsTabs = e.msg.find("tab") != std::string::npos;
-    return fail(error, loc, "",
-                "invalid YAML: " + printableText(e.msg, 200) +
-                    (mentionsTabs ? ""
-                                  : tabHint(text, loc.line - origin.line)));
+    return fail(
+        error, loc, "",
+        "invalid YAML: " + printableText(e.msg, 200) +
+            (mentionsTabs ? "" : tabHint(text, loc.line - origin.line)));
   } catch (const std::exception &e) {
     return fail(error, origin, "",
                 std::string("invalid YAML: ") + printableText(e.what(), 200));
@@ -556,9 +553,8 @@ bool applyOverride(SpecNode &root, const std::string &override,
     } else if (entry->value.kind != SpecNode::Kind::Map) {
       return fail(error, SourceLoc{file, 1, col}, printableText(path),
                   "cannot set '" + printableText(dotted) + "': '" +
-                      printableText(path) + "' is " +
-                      entry->value.describe() + " (at " +
-                      entry->value.loc.str() + "), not a map");
+                      printableText(path) + "' is " + entry->value.describe() +
+                      " (at " + entry->value.loc.str() + "), not a map");
     }
     node = &entry->value;
   }
@@ -566,7 +562,7 @@ bool applyOverride(SpecNode &root, const std::string &override,
   SpecNode value;
   const SourceLoc valueOrigin{file, 1, keyCol + static_cast<int>(eq) + 1};
   if (!parseYamlText(override.substr(eq + 1), valueOrigin, /*layer=*/0, value,
-                 error))
+                     error))
     return false;
   const auto &[name, col] = parts.back();
   const SourceLoc keyLoc{file, 1, col};

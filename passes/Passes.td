@@ -74,4 +74,51 @@ def FuseElementwisePass : Pass<"gptc-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def LowerOptimPass : Pass<"gptc-lower-optim", "mlir::func::FuncOp"> {
+  let summary = "Lower optim ops (Adam, Muon, Newton-Schulz, schedules) to gpt";
+  let description = [{
+    Writes each optimizer op as gpt primitives so that the update step lowers
+    to kernels and GEMM calls like the model: Adam/AdamW elementwise with
+    bias correction; Muon's momentum (sum or lerp form, Nesterov), the QKV
+    split, the update scale and weight decay; the quintic Newton-Schulz
+    iteration unrolled, with its GEMMs in the compute dtype (bf16 operands,
+    f32 accumulation in the GEMM call); the learning-rate multiplier and
+    momentum warm-up as scalar math on the step counter. The SVD backend is
+    not lowered yet and is reported as an error.
+  }];
+  let dependentDialects = ["mlir::gpt::GPTDialect"];
+}
+
+def BuildStepPass : Pass<"gptc-build-step", "mlir::ModuleOp"> {
+  let summary = "Build the arena entry points of the training step";
+  let description = [{
+    From `@forward`, `@forward_grad` (gptc-autodiff) and `@update` (the
+    optimizer), whose arguments and results name their arena slots with
+    `gpt.name`, builds `@gptc_grad_step`, `@gptc_update_step` and
+    `@gptc_eval_step`, each taking the whole arena as a `memref<Nxi8>`
+    (runtime/gptrt.h). The grad step accumulates the loss and the gradients
+    scaled by 1/grad-accum. Slot offsets are 64-byte aligned and recorded in
+    the module attributes `gptc.arena` and `gptc.arena_bytes`. The three
+    tensor functions become private (inline them afterwards).
+  }];
+  let options = [
+    Option<"gradAccum", "grad-accum", "int64_t", /*default=*/"1",
+           "Micro-steps per optimizer step (gradients are averaged)">,
+  ];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::gpt::GPTDialect"];
+}
+
+def CopyToLinalgPass : Pass<"gptc-copy-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Turn memref.copy into linalg.copy (a generated kernel)";
+  let description = [{
+    Buffer copies made by bufferization become `linalg.copy`, so they lower
+    to loop nests like every other kernel (on both targets) instead of
+    calls into MLIR's C runner utilities.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // GPTC_PASSES_TD

@@ -56,6 +56,42 @@ void forEachIndex(llvm::ArrayRef<int64_t> shape, Fn &&fn) {
   }
 }
 
+/// Calls `fn(linear, offset)` for every multi-index of `shape` in row-major
+/// order, where `linear` counts from 0 and `offset = base + sum_d index[d] *
+/// strides[d]` is maintained incrementally: a strided view of another
+/// tensor (stride 0 broadcasts, permuted strides transpose, a base offset
+/// slices).
+template <typename Fn>
+void forEachStrided(llvm::ArrayRef<int64_t> shape,
+                    llvm::ArrayRef<int64_t> strides, int64_t base, Fn &&fn) {
+  assert(shape.size() == strides.size() && "one stride per dimension");
+  if (numElementsOf(shape) == 0)
+    return;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank == 0) {
+    fn(int64_t(0), base);
+    return;
+  }
+  llvm::SmallVector<int64_t, 4> index(rank, 0);
+  const int64_t inner = shape[rank - 1], innerStride = strides[rank - 1];
+  int64_t offset = base, linear = 0;
+  while (true) {
+    int64_t o = offset;
+    for (int64_t j = 0; j < inner; ++j, o += innerStride)
+      fn(linear++, o);
+    int64_t d = rank - 2;
+    for (; d >= 0; --d) {
+      offset += strides[d];
+      if (++index[d] < shape[d])
+        break;
+      offset -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
 struct HostTensor {
   llvm::SmallVector<int64_t, 4> shape;
   std::vector<double> data;

@@ -20,25 +20,23 @@ LogicalResult evalReduce(ReduceOp op, ArrayRef<HostTensor> in,
   if (kind == ReduceKind::max)
     for (double &v : r.data)
       v = -std::numeric_limits<double>::infinity();
-  SmallVector<bool, 4> reduced(x.rank(), false);
+  // Walk the input; reduced dimensions have stride 0 in the result.
+  SmallVector<int64_t, 4> strides = r.strides();
   int64_t count = 1;
   for (int64_t d : op.getDims()) {
-    reduced[d] = true;
+    strides[d] = 0;
     count *= x.shape[d];
   }
-  SmallVector<int64_t, 4> outIdx(x.rank());
-  forEachIndex(x.shape, [&](ArrayRef<int64_t> idx, int64_t lin) {
-    for (int64_t d = 0; d < x.rank(); ++d)
-      outIdx[d] = reduced[d] ? 0 : idx[d];
-    double &acc = r.at(outIdx);
-    if (kind == ReduceKind::max) {
-      // NaN propagates: once acc is NaN, no comparison replaces it.
-      if (std::isnan(x[lin]) || x[lin] > acc)
-        acc = x[lin];
-    } else {
-      acc += x[lin];
-    }
-  });
+  if (kind == ReduceKind::max) {
+    // NaN propagates: once acc is NaN, no comparison replaces it.
+    forEachStrided(x.shape, strides, 0, [&](int64_t lin, int64_t o) {
+      if (std::isnan(x[lin]) || x[lin] > r[o])
+        r[o] = x[lin];
+    });
+  } else {
+    forEachStrided(x.shape, strides, 0,
+                   [&](int64_t lin, int64_t o) { r[o] += x[lin]; });
+  }
   if (kind == ReduceKind::mean)
     for (double &v : r.data)
       v /= static_cast<double>(count);
@@ -61,20 +59,29 @@ LogicalResult evalMatmul(MatmulOp op, ArrayRef<HostTensor> in,
   int64_t batch = numElementsOf(ArrayRef<int64_t>(a.shape).drop_back(2));
   HostTensor r(resultShape(op));
   int64_t aMat = aRows * aCols, bMat = bRows * bCols;
+  // op(A) as [m, k] and op(B) as [k, n], row-major; then C[i, j] is
+  // accumulated over p = 0, 1, ... in order (i-p-j loop).
+  std::vector<double> opA(m * k), opB(k * n);
   for (int64_t bi = 0; bi < batch; ++bi) {
     const double *A = a.data.data() + bi * aMat;
     const double *B = b.data.data() + (shared ? 0 : bi * bMat);
     double *C = r.data.data() + bi * m * n;
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double acc = 0.0;
-        for (int64_t p = 0; p < k; ++p) {
-          double av = ta ? A[p * aCols + i] : A[i * aCols + p];
-          double bv = tb ? B[j * bCols + p] : B[p * bCols + j];
-          acc += av * bv;
-        }
-        C[i * n + j] = acc;
+      for (int64_t p = 0; p < k; ++p)
+        opA[i * k + p] = ta ? A[p * aCols + i] : A[i * aCols + p];
+    if (bi == 0 || !shared)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j)
+          opB[p * n + j] = tb ? B[j * bCols + p] : B[p * bCols + j];
+    for (int64_t i = 0; i < m; ++i) {
+      double *row = C + i * n;
+      for (int64_t p = 0; p < k; ++p) {
+        double av = opA[i * k + p];
+        const double *brow = opB.data() + p * n;
+        for (int64_t j = 0; j < n; ++j)
+          row[j] += av * brow[j];
       }
+    }
   }
   out.push_back(std::move(r));
   return success();

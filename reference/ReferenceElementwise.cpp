@@ -12,6 +12,7 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -166,6 +167,23 @@ LogicalResult evalConstant(ConstantOp op, ArrayRef<HostTensor>,
   ElementsAttr attr = op.getValue();
   HostTensor r(resultShape(op));
   Type elt = attr.getElementType();
+  // Splats (the common case: zeros, -inf masks) are read once.
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat()) {
+    double v;
+    if (isa<FloatType>(elt)) {
+      v = dense.getSplatValue<APFloat>().convertToDouble();
+    } else if (auto it = dyn_cast<IntegerType>(elt)) {
+      APInt a = dense.getSplatValue<APInt>();
+      v = it.getWidth() == 1 || it.isUnsigned()
+              ? static_cast<double>(a.getZExtValue())
+              : static_cast<double>(a.getSExtValue());
+    } else {
+      return op.emitOpError("unsupported constant element type ") << elt;
+    }
+    std::fill(r.data.begin(), r.data.end(), v);
+    out.push_back(std::move(r));
+    return success();
+  }
   int64_t i = 0;
   if (isa<FloatType>(elt)) {
     auto values = attr.tryGetValues<APFloat>();

@@ -100,12 +100,12 @@ LogicalResult evalBroadcast(BroadcastOp op, ArrayRef<HostTensor> in,
                             EvalResults &out) {
   const HostTensor &x = in[0];
   HostTensor r(resultShape(op));
-  SmallVector<int64_t, 4> src(x.rank());
-  forEachIndex(r.shape, [&](ArrayRef<int64_t> idx, int64_t lin) {
-    for (int64_t d = 0; d < x.rank(); ++d)
-      src[d] = x.shape[d] == 1 ? 0 : idx[d];
-    r[lin] = x.at(src);
-  });
+  SmallVector<int64_t, 4> strides = x.strides();
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (x.shape[d] == 1)
+      strides[d] = 0;
+  forEachStrided(r.shape, strides, 0,
+                 [&](int64_t lin, int64_t src) { r[lin] = x[src]; });
   out.push_back(std::move(r));
   return success();
 }
@@ -123,12 +123,11 @@ LogicalResult evalTranspose(TransposeOp op, ArrayRef<HostTensor> in,
   const HostTensor &x = in[0];
   ArrayRef<int64_t> perm = op.getPermutation();
   HostTensor r(resultShape(op));
-  SmallVector<int64_t, 4> src(x.rank());
-  forEachIndex(r.shape, [&](ArrayRef<int64_t> idx, int64_t lin) {
-    for (int64_t d = 0; d < x.rank(); ++d)
-      src[perm[d]] = idx[d];
-    r[lin] = x.at(src);
-  });
+  SmallVector<int64_t, 4> xStrides = x.strides(), strides(x.rank());
+  for (int64_t d = 0; d < x.rank(); ++d)
+    strides[d] = xStrides[perm[d]];
+  forEachStrided(r.shape, strides, 0,
+                 [&](int64_t lin, int64_t src) { r[lin] = x[src]; });
   out.push_back(std::move(r));
   return success();
 }
@@ -143,12 +142,9 @@ LogicalResult evalSlice(SliceOp op, ArrayRef<HostTensor> in,
   const HostTensor &x = in[0];
   ArrayRef<int64_t> offsets = op.getOffsets();
   HostTensor r(resultShape(op));
-  SmallVector<int64_t, 4> src(x.rank());
-  forEachIndex(r.shape, [&](ArrayRef<int64_t> idx, int64_t lin) {
-    for (int64_t d = 0; d < x.rank(); ++d)
-      src[d] = idx[d] + offsets[d];
-    r[lin] = x.at(src);
-  });
+  SmallVector<int64_t, 4> strides = x.strides();
+  forEachStrided(r.shape, strides, x.offset(offsets),
+                 [&](int64_t lin, int64_t src) { r[lin] = x[src]; });
   out.push_back(std::move(r));
   return success();
 }
@@ -158,12 +154,9 @@ LogicalResult evalPad(PadOp op, ArrayRef<HostTensor> in, EvalResults &out) {
   const HostTensor &x = in[0];
   ArrayRef<int64_t> offsets = op.getOffsets();
   HostTensor r(resultShape(op));
-  SmallVector<int64_t, 4> dst(x.rank());
-  forEachIndex(x.shape, [&](ArrayRef<int64_t> idx, int64_t lin) {
-    for (int64_t d = 0; d < x.rank(); ++d)
-      dst[d] = idx[d] + offsets[d];
-    r.at(dst) = x[lin];
-  });
+  SmallVector<int64_t, 4> strides = r.strides();
+  forEachStrided(x.shape, strides, r.offset(offsets),
+                 [&](int64_t lin, int64_t dst) { r[dst] = x[lin]; });
   out.push_back(std::move(r));
   return success();
 }
@@ -173,14 +166,11 @@ LogicalResult evalConcat(ConcatOp op, ArrayRef<HostTensor> in,
                          EvalResults &out) {
   int64_t dim = op.getDim();
   HostTensor r(resultShape(op));
-  SmallVector<int64_t, 4> dst(r.rank());
+  SmallVector<int64_t, 4> strides = r.strides();
   int64_t offset = 0;
   for (const HostTensor &x : in) {
-    forEachIndex(x.shape, [&](ArrayRef<int64_t> idx, int64_t lin) {
-      llvm::copy(idx, dst.begin());
-      dst[dim] += offset;
-      r.at(dst) = x[lin];
-    });
+    forEachStrided(x.shape, strides, offset * strides[dim],
+                   [&](int64_t lin, int64_t dst) { r[dst] = x[lin]; });
     offset += x.shape[dim];
   }
   out.push_back(std::move(r));
@@ -192,15 +182,12 @@ LogicalResult evalSplit(SplitOp op, ArrayRef<HostTensor> in,
                         EvalResults &out) {
   const HostTensor &x = in[0];
   int64_t dim = op.getDim();
-  SmallVector<int64_t, 4> src(x.rank());
+  SmallVector<int64_t, 4> strides = x.strides();
   for (unsigned k = 0, n = op.getNumResults(); k < n; ++k) {
     HostTensor r(resultShape(op, k));
     int64_t offset = k * r.shape[dim];
-    forEachIndex(r.shape, [&](ArrayRef<int64_t> idx, int64_t lin) {
-      llvm::copy(idx, src.begin());
-      src[dim] += offset;
-      r[lin] = x.at(src);
-    });
+    forEachStrided(r.shape, strides, offset * strides[dim],
+                   [&](int64_t lin, int64_t src) { r[lin] = x[src]; });
     out.push_back(std::move(r));
   }
   return success();

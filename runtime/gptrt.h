@@ -4,7 +4,9 @@
  * beside `manifest.json`) keeps ALL of its state in one byte buffer, the
  * *arena*, laid out by the compiler. The manifest gives every slot's byte
  * offset, shape and dtype; the runtime allocates the arena (64-byte
- * aligned), fills the input slots and calls the entry points:
+ * aligned), fills the input slots and calls the entry points, which take
+ * the arena as an MLIR memref descriptor (`gptc_arena_ref`, below; the
+ * exported symbols are `_mlir_ciface_<name>`, MLIR's C interface):
  *
  *   void gptc_grad_step(uint8_t *arena);
  *       forward + backward on the micro-batch in `tokens`/`targets`:
@@ -60,7 +62,18 @@ void gptc_gemm_f64(GPTC_GEMM_ARGS(double));
 /* bf16 operands and result (uint16 storage), f32 accumulation. */
 void gptc_gemm_bf16(GPTC_GEMM_ARGS(float));
 
-typedef void (*gptc_step_fn)(uint8_t *arena);
+/* A 1-D memref<N x i8> descriptor of the arena: pass
+ * {arena, arena, 0, arena_bytes, 1}. */
+typedef struct gptc_arena_ref {
+  uint8_t *allocated;
+  uint8_t *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+} gptc_arena_ref;
+
+/* The entry points, resolved as _mlir_ciface_gptc_grad_step etc. */
+typedef void (*gptc_step_fn)(gptc_arena_ref *arena);
 
 #ifdef __cplusplus
 }

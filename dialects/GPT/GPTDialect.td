@@ -21,6 +21,7 @@ def GPT_Dialect : Dialect {
     ops (`gpt.rms_norm`, `gpt.attention`) that the fusion passes produce.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
 }
 
 class GPT_Op<string mnemonic, list<Trait> traits = []>

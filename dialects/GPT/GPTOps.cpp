@@ -62,6 +62,18 @@ LogicalResult CastOp::verify() {
 // Constants and index generators
 //===----------------------------------------------------------------------===//
 
+/// The value, so that folding and constant uniquing see it (without this,
+/// every constant of a type would look alike to the folder).
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+Operation *GPTDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
 LogicalResult IotaOp::verify() {
   return verifyDimIndex(*this, getDim(), getResult().getType().getRank());
 }

@@ -171,6 +171,7 @@ def GPT_ConstantOp : GPT_Op<"constant",
   let arguments = (ins ElementsAttr:$value);
   let results = (outs GPT_AnyTensor:$result);
   let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
 }
 
 def GPT_IotaOp : GPT_Op<"iota", [Pure]> {

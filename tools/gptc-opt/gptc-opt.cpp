@@ -2,6 +2,7 @@
 
 #include "dialects/InitAllDialects.h"
 #include "passes/Passes.h"
+#include "passes/Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -14,6 +15,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   gptc::registerAllDialects(registry);
   gptc::registerGPTCPasses();
+  gptc::registerGPTCPipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "gptc optimizer driver\n", registry));
 }

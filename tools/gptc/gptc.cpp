@@ -12,13 +12,17 @@
 #include "frontend/MLIRGen.h"
 #include "frontend/Parameters.h"
 #include "frontend/SpecParser.h"
+#include "runtime/TrainCommand.h"
 #include "runtime/data/DataCommand.h"
+#include "passes/Passes.h"
+#include "tools/gptc/Compile.h"
 #include "tools/gptc/Summary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
@@ -32,8 +36,6 @@ using namespace llvm;
 
 namespace {
 
-enum class Stage { GPT };
-
 cl::OptionCategory gptcCategory("gptc options");
 
 cl::opt<std::string> specPath(cl::Positional, cl::desc("<spec.yaml>"),
@@ -42,29 +44,52 @@ cl::list<std::string> overrides(
     "set", cl::desc("Override a spec key, e.g. --set model.seq_len=16384 "
                     "(validated like the file)"),
     cl::value_desc("key=value"), cl::cat(gptcCategory));
+using gptc::Stage;
 cl::opt<Stage> emitStage(
-    "emit", cl::desc("The stage to print (compile)"), cl::init(Stage::GPT),
-    cl::values(clEnumValN(Stage::GPT, "gpt",
-                          "forward graph in gpt primitives, as the frontend "
-                          "writes it (attention and norms as the math)")),
+    "emit", cl::desc("Print the IR after this stage (compile)"),
+    cl::values(
+        clEnumValN(Stage::GPT, "gpt",
+                   "forward graph in gpt primitives + @update in optim ops, "
+                   "as the frontend writes them"),
+        clEnumValN(Stage::Grad, "grad", "+ @forward_grad (gptc-autodiff)"),
+        clEnumValN(Stage::Step, "step",
+                   "arena entry points, optimizer lowered to gpt"),
+        clEnumValN(Stage::Linalg, "linalg",
+                   "kernels as linalg on tensors, elementwise chains fused"),
+        clEnumValN(Stage::Buffers, "buffers",
+                   "bufferized; GEMMs as runtime calls"),
+        clEnumValN(Stage::Loops, "loops", "kernels as scf.parallel nests"),
+        clEnumValN(Stage::LLVM, "llvm", "LLVM dialect for the CPU")),
     cl::cat(gptcCategory));
-cl::opt<std::string> outputPath("o", cl::desc("Output file (default stdout)"),
+cl::opt<std::string> outputPath("o",
+                                cl::desc("With --emit: output file (default "
+                                         "stdout); without: the bundle "
+                                         "directory to write"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(gptcCategory));
 
 const char *overview = R"(gptc: compile GPT training specs (YAML) with MLIR
 
 Commands:
-  gptc check SPEC      validate SPEC and print a summary of its model
-  gptc compile SPEC    lower SPEC and print the IR of the stage --emit names
-  gptc data TEXT... -o DIR
-                       write byte-level token shards (.bin) of text files
-                       (see gptc data --help)
+  gptc check SPEC                validate SPEC and print a summary of its model
+  gptc compile SPEC --emit=STAGE print the IR after STAGE (see --emit below)
+  gptc compile SPEC -o DIR       write the step bundle: manifest.json, step.so
+  gptc data TEXT... -o DIR       write byte-level token shards (.bin) of text
+                                 files (see gptc data --help)
+  gptc train SPEC|DIR --data GLOB [--val GLOB] [--steps N] [--seed S]
+                                 train a spec (compiled first) or a bundle on
+                                 the CPU (see gptc train --help)
 
-Stages (--emit):
-  gpt                  the forward graph in gpt primitives; every op is
-                       located at the YAML key that configured it
-                       (add --mlir-print-debuginfo to see locations)
+Stages (--emit), in pipeline order:
+  gpt      forward graph in gpt primitives (+ @update in optim ops); every
+           op is located at the YAML key that configured it (add
+           --mlir-print-debuginfo to see locations)
+  grad     + @forward_grad, the backward graph made by gptc-autodiff
+  step     arena entry points; the optimizer lowered to gpt math
+  linalg   kernels as linalg on tensors, elementwise chains fused
+  buffers  bufferized, GEMMs as runtime calls
+  loops    every kernel an scf.parallel nest
+  llvm     LLVM dialect for the CPU (OpenMP + loops)
 )";
 
 /// Prints diagnostics as "file:line:col: error: message" (one line each).
@@ -105,24 +130,40 @@ int runCompile() {
   gptc::ModelSpec spec;
   if (int rc = loadSpec(spec))
     return rc;
+  bool emit = emitStage.getNumOccurrences() > 0;
+  if (!emit && outputPath == "-") {
+    errs() << "gptc: error: give --emit=STAGE to print IR or -o DIR to write "
+              "a bundle (see gptc --help)\n";
+    return 1;
+  }
   mlir::MLIRContext ctx;
+  gptc::prepareContext(ctx);
   ctx.printOpOnDiagnostic(false);
   mlir::ScopedDiagnosticHandler handler(&ctx, [](mlir::Diagnostic &diag) {
     printDiagnostic(diag);
     return mlir::success();
   });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      gptc::buildForwardModule(ctx, spec);
+  mlir::OwningOpRef<mlir::ModuleOp> module = gptc::compileToStage(
+      ctx, spec, emit ? emitStage.getValue() : gptc::Stage::LLVM);
   if (!module)
     return 1;
+  if (!emit) {
+    std::string error;
+    if (!gptc::writeBundle(*module, spec, specPath, overrides, outputPath,
+                           error)) {
+      errs() << "gptc: error: " << error << "\n";
+      return 1;
+    }
+    outs() << "wrote " << outputPath << "/{manifest.json,step.so,spec.yaml}\n";
+    return 0;
+  }
   std::string errorMessage;
   auto out = mlir::openOutputFile(outputPath, &errorMessage);
   if (!out) {
     errs() << "gptc: error: " << errorMessage << "\n";
     return 1;
   }
-  mlir::OpPrintingFlags flags;
-  module->print(out->os(), flags);
+  module->print(out->os(), mlir::OpPrintingFlags());
   out->keep();
   return 0;
 }
@@ -134,9 +175,16 @@ int main(int argc, char **argv) {
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
+  mlir::registerAllPasses();
+  gptc::registerGPTCPasses();
 
   // The first argument names the command; the rest are its options.
   std::string command = argc > 1 ? argv[1] : "";
+  if (command == "train") {
+    std::vector<std::string> args(argv + 2, argv + argc);
+    return gptc::runtime::runTrainCommand(args, std::cout, std::cerr,
+                                          gptc::compileSpecToBundle);
+  }
   if (command == "data") {
     std::vector<std::string> args(argv + 2, argv + argc);
     return gptc::data::runDataCommand(args, std::cout, std::cerr);
@@ -155,7 +203,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, overview);
   if (!command.empty() && command[0] != '-') {
     errs() << "gptc: error: unknown command '" << command
-           << "' (expected check, compile or data; see gptc --help)\n";
+           << "' (expected check, compile, data or train; see gptc --help)\n";
     return 1;
   }
   errs() << "gptc: error: no command given (see gptc --help)\n";

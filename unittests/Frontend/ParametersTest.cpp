@@ -40,11 +40,11 @@ TEST(Parameters, NamesShapesAndOrderOfASmallModel) {
   ModelSpec spec = parsed({"model.n_layer=2", "model.vocab_pad_multiple=8"});
   std::vector<ParameterInfo> params = enumerateParameters(spec);
   EXPECT_EQ(names(params),
-            (std::vector<std::string>{
-                "wte", "blocks.0.attn.qkv", "blocks.0.attn.proj",
-                "blocks.0.mlp.fc", "blocks.0.mlp.proj", "blocks.1.attn.qkv",
-                "blocks.1.attn.proj", "blocks.1.mlp.fc", "blocks.1.mlp.proj",
-                "lm_head"}));
+            (std::vector<std::string>{"wte", "blocks.0.attn.qkv",
+                                      "blocks.0.attn.proj", "blocks.0.mlp.fc",
+                                      "blocks.0.mlp.proj", "blocks.1.attn.qkv",
+                                      "blocks.1.attn.proj", "blocks.1.mlp.fc",
+                                      "blocks.1.mlp.proj", "lm_head"}));
   EXPECT_EQ(find(params, "wte").shape, (Shape{264, 64}));
   EXPECT_EQ(find(params, "blocks.1.attn.qkv").shape, (Shape{192, 64}));
   EXPECT_EQ(find(params, "blocks.1.attn.proj").shape, (Shape{64, 64}));
@@ -65,23 +65,36 @@ TEST(Parameters, NamesShapesAndOrderOfASmallModel) {
 }
 
 TEST(Parameters, EveryFeatureAndItsInit) {
-  ModelSpec spec = parsed(
-      {"model.n_layer=2", "model.attention.qkv=separate",
-       "model.shortcut_x0=true", "model.unet_skips=true",
-       "model.value_embeddings=mirrored", "model.lm_head_zero_init=true",
-       "model.out_proj_zero_init=true", "model.init_std=0.5",
-       "optimizer.groups.hidden.params=[\"blocks.*.attn.q\", \"blocks.*.attn.k\", \"blocks.*.attn.v\", "
-       "\"blocks.*.attn.proj\", \"blocks.*.mlp.*\"]"});
+  ModelSpec spec =
+      parsed({"model.n_layer=2", "model.attention.qkv=separate",
+              "model.shortcut_x0=true", "model.unet_skips=true",
+              "model.value_embeddings=mirrored", "model.lm_head_zero_init=true",
+              "model.out_proj_zero_init=true", "model.init_std=0.5",
+              "optimizer.groups.hidden.params=[\"blocks.*.attn.q\", "
+              "\"blocks.*.attn.k\", \"blocks.*.attn.v\", "
+              "\"blocks.*.attn.proj\", \"blocks.*.mlp.*\"]"});
   std::vector<ParameterInfo> params = enumerateParameters(spec);
   EXPECT_EQ(names(params),
-            (std::vector<std::string>{
-                "wte", "value_embeds.0", "blocks.0.attn.q", "blocks.0.attn.k",
-                "blocks.0.attn.v", "blocks.0.attn.proj", "blocks.0.mlp.fc",
-                "blocks.0.mlp.proj", "blocks.0.lambdas",
-                "blocks.0.attn.value_lambdas", "blocks.1.attn.q",
-                "blocks.1.attn.k", "blocks.1.attn.v", "blocks.1.attn.proj",
-                "blocks.1.mlp.fc", "blocks.1.mlp.proj", "blocks.1.lambdas",
-                "blocks.1.attn.value_lambdas", "skip_weights", "lm_head"}));
+            (std::vector<std::string>{"wte",
+                                      "value_embeds.0",
+                                      "blocks.0.attn.q",
+                                      "blocks.0.attn.k",
+                                      "blocks.0.attn.v",
+                                      "blocks.0.attn.proj",
+                                      "blocks.0.mlp.fc",
+                                      "blocks.0.mlp.proj",
+                                      "blocks.0.lambdas",
+                                      "blocks.0.attn.value_lambdas",
+                                      "blocks.1.attn.q",
+                                      "blocks.1.attn.k",
+                                      "blocks.1.attn.v",
+                                      "blocks.1.attn.proj",
+                                      "blocks.1.mlp.fc",
+                                      "blocks.1.mlp.proj",
+                                      "blocks.1.lambdas",
+                                      "blocks.1.attn.value_lambdas",
+                                      "skip_weights",
+                                      "lm_head"}));
   EXPECT_EQ(find(params, "blocks.0.attn.q").shape, (Shape{64, 64}));
   EXPECT_EQ(find(params, "value_embeds.0").shape, (Shape{257, 64}));
   EXPECT_EQ(find(params, "skip_weights").shape, (Shape{1}));
@@ -179,12 +192,12 @@ ModelSpec windowSpec(WindowUnit unit, int64_t start, int64_t end,
 /// Python evaluates it in doubles.
 TEST(Parameters, WindowScheduleR13) {
   for (int64_t n : {1480, 1390, 3200, 200, 7}) {
-    ModelSpec spec = windowSpec(WindowUnit::Tokens, 64, 1792, 64,
-                                Rounding::Floor, n);
+    ModelSpec spec =
+        windowSpec(WindowUnit::Tokens, 64, 1792, 64, Rounding::Floor, n);
     for (int64_t step = 0; step <= n; ++step) {
       double python =
-          64 * std::floor((static_cast<double>(step) / n * (1792 - 64) + 64) /
-                          64);
+          64 *
+          std::floor((static_cast<double>(step) / n * (1792 - 64) + 64) / 64);
       ASSERT_EQ(windowTokens(spec, step, 0), static_cast<int64_t>(python))
           << "N " << n << " step " << step;
     }
@@ -197,8 +210,8 @@ TEST(Parameters, WindowScheduleR13) {
 /// 128; short layers take `// 2` of the blocks, at least one block.
 TEST(Parameters, WindowScheduleR19WithShortLayers) {
   for (int64_t n : {1770, 1393, 200, 3}) {
-    ModelSpec spec = windowSpec(WindowUnit::Blocks, 0, 1728, 128,
-                                Rounding::Ceil, n);
+    ModelSpec spec =
+        windowSpec(WindowUnit::Blocks, 0, 1728, 128, Rounding::Ceil, n);
     spec.model.attention.layerWindows = {LayerWindow::Long, LayerWindow::Short};
     for (int64_t step = 0; step <= n; ++step) {
       double v = 1728.0 * step / n;
@@ -220,8 +233,8 @@ TEST(Parameters, WindowScheduleR19WithShortLayers) {
 /// end 1856, granularity 128, floor.
 TEST(Parameters, WindowScheduleR16Blocks) {
   const int64_t n = 1480;
-  ModelSpec spec = windowSpec(WindowUnit::Blocks, 128, 1856, 128,
-                              Rounding::Floor, n);
+  ModelSpec spec =
+      windowSpec(WindowUnit::Blocks, 128, 1856, 128, Rounding::Floor, n);
   for (int64_t step = 0; step <= n; ++step) {
     double f = static_cast<double>(step) / n;
     int64_t blocks =
@@ -249,8 +262,8 @@ TEST(Parameters, WindowEdgeCases) {
 TEST(Parameters, TinyR21WindowsFromTheSpecFile) {
   ModelSpec spec;
   SpecError error;
-  ASSERT_TRUE(parseSpecFile(GPTC_SOURCE_DIR "/models/tiny-r21.yaml", {}, spec,
-                            error))
+  ASSERT_TRUE(
+      parseSpecFile(GPTC_SOURCE_DIR "/models/tiny-r21.yaml", {}, spec, error))
       << error.str();
   EXPECT_EQ(windowTokens(spec, 0, 0), 128);
   EXPECT_EQ(windowTokens(spec, 200, 0), 384);

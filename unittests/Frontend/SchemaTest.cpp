@@ -117,7 +117,8 @@ TEST(Schema, FindEntriesAndSections) {
 /// models/README.md embeds the table rendered from the schema, verbatim.
 TEST(Schema, ReadmeTableMatchesTheSchema) {
   const std::string readme = readFile(kModels + "/README.md");
-  const std::string begin = "<!-- BEGIN SCHEMA -->", end = "<!-- END SCHEMA -->";
+  const std::string begin = "<!-- BEGIN SCHEMA -->",
+                    end = "<!-- END SCHEMA -->";
   size_t from = readme.find(begin), to = readme.find(end);
   ASSERT_NE(from, std::string::npos) << "missing " << begin;
   ASSERT_NE(to, std::string::npos) << "missing " << end;

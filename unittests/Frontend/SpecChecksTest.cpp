@@ -36,31 +36,43 @@ TEST_P(CrossFieldRule, IsEnforced) {
 }
 
 const RuleCase kRules[] = {
-    {"Heads", {"model.n_head=3"}, "model.n_head",
+    {"Heads",
+     {"model.n_head=3"},
+     "model.n_head",
      "n_head (3) * head_dim (32) = 96 must equal d_model (64)"},
     {"OddHeadDim",
      {"model.n_head=2", "model.head_dim=31", "model.d_model=62"},
-     "model.head_dim", "head_dim (31) must be even"},
+     "model.head_dim",
+     "head_dim (31) must be even"},
     {"HalfTruncatedHeadDim",
      {"model.head_dim=34", "model.d_model=68",
       "model.attention.rotary=half_truncated"},
-     "model.attention.rotary", "multiple of 4"},
+     "model.attention.rotary",
+     "multiple of 4"},
     {"TiedZeroHead",
      {"model.tied_embedding=true", "model.lm_head_zero_init=true"},
-     "model.lm_head_zero_init", "needs an untied head"},
+     "model.lm_head_zero_init",
+     "needs an untied head"},
     {"ValueResidualAndEmbeddings",
      {"model.value_residual=true", "model.value_embeddings=mirrored"},
-     "model.value_residual", "choose one"},
-    {"UnetOddLayers", {"model.unet_skips=true", "model.n_layer=3"},
-     "model.unet_skips", "unet_skips needs an even n_layer (got 3)"},
+     "model.value_residual",
+     "choose one"},
+    {"UnetOddLayers",
+     {"model.unet_skips=true", "model.n_layer=3"},
+     "model.unet_skips",
+     "unet_skips needs an even n_layer (got 3)"},
     {"MirroredOddLayers",
      {"model.value_embeddings=mirrored", "model.n_layer=5"},
-     "model.value_embeddings", "need an even n_layer (got 5)"},
-    {"EndsTooFewLayers", {"model.value_embeddings=ends"},
-     "model.value_embeddings", "needs n_layer >= 6"},
+     "model.value_embeddings",
+     "need an even n_layer (got 5)"},
+    {"EndsTooFewLayers",
+     {"model.value_embeddings=ends"},
+     "model.value_embeddings",
+     "needs n_layer >= 6"},
     {"DocumentMaskWithoutCausal",
      {"model.attention.document_mask=true", "model.attention.causal=false"},
-     "model.attention.document_mask", "document_mask needs causal: true"},
+     "model.attention.document_mask",
+     "document_mask needs causal: true"},
     {"BosOutsideVocab",
      {"model.attention.document_mask=true", "model.attention.bos_token=257"},
      "model.attention.bos_token",
@@ -81,32 +93,46 @@ const RuleCase kRules[] = {
      "window_granularity (64) must be a multiple of the 128-token"},
     {"PatternWithoutWindow",
      {"model.attention.window_pattern=[long, short, long, short]"},
-     "model.attention.window_pattern", "window_unit is none"},
+     "model.attention.window_pattern",
+     "window_unit is none"},
     {"PatternLength",
      {"model.attention.window_unit=tokens",
       "model.attention.window_pattern=[long, short]"},
      "model.attention.window_pattern",
      "window_pattern has 2 entries; it needs one per layer (n_layer = 4)"},
-    {"BatchNotDivisible", {"training.batch=6"}, "training.batch",
+    {"BatchNotDivisible",
+     {"training.batch=6"},
+     "training.batch",
      "batch (6) must be a multiple of device_batch (4) * ranks (1) = 4"},
-    {"BatchNotDivisibleByRanks", {"training.ranks=3"}, "training.ranks",
+    {"BatchNotDivisibleByRanks",
+     {"training.ranks=3"},
+     "training.ranks",
      "device_batch (4) * ranks (3) = 12"},
     {"DecayStepsAndFraction",
      {"schedule.decay_steps=10", "schedule.decay_fraction=0.5"},
-     "schedule.decay_fraction", "not both"},
-    {"WarmupTooLong", {"schedule.warmup_steps=101"}, "schedule.warmup_steps",
+     "schedule.decay_fraction",
+     "not both"},
+    {"WarmupTooLong",
+     {"schedule.warmup_steps=101"},
+     "schedule.warmup_steps",
      "warmup_steps (101) exceeds training.steps (100)"},
-    {"DecayTooLong", {"schedule.decay_steps=101"}, "schedule.decay_steps",
+    {"DecayTooLong",
+     {"schedule.decay_steps=101"},
+     "schedule.decay_steps",
      "decay_steps (101) exceeds training.steps (100)"},
     {"WarmupAndDecayOverlap",
      {"schedule.warmup_steps=60", "schedule.decay_fraction=0.5"},
-     "schedule.warmup_steps", "overlap"},
+     "schedule.warmup_steps",
+     "overlap"},
     {"QkvSplitWithSeparateQkv",
      {"model.attention.qkv=separate", "optimizer.groups.hidden.qkv_split=true",
-      "optimizer.groups.hidden.params=[\"blocks.*.attn.*\", \"blocks.*.mlp.*\"]"},
-     "optimizer.groups.hidden.qkv_split", "qkv_split splits a fused (3 d, d) QKV matrix"},
+      "optimizer.groups.hidden.params=[\"blocks.*.attn.*\", "
+      "\"blocks.*.mlp.*\"]"},
+     "optimizer.groups.hidden.qkv_split",
+     "qkv_split splits a fused (3 d, d) QKV matrix"},
     {"ParameterWithoutGroup",
-     {"optimizer.groups.rest.params=[wte]"}, "optimizer.groups",
+     {"optimizer.groups.rest.params=[wte]"},
+     "optimizer.groups",
      "parameter 'lm_head' of shape (257, 64) matches no optimizer group",
      false},
     {"ParameterInTwoGroups",
@@ -149,8 +175,9 @@ TEST(SpecChecks, BlameFollowsTheMostDerivedKey) {
   ModelSpec spec;
   SpecError error;
   ASSERT_FALSE(parseSpecFile(derived, {}, spec, error));
-  EXPECT_EQ(error.str(), derived + ":3:3: error: model.d_model: n_head (2) * "
-                                   "head_dim (32) = 64 must equal d_model (96)");
+  EXPECT_EQ(error.str(), derived +
+                             ":3:3: error: model.d_model: n_head (2) * "
+                             "head_dim (32) = 64 must equal d_model (96)");
 
   ASSERT_FALSE(parseSpecFile(derived, {"model.head_dim=40"}, spec, error));
   EXPECT_EQ(error.key, "model.head_dim");
@@ -171,8 +198,9 @@ TEST(SpecChecks, GroupAssignmentIsExact) {
   ParseResult r = parseBase({"model.shortcut_x0=true"});
   ASSERT_TRUE(r.ok) << r.error.str();
   // blocks.*.lambdas went to `rest` through its own pattern.
-  ParseResult noScalars = parseBase(
-      {"model.shortcut_x0=true", "optimizer.groups.rest.params=[wte, lm_head]"});
+  ParseResult noScalars =
+      parseBase({"model.shortcut_x0=true",
+                 "optimizer.groups.rest.params=[wte, lm_head]"});
   ASSERT_FALSE(noScalars.ok);
   EXPECT_NE(noScalars.error.message.find("'blocks.0.lambdas'"),
             std::string::npos);

@@ -115,8 +115,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "10000])"},
         TypeCase{"training.steps=0x10", "training.steps",
                  "expected an integer, got '0x10'"},
-        TypeCase{"optimizer.groups.hidden.lr=fast", "optimizer.groups.hidden.lr",
-                 "expected a number, got 'fast'"},
+        TypeCase{"optimizer.groups.hidden.lr=fast",
+                 "optimizer.groups.hidden.lr", "expected a number, got 'fast'"},
         TypeCase{"optimizer.groups.hidden.lr=.inf",
                  "optimizer.groups.hidden.lr", "expected a number, got '.inf'"},
         TypeCase{"optimizer.groups.hidden.lr=-0.1",
@@ -138,8 +138,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "optimizer.groups.hidden.params",
                  "expected a list (list of 1+ string), got 'wte'"},
         TypeCase{"optimizer.groups.hidden.params=[]",
-                 "optimizer.groups.hidden.params",
-                 "expected a non-empty list"},
+                 "optimizer.groups.hidden.params", "expected a non-empty list"},
         TypeCase{"optimizer.groups.hidden.params=[[wte]]",
                  "optimizer.groups.hidden.params",
                  "expected a string, got a list"},
@@ -190,6 +189,14 @@ TEST(SpecParser, KeyInTheWrongSectionSuggestsItsPath) {
                            "'model.n_layer'?)");
 }
 
+TEST(SpecParser, DottedKeysAreNotPaths) {
+  ParseResult r = parse(std::string(kBaseSpec) + "model.mlp_ratio: 2\n");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.str(), "test.yaml:25:1: error: model.mlp_ratio: a key is "
+                           "one name, not a dotted path; nest maps instead "
+                           "(model: {n_layer: 4})");
+}
+
 TEST(SpecParser, BadValuePointsAtTheValue) {
   std::string text = kBaseSpec;
   text.replace(text.find("n_layer: 4"), 10, "n_layer: four");
@@ -202,8 +209,7 @@ TEST(SpecParser, BadValuePointsAtTheValue) {
 
 TEST(SpecParser, BadListElementPointsAtTheElement) {
   std::string text = kBaseSpec;
-  text.replace(text.find("params: [wte, lm_head"), 21,
-               "params: [wte, {a: 1}");
+  text.replace(text.find("params: [wte, lm_head"), 21, "params: [wte, {a: 1}");
   ParseResult r = parse(text);
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.error.str(),
@@ -405,11 +411,11 @@ optimizer:
       << error.str();
   EXPECT_EQ(spec.name, "derived");
   EXPECT_EQ(spec.file, derived);
-  EXPECT_EQ(spec.model.nLayer, 6);     // derived
-  EXPECT_EQ(spec.model.dModel, 64);    // base, merged map
-  EXPECT_EQ(spec.training.steps, 70);  // --set beats the file
-  EXPECT_EQ(spec.training.batch, 8);   // base
-  ASSERT_EQ(spec.groups.size(), 2u);   // group map merged
+  EXPECT_EQ(spec.model.nLayer, 6);    // derived
+  EXPECT_EQ(spec.model.dModel, 64);   // base, merged map
+  EXPECT_EQ(spec.training.steps, 70); // --set beats the file
+  EXPECT_EQ(spec.training.batch, 8);  // base
+  ASSERT_EQ(spec.groups.size(), 2u);  // group map merged
   EXPECT_DOUBLE_EQ(spec.groups[1].lr, 0.001);
   EXPECT_EQ(spec.groups[1].params,
             (std::vector<std::string>{"wte", "lm_head"})); // list replaced
@@ -437,7 +443,8 @@ TEST(SpecParser, ExtendsErrors) {
   ModelSpec spec;
   SpecError error;
 
-  std::string missing = dir.write("missing.yaml", "name: x\nextends: nope.yaml\n");
+  std::string missing =
+      dir.write("missing.yaml", "name: x\nextends: nope.yaml\n");
   ASSERT_FALSE(parseSpecFile(missing, {}, spec, error));
   EXPECT_EQ(error.str(), missing + ":2:10: error: extends: cannot open spec '" +
                              dir.file("nope.yaml") + "': no such file");
@@ -456,8 +463,8 @@ TEST(SpecParser, ExtendsErrors) {
   std::string a = dir.write("a.yaml", "extends: b.yaml\nname: a\n");
   std::string b = dir.write("b.yaml", "name: b\nextends: a.yaml\n");
   ASSERT_FALSE(parseSpecFile(a, {}, spec, error));
-  EXPECT_EQ(error.str(), b + ":2:10: error: extends: cycle: " + a + " -> " +
-                             b + " -> " + a);
+  EXPECT_EQ(error.str(),
+            b + ":2:10: error: extends: cycle: " + a + " -> " + b + " -> " + a);
 
   std::string self = dir.write("self.yaml", "extends: self.yaml\n");
   ASSERT_FALSE(parseSpecFile(self, {}, spec, error));

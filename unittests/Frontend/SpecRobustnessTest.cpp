@@ -71,8 +71,8 @@ TEST(SpecRobustness, BillionLaughsIsCapped) {
   std::string prev = "a";
   for (char c = 'b'; c <= 'j'; ++c) {
     std::string name(1, c);
-    text += name + ": &" + name + " [" +
-            repeat("*" + prev + ", ", 9) + "*" + prev + "]\n";
+    text += name + ": &" + name + " [" + repeat("*" + prev + ", ", 9) + "*" +
+            prev + "]\n";
     prev = name;
   }
   ParseResult r = parse(text);
@@ -92,7 +92,8 @@ TEST(SpecRobustness, KeysAndValuesInMessagesArePrintable) {
 TEST(SpecRobustness, MutatedSpecs) {
   std::mt19937 rng(20241008);
   const std::string base = kBaseSpec;
-  const std::string alphabet = ":-[]{},&*!|>'\"#%@`\t\n ~?0123456789abcxyz.\x01\xff";
+  const std::string alphabet =
+      ":-[]{},&*!|>'\"#%@`\t\n ~?0123456789abcxyz.\x01\xff";
   int valid = 0;
   for (int iter = 0; iter < 3000; ++iter) {
     std::string text = base;

@@ -69,13 +69,13 @@ TEST_F(InterpreterTest, BinaryFloat) {
       return %0, %1, %2, %3, %4 : tensor<2x2xf32>, tensor<2x2xf32>,
           tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
     })mlir",
-               {tensor({2, 2}, {1, -2, 3, 4.5}), tensor({2, 2}, {2, 0.5, -1, 4.5})});
+               {ht({2, 2}, {1, -2, 3, 4.5}), ht({2, 2}, {2, 0.5, -1, 4.5})});
   ASSERT_EQ(r.size(), 5u);
-  EXPECT_TRUE(near(r[0], tensor({2, 2}, {3, -1.5, 2, 9}), 0));
-  EXPECT_TRUE(near(r[1], tensor({2, 2}, {-1, -2.5, 4, 0}), 0));
-  EXPECT_TRUE(near(r[2], tensor({2, 2}, {2, -1, -3, 20.25}), 0));
-  EXPECT_TRUE(near(r[3], tensor({2, 2}, {0.5, -4, -3, 1}), 0));
-  EXPECT_TRUE(near(r[4], tensor({2, 2}, {2, 0.5, 3, 4.5}), 0));
+  EXPECT_TRUE(near(r[0], ht({2, 2}, {3, -1.5, 2, 9}), 0));
+  EXPECT_TRUE(near(r[1], ht({2, 2}, {-1, -2.5, 4, 0}), 0));
+  EXPECT_TRUE(near(r[2], ht({2, 2}, {2, -1, -3, 20.25}), 0));
+  EXPECT_TRUE(near(r[3], ht({2, 2}, {0.5, -4, -3, 1}), 0));
+  EXPECT_TRUE(near(r[4], ht({2, 2}, {2, 0.5, 3, 4.5}), 0));
 }
 
 TEST_F(InterpreterTest, BinaryInteger) {
@@ -88,11 +88,11 @@ TEST_F(InterpreterTest, BinaryInteger) {
       %2 = gpt.max %a, %b : tensor<4xi64>
       return %0, %1, %2 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
     })mlir",
-               {tensor({4}, {7, -7, 6, 0}), tensor({4}, {2, 2, -4, 5})});
+               {ht({4}, {7, -7, 6, 0}), ht({4}, {2, 2, -4, 5})});
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_TRUE(near(r[0], tensor({4}, {3, -3, -1, 0}), 0));
-  EXPECT_TRUE(near(r[1], tensor({4}, {9, -5, 2, 5}), 0));
-  EXPECT_TRUE(near(r[2], tensor({4}, {7, 2, 6, 5}), 0));
+  EXPECT_TRUE(near(r[0], ht({4}, {3, -3, -1, 0}), 0));
+  EXPECT_TRUE(near(r[1], ht({4}, {9, -5, 2, 5}), 0));
+  EXPECT_TRUE(near(r[2], ht({4}, {7, 2, 6, 5}), 0));
 }
 
 TEST_F(InterpreterTest, IntegerDivisionByZeroFails) {
@@ -101,7 +101,7 @@ TEST_F(InterpreterTest, IntegerDivisionByZeroFails) {
       %0 = gpt.div %a, %b : tensor<2xi32>
       return %0 : tensor<2xi32>
     })mlir",
-                {tensor({2}, {1, 2}), tensor({2}, {1, 0})},
+                {ht({2}, {1, 2}), ht({2}, {1, 0})},
                 "integer division by zero");
 }
 
@@ -133,41 +133,41 @@ TEST_F(InterpreterTest, Unary) {
             tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>,
             tensor<3xf64>, tensor<3xf64>, tensor<3xf64>
     })mlir",
-               {tensor({3}, {-1, 0.5, 2}), tensor({3}, {0.25, 1, 4})});
+               {ht({3}, {-1, 0.5, 2}), ht({3}, {0.25, 1, 4})});
   ASSERT_EQ(r.size(), 15u);
   const double tol = 1e-15;
-  EXPECT_TRUE(near(r[0], tensor({3}, {1, -0.5, -2}), 0));
-  EXPECT_TRUE(near(r[1], tensor({3}, {0.36787944117144233, 1.6487212707001282,
+  EXPECT_TRUE(near(r[0], ht({3}, {1, -0.5, -2}), 0));
+  EXPECT_TRUE(near(r[1], ht({3}, {0.36787944117144233, 1.6487212707001282,
                                       7.38905609893065}),
                    4 * tol));
-  EXPECT_TRUE(near(r[2], tensor({3}, {-0.7615941559557649, 0.46211715726000974,
+  EXPECT_TRUE(near(r[2], ht({3}, {-0.7615941559557649, 0.46211715726000974,
                                       0.9640275800758169}),
                    tol));
-  EXPECT_TRUE(near(r[3], tensor({3}, {0.2689414213699951, 0.6224593312018546,
+  EXPECT_TRUE(near(r[3], ht({3}, {0.2689414213699951, 0.6224593312018546,
                                       0.8807970779778823}),
                    tol));
-  EXPECT_TRUE(near(r[4], tensor({3}, {1, 0.25, 4}), 0));
-  EXPECT_TRUE(near(r[5], tensor({3}, {0, 0.5, 2}), 0));
+  EXPECT_TRUE(near(r[4], ht({3}, {1, 0.25, 4}), 0));
+  EXPECT_TRUE(near(r[5], ht({3}, {0, 0.5, 2}), 0));
   // gelu(x) = x Phi(x), the exact (erf) form.
-  EXPECT_TRUE(near(r[6], tensor({3}, {-0.15865525393145707, 0.34573123063700656,
+  EXPECT_TRUE(near(r[6], ht({3}, {-0.15865525393145707, 0.34573123063700656,
                                       1.9544997361036416}),
                    2 * tol));
-  EXPECT_TRUE(near(r[7], tensor({3}, {-0.8427007929497149, 0.5204998778130465,
+  EXPECT_TRUE(near(r[7], ht({3}, {-0.8427007929497149, 0.5204998778130465,
                                       0.9953222650189527}),
                    tol));
-  EXPECT_TRUE(near(r[8], tensor({3}, {0.5403023058681398, 0.8775825618903728,
+  EXPECT_TRUE(near(r[8], ht({3}, {0.5403023058681398, 0.8775825618903728,
                                       -0.4161468365471424}),
                    tol));
-  EXPECT_TRUE(near(r[9], tensor({3}, {-0.8414709848078965, 0.479425538604203,
+  EXPECT_TRUE(near(r[9], ht({3}, {-0.8414709848078965, 0.479425538604203,
                                       0.9092974268256817}),
                    tol));
-  EXPECT_TRUE(near(r[10], tensor({3}, {-2.5, 1.25, 5}), 0));
-  EXPECT_TRUE(near(r[11], tensor({3}, {-2.5, -1, 0.5}), 0));
-  EXPECT_TRUE(near(r[12], tensor({3}, {-1.3862943611198906, 0,
+  EXPECT_TRUE(near(r[10], ht({3}, {-2.5, 1.25, 5}), 0));
+  EXPECT_TRUE(near(r[11], ht({3}, {-2.5, -1, 0.5}), 0));
+  EXPECT_TRUE(near(r[12], ht({3}, {-1.3862943611198906, 0,
                                        1.3862943611198906}),
                    tol));
-  EXPECT_TRUE(near(r[13], tensor({3}, {0.5, 1, 2}), 0));
-  EXPECT_TRUE(near(r[14], tensor({3}, {2, 1, 0.5}), 0));
+  EXPECT_TRUE(near(r[13], ht({3}, {0.5, 1, 2}), 0));
+  EXPECT_TRUE(near(r[14], ht({3}, {2, 1, 0.5}), 0));
 }
 
 TEST_F(InterpreterTest, CompareSelectCast) {
@@ -192,22 +192,22 @@ TEST_F(InterpreterTest, CompareSelectCast) {
             tensor<3xi1>, tensor<3xi1>, tensor<3xf32>, tensor<4xi32>,
             tensor<3xf32>, tensor<4xbf16>
     })mlir",
-               {tensor({3}, {1, 2, 3}), tensor({3}, {2, 2, 2}),
-                tensor({4}, {2.7, -2.7, 0.1, -0.5}), tensor({3}, {1, 0, 1}),
-                tensor({3}, {1, 2, 3}), tensor({3}, {10, 20, 30})});
+               {ht({3}, {1, 2, 3}), ht({3}, {2, 2, 2}),
+                ht({4}, {2.7, -2.7, 0.1, -0.5}), ht({3}, {1, 0, 1}),
+                ht({3}, {1, 2, 3}), ht({3}, {10, 20, 30})});
   ASSERT_EQ(r.size(), 10u);
-  EXPECT_TRUE(near(r[0], tensor({3}, {0, 1, 0}), 0));
-  EXPECT_TRUE(near(r[1], tensor({3}, {1, 0, 1}), 0));
-  EXPECT_TRUE(near(r[2], tensor({3}, {1, 0, 0}), 0));
-  EXPECT_TRUE(near(r[3], tensor({3}, {1, 1, 0}), 0));
-  EXPECT_TRUE(near(r[4], tensor({3}, {0, 0, 1}), 0));
-  EXPECT_TRUE(near(r[5], tensor({3}, {0, 1, 1}), 0));
-  EXPECT_TRUE(near(r[6], tensor({3}, {1, 20, 3}), 0));
+  EXPECT_TRUE(near(r[0], ht({3}, {0, 1, 0}), 0));
+  EXPECT_TRUE(near(r[1], ht({3}, {1, 0, 1}), 0));
+  EXPECT_TRUE(near(r[2], ht({3}, {1, 0, 0}), 0));
+  EXPECT_TRUE(near(r[3], ht({3}, {1, 1, 0}), 0));
+  EXPECT_TRUE(near(r[4], ht({3}, {0, 0, 1}), 0));
+  EXPECT_TRUE(near(r[5], ht({3}, {0, 1, 1}), 0));
+  EXPECT_TRUE(near(r[6], ht({3}, {1, 20, 3}), 0));
   // Float to integer truncates toward zero.
-  EXPECT_TRUE(near(r[7], tensor({4}, {2, -2, 0, 0}), 0));
-  EXPECT_TRUE(near(r[8], tensor({3}, {1, 0, 1}), 0));
+  EXPECT_TRUE(near(r[7], ht({4}, {2, -2, 0, 0}), 0));
+  EXPECT_TRUE(near(r[8], ht({3}, {1, 0, 1}), 0));
   // Float to float is the identity in the reference (no bf16 rounding).
-  EXPECT_TRUE(near(r[9], tensor({4}, {2.7, -2.7, 0.1, -0.5}), 0));
+  EXPECT_TRUE(near(r[9], ht({4}, {2.7, -2.7, 0.1, -0.5}), 0));
 }
 
 TEST_F(InterpreterTest, ConstantIotaCumsum) {
@@ -230,18 +230,18 @@ TEST_F(InterpreterTest, ConstantIotaCumsum) {
             tensor<2x3xi32>, tensor<2x3xf64>, tensor<2x3xi32>,
             tensor<2x3xi32>, tensor<bf16>
     })mlir",
-               {tensor({2, 3}, {1, 0, 1, 0, 1, 1})});
+               {ht({2, 3}, {1, 0, 1, 0, 1, 1})});
   ASSERT_EQ(r.size(), 9u);
   double inf = std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(near(r[0], tensor({2, 2}, {1, 2, 3, 4.5}), 0));
+  EXPECT_TRUE(near(r[0], ht({2, 2}, {1, 2, 3, 4.5}), 0));
   EXPECT_EQ(r[1].data, (std::vector<double>{-inf, -inf}));
-  EXPECT_TRUE(near(r[2], tensor({2}, {1, 0}), 0));
-  EXPECT_TRUE(near(r[3], tensor({2}, {-3, 5}), 0));
-  EXPECT_TRUE(near(r[4], tensor({2, 3}, {0, 1, 2, 0, 1, 2}), 0));
-  EXPECT_TRUE(near(r[5], tensor({2, 3}, {0, 0, 0, 1, 1, 1}), 0));
-  EXPECT_TRUE(near(r[6], tensor({2, 3}, {1, 1, 2, 0, 1, 2}), 0));
-  EXPECT_TRUE(near(r[7], tensor({2, 3}, {1, 0, 1, 1, 1, 2}), 0));
-  EXPECT_TRUE(near(r[8], tensor({}, {1.5}), 0));
+  EXPECT_TRUE(near(r[2], ht({2}, {1, 0}), 0));
+  EXPECT_TRUE(near(r[3], ht({2}, {-3, 5}), 0));
+  EXPECT_TRUE(near(r[4], ht({2, 3}, {0, 1, 2, 0, 1, 2}), 0));
+  EXPECT_TRUE(near(r[5], ht({2, 3}, {0, 0, 0, 1, 1, 1}), 0));
+  EXPECT_TRUE(near(r[6], ht({2, 3}, {1, 1, 2, 0, 1, 2}), 0));
+  EXPECT_TRUE(near(r[7], ht({2, 3}, {1, 0, 1, 1, 1, 2}), 0));
+  EXPECT_TRUE(near(r[8], ht({}, {1.5}), 0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -261,13 +261,13 @@ TEST_F(InterpreterTest, Reduce) {
       return %0, %1, %2, %3, %4 : tensor<2x2x1xf64>, tensor<1x2x1xf64>,
           tensor<2x1x2xf64>, tensor<1x1x1xf64>, tensor<1x1x1xf64>
     })mlir",
-               {tensor({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, -8})});
+               {ht({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, -8})});
   ASSERT_EQ(r.size(), 5u);
-  EXPECT_TRUE(near(r[0], tensor({2, 2, 1}, {3, 7, 11, -1}), 0));
-  EXPECT_TRUE(near(r[1], tensor({1, 2, 1}, {3.5, 1.5}), 0));
-  EXPECT_TRUE(near(r[2], tensor({2, 1, 2}, {3, 4, 7, 6}), 0));
-  EXPECT_TRUE(near(r[3], tensor({1, 1, 1}, {7}), 0));
-  EXPECT_TRUE(near(r[4], tensor({1, 1, 1}, {20}), 0));
+  EXPECT_TRUE(near(r[0], ht({2, 2, 1}, {3, 7, 11, -1}), 0));
+  EXPECT_TRUE(near(r[1], ht({1, 2, 1}, {3.5, 1.5}), 0));
+  EXPECT_TRUE(near(r[2], ht({2, 1, 2}, {3, 4, 7, 6}), 0));
+  EXPECT_TRUE(near(r[3], ht({1, 1, 1}, {7}), 0));
+  EXPECT_TRUE(near(r[4], ht({1, 1, 1}, {20}), 0));
 }
 
 TEST_F(InterpreterTest, MatmulTransposes) {
@@ -280,12 +280,12 @@ TEST_F(InterpreterTest, MatmulTransposes) {
       %3 = gpt.matmul %a, %b transpose_lhs transpose_rhs : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
       return %0, %1, %2, %3 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
     })mlir",
-               {tensor({2, 2}, {1, 2, 3, 4}), tensor({2, 2}, {5, 6, 7, 8})});
+               {ht({2, 2}, {1, 2, 3, 4}), ht({2, 2}, {5, 6, 7, 8})});
   ASSERT_EQ(r.size(), 4u);
-  EXPECT_TRUE(near(r[0], tensor({2, 2}, {19, 22, 43, 50}), 0));
-  EXPECT_TRUE(near(r[1], tensor({2, 2}, {26, 30, 38, 44}), 0));
-  EXPECT_TRUE(near(r[2], tensor({2, 2}, {17, 23, 39, 53}), 0));
-  EXPECT_TRUE(near(r[3], tensor({2, 2}, {23, 31, 34, 46}), 0));
+  EXPECT_TRUE(near(r[0], ht({2, 2}, {19, 22, 43, 50}), 0));
+  EXPECT_TRUE(near(r[1], ht({2, 2}, {26, 30, 38, 44}), 0));
+  EXPECT_TRUE(near(r[2], ht({2, 2}, {17, 23, 39, 53}), 0));
+  EXPECT_TRUE(near(r[3], ht({2, 2}, {23, 31, 34, 46}), 0));
 }
 
 TEST_F(InterpreterTest, MatmulBatchedAndShared) {
@@ -299,15 +299,15 @@ TEST_F(InterpreterTest, MatmulBatchedAndShared) {
       %2 = gpt.matmul %xb, %w transpose_rhs : tensor<2x1x3xf32>, tensor<2x3xf32> -> tensor<2x1x2xf32>
       return %0, %1, %2 : tensor<2x2xf32>, tensor<2x1x1xf32>, tensor<2x1x2xf32>
     })mlir",
-               {tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
-                tensor({2, 3}, {1, 0, -1, 2, 1, 0}),
-                tensor({2, 1, 2}, {1, 2, 3, 4}),
-                tensor({2, 2, 1}, {1, 1, 2, -1}),
-                tensor({2, 1, 3}, {1, 2, 3, 4, 5, 6})});
+               {ht({2, 3}, {1, 2, 3, 4, 5, 6}),
+                ht({2, 3}, {1, 0, -1, 2, 1, 0}),
+                ht({2, 1, 2}, {1, 2, 3, 4}),
+                ht({2, 2, 1}, {1, 1, 2, -1}),
+                ht({2, 1, 3}, {1, 2, 3, 4, 5, 6})});
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_TRUE(near(r[0], tensor({2, 2}, {-2, 4, -2, 13}), 0));
-  EXPECT_TRUE(near(r[1], tensor({2, 1, 1}, {3, 2}), 0));
-  EXPECT_TRUE(near(r[2], tensor({2, 1, 2}, {-2, 4, -2, 13}), 0));
+  EXPECT_TRUE(near(r[0], ht({2, 2}, {-2, 4, -2, 13}), 0));
+  EXPECT_TRUE(near(r[1], ht({2, 1, 1}, {3, 2}), 0));
+  EXPECT_TRUE(near(r[2], ht({2, 1, 2}, {-2, 4, -2, 13}), 0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -326,17 +326,17 @@ TEST_F(InterpreterTest, GathersAndAdjoints) {
       %3 = gpt.scatter_last %gl[%idx] : tensor<2xf32>, tensor<2xi64> -> tensor<2x3xf32>
       return %0, %1, %2, %3 : tensor<2x2x2xf32>, tensor<3x2xf32>, tensor<2xf32>, tensor<2x3xf32>
     })mlir",
-               {tensor({3, 2}, {0, 1, 10, 11, 20, 21}),
-                tensor({2, 2}, {2, 0, 2, 1}),
-                tensor({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}),
-                tensor({2, 3}, {1, 2, 3, 4, 5, 6}), tensor({2}, {2, 0}),
-                tensor({2}, {7, 8})});
+               {ht({3, 2}, {0, 1, 10, 11, 20, 21}),
+                ht({2, 2}, {2, 0, 2, 1}),
+                ht({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}),
+                ht({2, 3}, {1, 2, 3, 4, 5, 6}), ht({2}, {2, 0}),
+                ht({2}, {7, 8})});
   ASSERT_EQ(r.size(), 4u);
-  EXPECT_TRUE(near(r[0], tensor({2, 2, 2}, {20, 21, 0, 1, 20, 21, 10, 11}), 0));
+  EXPECT_TRUE(near(r[0], ht({2, 2, 2}, {20, 21, 0, 1, 20, 21, 10, 11}), 0));
   // Row 2 is hit twice: its gradient accumulates.
-  EXPECT_TRUE(near(r[1], tensor({3, 2}, {3, 4, 7, 8, 6, 8}), 0));
-  EXPECT_TRUE(near(r[2], tensor({2}, {3, 4}), 0));
-  EXPECT_TRUE(near(r[3], tensor({2, 3}, {0, 0, 7, 8, 0, 0}), 0));
+  EXPECT_TRUE(near(r[1], ht({3, 2}, {3, 4, 7, 8, 6, 8}), 0));
+  EXPECT_TRUE(near(r[2], ht({2}, {3, 4}), 0));
+  EXPECT_TRUE(near(r[3], ht({2, 3}, {0, 0, 7, 8, 0, 0}), 0));
 }
 
 TEST_F(InterpreterTest, EmbeddingIdOutOfRangeFails) {
@@ -345,7 +345,7 @@ TEST_F(InterpreterTest, EmbeddingIdOutOfRangeFails) {
       %0 = gpt.embedding %table[%ids] : tensor<3x2xf32>, tensor<2xi32> -> tensor<2x2xf32>
       return %0 : tensor<2x2xf32>
     })mlir",
-                {tensor({3, 2}, {0, 1, 2, 3, 4, 5}), tensor({2}, {1, 3})},
+                {ht({3, 2}, {0, 1, 2, 3, 4, 5}), ht({2}, {1, 3})},
                 "is outside [0, 3)");
 }
 
@@ -364,16 +364,16 @@ TEST_F(InterpreterTest, ShapeChanges) {
       return %0, %1, %2, %3, %4, %5 : tensor<2x3xf32>, tensor<2x2xf32>,
           tensor<2x3xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2x1xf32>
     })mlir",
-               {tensor({2, 1}, {1, 2}), tensor({1, 1}, {5}),
-                tensor({1, 3}, {7, 8, 9}), tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
-                tensor({2, 1, 3}, {1, 2, 3, 4, 5, 6})});
+               {ht({2, 1}, {1, 2}), ht({1, 1}, {5}),
+                ht({1, 3}, {7, 8, 9}), ht({2, 3}, {1, 2, 3, 4, 5, 6}),
+                ht({2, 1, 3}, {1, 2, 3, 4, 5, 6})});
   ASSERT_EQ(r.size(), 6u);
-  EXPECT_TRUE(near(r[0], tensor({2, 3}, {1, 1, 1, 2, 2, 2}), 0));
-  EXPECT_TRUE(near(r[1], tensor({2, 2}, {5, 5, 5, 5}), 0));
-  EXPECT_TRUE(near(r[2], tensor({2, 3}, {7, 8, 9, 7, 8, 9}), 0));
-  EXPECT_TRUE(near(r[3], tensor({3, 2}, {1, 2, 3, 4, 5, 6}), 0));
-  EXPECT_TRUE(near(r[4], tensor({3, 2}, {1, 4, 2, 5, 3, 6}), 0));
-  EXPECT_TRUE(near(r[5], tensor({3, 2, 1}, {1, 4, 2, 5, 3, 6}), 0));
+  EXPECT_TRUE(near(r[0], ht({2, 3}, {1, 1, 1, 2, 2, 2}), 0));
+  EXPECT_TRUE(near(r[1], ht({2, 2}, {5, 5, 5, 5}), 0));
+  EXPECT_TRUE(near(r[2], ht({2, 3}, {7, 8, 9, 7, 8, 9}), 0));
+  EXPECT_TRUE(near(r[3], ht({3, 2}, {1, 2, 3, 4, 5, 6}), 0));
+  EXPECT_TRUE(near(r[4], ht({3, 2}, {1, 4, 2, 5, 3, 6}), 0));
+  EXPECT_TRUE(near(r[5], ht({3, 2, 1}, {1, 4, 2, 5, 3, 6}), 0));
 }
 
 TEST_F(InterpreterTest, SliceConcatSplitPad) {
@@ -390,16 +390,16 @@ TEST_F(InterpreterTest, SliceConcatSplitPad) {
       return %0, %1, %2, %3, %4, %5 : tensor<2x2xf32>, tensor<3x3xf32>,
           tensor<2x3xf32>, tensor<4x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
     })mlir",
-               {tensor({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
-                tensor({2, 1}, {1, 2}), tensor({2, 2}, {3, 4, 5, 6}),
-                tensor({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})});
+               {ht({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                ht({2, 1}, {1, 2}), ht({2, 2}, {3, 4, 5, 6}),
+                ht({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})});
   ASSERT_EQ(r.size(), 6u);
-  EXPECT_TRUE(near(r[0], tensor({2, 2}, {5, 6, 8, 9}), 0));
-  EXPECT_TRUE(near(r[1], tensor({3, 3}, {0, 0, 0, 0, 5, 6, 0, 8, 9}), 0));
-  EXPECT_TRUE(near(r[2], tensor({2, 3}, {1, 3, 4, 2, 5, 6}), 0));
-  EXPECT_TRUE(near(r[3], tensor({4, 2}, {3, 4, 5, 6, 5, 6, 8, 9}), 0));
-  EXPECT_TRUE(near(r[4], tensor({2, 2}, {1, 2, 5, 6}), 0));
-  EXPECT_TRUE(near(r[5], tensor({2, 2}, {3, 4, 7, 8}), 0));
+  EXPECT_TRUE(near(r[0], ht({2, 2}, {5, 6, 8, 9}), 0));
+  EXPECT_TRUE(near(r[1], ht({3, 3}, {0, 0, 0, 0, 5, 6, 0, 8, 9}), 0));
+  EXPECT_TRUE(near(r[2], ht({2, 3}, {1, 3, 4, 2, 5, 6}), 0));
+  EXPECT_TRUE(near(r[3], ht({4, 2}, {3, 4, 5, 6, 5, 6, 8, 9}), 0));
+  EXPECT_TRUE(near(r[4], ht({2, 2}, {1, 2, 5, 6}), 0));
+  EXPECT_TRUE(near(r[5], ht({2, 2}, {3, 4, 7, 8}), 0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -415,13 +415,13 @@ TEST_F(InterpreterTest, RMSNorm) {
           eps = 1.000000e-06 : tensor<1x2xf64>
       return %0, %1 : tensor<1x2xf64>, tensor<1x2xf64>
     })mlir",
-               {tensor({1, 2}, {3, 4}), tensor({1, 2}, {1, -2}),
-                tensor({2}, {2, 0.5})});
+               {ht({1, 2}, {3, 4}), ht({1, 2}, {1, -2}),
+                ht({2}, {2, 0.5})});
   ASSERT_EQ(r.size(), 2u);
   // [3, 4] / sqrt(12.5 + 1e-6); ([3, 4] + [1, -2]) / sqrt(10 + 1e-6) * w.
-  EXPECT_TRUE(near(r[0], tensor({1, 2}, {0.8485281034827337, 1.1313708046436448}),
+  EXPECT_TRUE(near(r[0], ht({1, 2}, {0.8485281034827337, 1.1313708046436448}),
                    1e-15));
-  EXPECT_TRUE(near(r[1], tensor({1, 2}, {2.5298220016436064, 0.3162277502054508}),
+  EXPECT_TRUE(near(r[1], ht({1, 2}, {2.5298220016436064, 0.3162277502054508}),
                    1e-15));
 }
 
@@ -450,22 +450,22 @@ constexpr const char *kAttentionIR = R"mlir(
 
 TEST_F(InterpreterTest, AttentionMasks) {
   auto r = run(kAttentionIR,
-               {tensor({1, 1, 4, 2}, {1, 0, 0.5, -1, 2, 1, -1, 0.5}),
-                tensor({1, 1, 4, 2}, {0.5, 1, 1, -0.5, -1, 2, 0.25, 0.75}),
-                tensor({1, 1, 4, 2}, {1, 2, 3, -1, 0, 4, -2, 1}),
+               {ht({1, 1, 4, 2}, {1, 0, 0.5, -1, 2, 1, -1, 0.5}),
+                ht({1, 1, 4, 2}, {0.5, 1, 1, -0.5, -1, 2, 0.25, 0.75}),
+                ht({1, 1, 4, 2}, {1, 2, 3, -1, 0, 4, -2, 1}),
                 // bos = 9: documents [5], [9, 7], [9].
-                tensor({1, 4}, {5, 9, 7, 9}), HostTensor::scalar(2)});
+                ht({1, 4}, {5, 9, 7, 9}), HostTensor::scalar(2)});
   ASSERT_EQ(r.size(), 4u);
   const double tol = 1e-14;
   // No mask.
-  EXPECT_TRUE(near(r[0], tensor({1, 1, 4, 2},
+  EXPECT_TRUE(near(r[0], ht({1, 1, 4, 2},
                                 {0.8483585384090032, 0.9585172341168751,
                                  1.2433091801454328, 0.4780648445389905,
                                  0.6922529651543884, 1.192675593998797,
                                  0.0896562591679419, 2.5201702319964165}),
                    tol));
   // Causal: [[1,0,0,0],[1,1,0,0],[1,1,1,0],[1,1,1,1]].
-  EXPECT_TRUE(near(r[1], tensor({1, 1, 4, 2},
+  EXPECT_TRUE(near(r[1], ht({1, 1, 4, 2},
                                 {1.0, 2.0, 2.411570055674022,
                                  -0.11735508351103374, 1.5542148809755736,
                                  1.254363342618535, 0.0896562591679419,
@@ -473,7 +473,7 @@ TEST_F(InterpreterTest, AttentionMasks) {
                    tol));
   // Causal, window of 2 tokens (q - k < 2):
   // [[1,0,0,0],[1,1,0,0],[0,1,1,0],[0,0,1,1]].
-  EXPECT_TRUE(near(r[2], tensor({1, 1, 4, 2},
+  EXPECT_TRUE(near(r[2], ht({1, 1, 4, 2},
                                 {1.0, 2.0, 2.411570055674022,
                                  -0.11735508351103374, 2.037536097526179,
                                  0.6041065041230349, -0.5628112148582877,
@@ -481,7 +481,7 @@ TEST_F(InterpreterTest, AttentionMasks) {
                    tol));
   // Causal within documents [0], [1, 2], [3]:
   // [[1,0,0,0],[0,1,0,0],[0,1,1,0],[0,0,0,1]].
-  EXPECT_TRUE(near(r[3], tensor({1, 1, 4, 2},
+  EXPECT_TRUE(near(r[3], ht({1, 1, 4, 2},
                                 {1.0, 2.0, 3.0, -1.0, 2.037536097526179,
                                  0.6041065041230349, -2.0, 1.0}),
                    tol));
@@ -648,11 +648,11 @@ TEST_F(InterpreterTest, ReturnsArgumentsAndRepeatedValues) {
       %0 = gpt.mul %x, %x : tensor<2xf32>
       return %x, %0, %0 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
     })mlir",
-               {tensor({2}, {3, -2})});
+               {ht({2}, {3, -2})});
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_TRUE(near(r[0], tensor({2}, {3, -2}), 0));
-  EXPECT_TRUE(near(r[1], tensor({2}, {9, 4}), 0));
-  EXPECT_TRUE(near(r[2], tensor({2}, {9, 4}), 0));
+  EXPECT_TRUE(near(r[0], ht({2}, {3, -2}), 0));
+  EXPECT_TRUE(near(r[1], ht({2}, {9, 4}), 0));
+  EXPECT_TRUE(near(r[2], ht({2}, {9, 4}), 0));
 }
 
 TEST_F(InterpreterTest, ArgumentShapeMismatchFails) {
@@ -660,7 +660,7 @@ TEST_F(InterpreterTest, ArgumentShapeMismatchFails) {
     func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
       return %x : tensor<2xf32>
     })mlir",
-                {tensor({3}, {1, 2, 3})}, "has shape [3], expected [2]");
+                {ht({3}, {1, 2, 3})}, "has shape [3], expected [2]");
 }
 
 // Every gpt op has reference semantics (a new op without an external model

@@ -83,7 +83,7 @@ private:
   std::mt19937_64 engine;
 };
 
-inline HostTensor tensor(llvm::ArrayRef<int64_t> shape,
+inline HostTensor ht(llvm::ArrayRef<int64_t> shape,
                          std::vector<double> values) {
   return HostTensor(shape, std::move(values));
 }

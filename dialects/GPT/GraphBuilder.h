@@ -1,4 +1,4 @@
-//===- GraphBuilder.h - Building blocks of the gpt forward graph -*- C++ -*-===//
+//===- GraphBuilder.h - Building gpt graphs from math -----------*- C++ -*-===//
 //
 // Small helpers over OpBuilder that write the math of a GPT model as `gpt`
 // primitives: linear layers, RMSNorm as `x * rsqrt(mean(x^2) + eps)`,
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GPTC_FRONTEND_GRAPHBUILDER_H
-#define GPTC_FRONTEND_GRAPHBUILDER_H
+#ifndef GPTC_DIALECT_GPT_GRAPHBUILDER_H
+#define GPTC_DIALECT_GPT_GRAPHBUILDER_H
 
 #include "dialects/GPT/GPTDialect.h"
 
@@ -91,4 +91,4 @@ private:
 
 } // namespace gptc
 
-#endif // GPTC_FRONTEND_GRAPHBUILDER_H
+#endif // GPTC_DIALECT_GPT_GRAPHBUILDER_H

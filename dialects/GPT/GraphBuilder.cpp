@@ -1,6 +1,6 @@
 //===- GraphBuilder.cpp - Building blocks of the gpt forward graph --------===//
 
-#include "frontend/GraphBuilder.h"
+#include "dialects/GPT/GraphBuilder.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 

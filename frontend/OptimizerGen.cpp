@@ -1,0 +1,201 @@
+//===- OptimizerGen.cpp - ModelSpec optimizer groups -> @update -----------===//
+//
+// Builds `func.func @update` from the spec's optimizer groups (REFERENCE
+// §3-4): one optim.muon or optim.adam per parameter, the learning-rate
+// multiplier and the Muon momentum warm-up as ops on the step counter.
+//
+//   @update(%step: tensor<i64>, %param.P..., %grad.P..., %state.P.K...)
+//       -> (%param.P..., %state.P.K..., %lr_mult)
+//
+// Every argument and result carries `gpt.name` (its arena slot).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/MLIRGen.h"
+
+#include "dialects/GPT/GPTDialect.h"
+#include "dialects/Optim/OptimDialect.h"
+#include "frontend/Parameters.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+
+namespace gptc {
+namespace {
+
+optim::MomentumForm toOptim(MomentumForm f) {
+  return f == MomentumForm::Lerp ? optim::MomentumForm::lerp
+                                 : optim::MomentumForm::sum;
+}
+optim::UpdateScale toOptim(UpdateScale s) {
+  switch (s) {
+  case UpdateScale::None:
+    return optim::UpdateScale::none;
+  case UpdateScale::SqrtMaxDim:
+    return optim::UpdateScale::sqrt_max_dim;
+  case UpdateScale::SqrtMax1Ratio:
+    return optim::UpdateScale::sqrt_max_1_ratio;
+  }
+  return optim::UpdateScale::none;
+}
+optim::NSForm toOptim(NSForm f) {
+  return f == NSForm::ApplyThenCombine ? optim::NSForm::apply_then_combine
+                                       : optim::NSForm::polynomial_then_apply;
+}
+
+/// The state slots a parameter of `kind` needs.
+std::vector<std::string> stateKinds(OptimizerKind kind) {
+  if (kind == OptimizerKind::Muon)
+    return {"momentum"};
+  return {"m", "v"};
+}
+
+Location locOf(MLIRContext &ctx, const ModelSpec &spec, const std::string &key,
+               const std::string &name) {
+  SourceLoc l = spec.locOf(key);
+  return NameLoc::get(StringAttr::get(&ctx, name),
+                      FileLineColLoc::get(&ctx, l.file, l.line, l.col));
+}
+
+} // namespace
+
+LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
+  MLIRContext &ctx = *module.getContext();
+  ctx.loadDialect<optim::OptimDialect>();
+  std::vector<ParameterInfo> params = enumerateParameters(spec);
+  std::string error = assignGroups(spec, params);
+  if (!error.empty())
+    return emitError(locOf(ctx, spec, "optimizer.groups", "optimizer"))
+           << error;
+
+  OpBuilder b(&ctx);
+  Type elt = spec.training.dtype == DType::F64 ? Type(b.getF64Type())
+                                               : Type(b.getF32Type());
+  auto stepType = RankedTensorType::get({}, b.getI64Type());
+  auto scalarF32 = RankedTensorType::get({}, b.getF32Type());
+
+  SmallVector<Type> argTypes = {stepType};
+  SmallVector<std::string> argNames = {"step"};
+  SmallVector<Type> resultTypes;
+  SmallVector<std::string> resultNames;
+  for (const ParameterInfo &p : params) {
+    argTypes.push_back(RankedTensorType::get(p.shape, elt));
+    argNames.push_back("param." + p.name);
+  }
+  for (const ParameterInfo &p : params) {
+    argTypes.push_back(RankedTensorType::get(p.shape, elt));
+    argNames.push_back("grad." + p.name);
+  }
+  for (const ParameterInfo &p : params)
+    for (const std::string &k : stateKinds(spec.groups[p.group].kind)) {
+      argTypes.push_back(RankedTensorType::get(p.shape, elt));
+      argNames.push_back("state." + p.name + "." + k);
+    }
+  for (const ParameterInfo &p : params) {
+    resultTypes.push_back(RankedTensorType::get(p.shape, elt));
+    resultNames.push_back("param." + p.name);
+  }
+  for (const ParameterInfo &p : params)
+    for (const std::string &k : stateKinds(spec.groups[p.group].kind)) {
+      resultTypes.push_back(RankedTensorType::get(p.shape, elt));
+      resultNames.push_back("state." + p.name + "." + k);
+    }
+  resultTypes.push_back(scalarF32);
+  resultNames.push_back("lr_mult");
+
+  b.setInsertionPointToEnd(module.getBody());
+  Location fnLoc = locOf(ctx, spec, "optimizer", "update");
+  auto fn = func::FuncOp::create(b, fnLoc, "update",
+                                 b.getFunctionType(argTypes, resultTypes));
+  for (auto [i, name] : llvm::enumerate(argNames))
+    fn.setArgAttr(i, "gpt.name", b.getStringAttr(name));
+  for (auto [i, name] : llvm::enumerate(resultNames))
+    fn.setResultAttr(i, "gpt.name", b.getStringAttr(name));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+
+  size_t n = params.size();
+  Value step = entry->getArgument(0);
+  auto paramArg = [&](size_t i) { return entry->getArgument(1 + i); };
+  auto gradArg = [&](size_t i) { return entry->getArgument(1 + n + i); };
+  size_t nextState = 1 + 2 * n;
+
+  // Schedules, shared by every group.
+  const ScheduleSpec &s = spec.schedule;
+  Location schedLoc = locOf(ctx, spec, "schedule", "lr_schedule");
+  IntegerAttr decaySteps =
+      s.decaySteps > 0 ? b.getI64IntegerAttr(s.decaySteps) : IntegerAttr();
+  FloatAttr decayFraction = s.decaySteps == 0 && s.decayFraction > 0
+                                ? b.getF64FloatAttr(s.decayFraction)
+                                : FloatAttr();
+  Value mult = optim::LRScheduleOp::create(
+      b, schedLoc, scalarF32, step, b.getI64IntegerAttr(spec.training.steps),
+      b.getI64IntegerAttr(s.warmupSteps), decaySteps, decayFraction,
+      b.getF64FloatAttr(s.lrFloor));
+
+  auto unit = [&](bool on) { return on ? b.getUnitAttr() : UnitAttr(); };
+  SmallVector<Value> newParams(n), newStates;
+  for (size_t i = 0; i < n; ++i) {
+    const ParameterInfo &p = params[i];
+    const OptimizerGroup &g = spec.groups[p.group];
+    Location loc =
+        locOf(ctx, spec, "optimizer.groups." + g.name, "update." + p.name);
+    Value lr = gpt::MulScalarOp::create(b, loc, mult, b.getF64FloatAttr(g.lr));
+    if (g.kind == OptimizerKind::Adam) {
+      Value m = entry->getArgument(nextState++);
+      Value v = entry->getArgument(nextState++);
+      auto adam = optim::AdamOp::create(
+          b, loc, paramArg(i).getType(), paramArg(i).getType(),
+          paramArg(i).getType(), paramArg(i), gradArg(i), m, v, lr, step,
+          b.getF64FloatAttr(g.beta1), b.getF64FloatAttr(g.beta2),
+          b.getF64FloatAttr(g.eps), b.getF64FloatAttr(g.weightDecay),
+          unit(g.decoupledWeightDecay), unit(g.biasCorrection));
+      newParams[i] = adam.getNewParam();
+      newStates.push_back(adam.getNewM());
+      newStates.push_back(adam.getNewV());
+      continue;
+    }
+    Value buf = entry->getArgument(nextState++);
+    Value momentum;
+    if (g.momentumWarmupSteps > 0)
+      momentum = optim::MomentumWarmupOp::create(
+          b, loc, scalarF32, step, b.getF64FloatAttr(g.momentumWarmupStart),
+          b.getF64FloatAttr(g.momentum),
+          b.getI64IntegerAttr(g.momentumWarmupSteps));
+    else
+      momentum = gpt::ConstantOp::create(
+          b, loc,
+          cast<ElementsAttr>(DenseElementsAttr::get(
+              scalarF32, b.getF32FloatAttr(static_cast<float>(g.momentum)))));
+    Type nsType = g.nsDtype == DType::BF16 ? Type(b.getBF16Type())
+                  : g.nsDtype == DType::F64 ? Type(b.getF64Type())
+                                            : Type(b.getF32Type());
+    auto muon = optim::MuonOp::create(
+        b, loc, paramArg(i).getType(), paramArg(i).getType(), paramArg(i), gradArg(i), buf, lr, momentum,
+        optim::MomentumFormAttr::get(&ctx, toOptim(g.momentumForm)),
+        unit(g.nesterov),
+        optim::UpdateScaleAttr::get(&ctx, toOptim(g.updateScale)),
+        unit(g.qkvSplit),
+        optim::OrthoBackendAttr::get(
+            &ctx, g.nsBackend == NSBackend::SVD
+                      ? optim::OrthoBackend::svd
+                      : optim::OrthoBackend::newton_schulz),
+        b.getI64IntegerAttr(g.nsSteps),
+        b.getDenseF64ArrayAttr(g.nsCoefficients), b.getF64FloatAttr(g.nsEps),
+        optim::NSFormAttr::get(&ctx, toOptim(g.nsForm)),
+        optim::TransposeRuleAttr::get(&ctx, optim::TransposeRule::short_side),
+        optim::NormalizeOrderAttr::get(&ctx,
+                                       optim::NormalizeOrder::after_cast),
+        TypeAttr::get(nsType), b.getF64FloatAttr(g.weightDecay));
+    newParams[i] = muon.getNewParam();
+    newStates.push_back(muon.getNewBuf());
+  }
+  SmallVector<Value> results(newParams);
+  results.append(newStates.begin(), newStates.end());
+  results.push_back(mult);
+  func::ReturnOp::create(b, fnLoc, results);
+  return success();
+}
+
+} // namespace gptc

@@ -1,0 +1,140 @@
+//===- Pipeline.cpp - The gptc compilation pipeline -----------------------===//
+//
+// One function builds the whole pipeline, stage by stage; `gptc` and
+// `gptc-opt --gptc-pipeline` both use it. Upstream passes are named in
+// their textual form so that the pipeline reads like the docs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Pipeline.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+
+namespace gptc {
+
+namespace {
+
+/// Appends a textual pipeline (nested under the module); aborts on a typo,
+/// which is a bug in this file, not a user error.
+void addText(OpPassManager &pm, StringRef text) {
+  if (failed(parsePassPipeline(text, pm)))
+    llvm::report_fatal_error(llvm::Twine("gptc: bad pipeline text: ") + text);
+}
+
+} // namespace
+
+void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  auto done = [&](Stage s) { return options.stopAfter == s; };
+  if (done(Stage::GPT))
+    return;
+
+  // 1. Reverse-mode autodiff of @forward.
+  pm.addPass(createAutodiffPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (done(Stage::Grad))
+    return;
+
+  // 2. Arena entry points; the optimizer as gpt math; everything inlined.
+  BuildStepPassOptions step;
+  step.gradAccum = options.gradAccum;
+  pm.addPass(createBuildStepPass(step));
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addNestedPass<func::FuncOp>(createLowerOptimPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (done(Stage::Step))
+    return;
+
+  // 3. Kernels as linalg on tensors; elementwise chains fused.
+  pm.addNestedPass<func::FuncOp>(createLowerToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (done(Stage::Linalg))
+    return;
+
+  // 4. Buffers: one-shot bufferization, deallocation, GEMM library calls.
+  addText(pm, "one-shot-bufferize{bufferize-function-boundaries "
+              "function-boundary-type-conversion=identity-layout-map}");
+  addText(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");
+  pm.addPass(createGemmToBlasPass());
+  pm.addNestedPass<func::FuncOp>(createCopyToLinalgPass());
+  if (done(Stage::Buffers))
+    return;
+
+  // 5. Every kernel an scf.parallel nest.
+  addText(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
+  if (done(Stage::Loops))
+    return;
+
+  // 6. CPU: OpenMP across cores, loops to LLVM (vectorized by LLVM -O3).
+  addText(pm, "func.func(lower-affine),convert-scf-to-openmp,"
+              "func.func(convert-math-to-llvm),convert-math-to-libm,"
+              "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+              "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
+              "convert-func-to-llvm,"
+              "convert-cf-to-llvm,reconcile-unrealized-casts");
+}
+
+const char *stageName(Stage stage) {
+  switch (stage) {
+  case Stage::GPT:
+    return "gpt";
+  case Stage::Grad:
+    return "grad";
+  case Stage::Step:
+    return "step";
+  case Stage::Linalg:
+    return "linalg";
+  case Stage::Buffers:
+    return "buffers";
+  case Stage::Loops:
+    return "loops";
+  case Stage::LLVM:
+    return "llvm";
+  }
+  return "?";
+}
+
+std::optional<Stage> parseStage(const std::string &name) {
+  for (Stage s : {Stage::GPT, Stage::Grad, Stage::Step, Stage::Linalg,
+                  Stage::Buffers, Stage::Loops, Stage::LLVM})
+    if (name == stageName(s))
+      return s;
+  return std::nullopt;
+}
+
+namespace {
+struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
+  Option<std::string> stopAfter{*this, "stop-after",
+                                llvm::cl::desc("Last stage to run"),
+                                llvm::cl::init("llvm")};
+  Option<int64_t> gradAccum{*this, "grad-accum",
+                            llvm::cl::desc("Micro-steps per optimizer step"),
+                            llvm::cl::init(1)};
+};
+} // namespace
+
+void registerGPTCPipeline() {
+  PassPipelineRegistration<PipelineCLOptions>(
+      "gptc-pipeline",
+      "The gptc pipeline from a frontend module (@forward, @update) to LLVM",
+      [](OpPassManager &pm, const PipelineCLOptions &cl) {
+        PipelineOptions options;
+        options.stopAfter = parseStage(cl.stopAfter).value_or(Stage::LLVM);
+        options.gradAccum = cl.gradAccum;
+        buildGPTCPipeline(pm, options);
+      });
+}
+
+} // namespace gptc

@@ -1,0 +1,44 @@
+//===- Pipeline.h - The gptc compilation pipeline ---------------*- C++ -*-===//
+
+#ifndef GPTC_PASSES_PIPELINE_H
+#define GPTC_PASSES_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gptc {
+
+/// The stages of the pipeline, in order; `gptc compile --emit=STAGE` stops
+/// after the named one.
+enum class Stage {
+  GPT,     ///< forward graph (+ @update) in gpt/optim, from the frontend
+  Grad,    ///< + @forward_grad from gptc-autodiff
+  Step,    ///< arena entry points, optimizer lowered: all gpt
+  Linalg,  ///< linalg on tensors, elementwise chains fused
+  Buffers, ///< bufferized, GEMMs as runtime calls
+  Loops,   ///< kernels as scf.parallel loop nests
+  LLVM,    ///< LLVM dialect (CPU: OpenMP + vectorizable loops)
+};
+
+struct PipelineOptions {
+  Stage stopAfter = Stage::LLVM;
+  int64_t gradAccum = 1;
+};
+
+/// Adds the passes that take a module from Stage::GPT to
+/// `options.stopAfter`.
+void buildGPTCPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// Registers `gptc-pipeline` (with the options above) for gptc-opt.
+void registerGPTCPipeline();
+
+/// Stage names as used by --emit.
+const char *stageName(Stage stage);
+std::optional<Stage> parseStage(const std::string &name);
+
+} // namespace gptc
+
+#endif // GPTC_PASSES_PIPELINE_H

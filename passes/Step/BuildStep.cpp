@@ -1,0 +1,244 @@
+//===- BuildStep.cpp - The arena entry points of a training step ----------===//
+//
+// @forward, @forward_grad, @update (tensor functions whose arguments and
+// results name their slots with `gpt.name`)
+//   =>
+// @gptc_grad_step(%arena), @gptc_update_step(%arena), @gptc_eval_step(%arena)
+//
+// Each entry point reads its inputs from the arena (memref.view +
+// bufferization.to_tensor), calls the tensor function and writes its
+// results back (bufferization.materialize_in_destination). The layout is
+// recorded on the module as `gptc.arena` (one dictionary per slot: name,
+// offset, type) and `gptc.arena_bytes`. See runtime/gptrt.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <map>
+
+#define DEBUG_TYPE "gptc-build-step"
+
+namespace gptc {
+#define GEN_PASS_DEF_BUILDSTEPPASS
+#include "passes/Passes.h.inc"
+} // namespace gptc
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kSlotAlignment = 64;
+
+/// The arena slot of argument `i` of `fn`: `gpt.name`, prefixed with
+/// "param." for parameters of the model functions.
+std::string argSlot(func::FuncOp fn, unsigned i) {
+  auto name = fn.getArgAttrOfType<StringAttr>(i, "gpt.name");
+  if (!name)
+    return "";
+  if (fn.getArgAttr(i, "gpt.param"))
+    return ("param." + name.getValue()).str();
+  return name.str();
+}
+
+int64_t byteSize(RankedTensorType t) {
+  return t.getNumElements() *
+         static_cast<int64_t>((t.getElementTypeBitWidth() + 7) / 8);
+}
+
+class ArenaLayout {
+public:
+  /// Adds `name` (once); all uses of a name must agree on its type.
+  LogicalResult add(Location loc, StringRef name, Type type) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.hasStaticShape())
+      return emitError(loc) << "slot '" << name
+                            << "' needs a statically shaped tensor";
+    auto [it, inserted] = slots.try_emplace(name.str(), Slot{t, 0});
+    if (!inserted && it->second.type != t)
+      return emitError(loc) << "slot '" << name << "' used with types "
+                            << it->second.type << " and " << t;
+    return success();
+  }
+  void assignOffsets() {
+    int64_t offset = 0;
+    for (auto &[name, slot] : slots) {
+      slot.offset = offset;
+      offset += (byteSize(slot.type) + kSlotAlignment - 1) / kSlotAlignment *
+                kSlotAlignment;
+    }
+    bytes = std::max<int64_t>(offset, kSlotAlignment);
+  }
+  struct Slot {
+    RankedTensorType type;
+    int64_t offset;
+  };
+  const Slot &get(StringRef name) const { return slots.find(name.str())->second; }
+  llvm::MapVector<std::string, Slot, std::map<std::string, unsigned>> slots;
+  int64_t bytes = 0;
+};
+
+/// Builds the body of one entry point: reads, a call, writes.
+class EntryBuilder {
+public:
+  EntryBuilder(OpBuilder &b, Location loc, Value arena, const ArenaLayout &l)
+      : b(b), loc(loc), arena(arena), layout(l) {}
+
+  Value view(StringRef name) {
+    const ArenaLayout::Slot &slot = layout.get(name);
+    auto memrefType = MemRefType::get(slot.type.getShape(),
+                                      slot.type.getElementType());
+    Value offset = arith::ConstantIndexOp::create(b, loc, slot.offset);
+    return memref::ViewOp::create(b, loc, memrefType, arena, offset,
+                                  ValueRange{});
+  }
+  Value read(StringRef name) {
+    const ArenaLayout::Slot &slot = layout.get(name);
+    return bufferization::ToTensorOp::create(b, loc, slot.type, view(name),
+                                             /*restrict=*/true,
+                                             /*writable=*/false);
+  }
+  void write(StringRef name, Value value) {
+    auto op = bufferization::MaterializeInDestinationOp::create(
+        b, loc, TypeRange{}, value, view(name));
+    op.setRestrict(true);
+    op.setWritable(true);
+  }
+  /// Calls `fn` with its arguments read from their slots.
+  ValueRange call(func::FuncOp fn) {
+    SmallVector<Value> args;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      args.push_back(read(argSlot(fn, i)));
+    return func::CallOp::create(b, loc, fn, args).getResults();
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Value arena;
+  const ArenaLayout &layout;
+};
+
+struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
+  using BuildStepPassBase::BuildStepPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    auto grad = module.lookupSymbol<func::FuncOp>("forward_grad");
+    auto update = module.lookupSymbol<func::FuncOp>("update");
+    if (!forward || !grad || !update) {
+      module.emitError("gptc-build-step needs @forward, @forward_grad and "
+                       "@update");
+      return signalPassFailure();
+    }
+
+    // Slots: every named argument and result, then the outputs.
+    ArenaLayout layout;
+    auto addArgs = [&](func::FuncOp fn) {
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+        std::string name = argSlot(fn, i);
+        if (name.empty()) {
+          fn.emitError() << "argument " << i << " has no gpt.name";
+          return failure();
+        }
+        if (failed(layout.add(fn.getLoc(), name, fn.getArgumentTypes()[i])))
+          return failure();
+      }
+      return success();
+    };
+    if (failed(addArgs(forward)) || failed(addArgs(update)))
+      return signalPassFailure();
+    Type lossType = forward.getResultTypes()[0];
+    if (failed(layout.add(forward.getLoc(), "loss", lossType)) ||
+        failed(layout.add(forward.getLoc(), "eval_loss", lossType)))
+      return signalPassFailure();
+    for (unsigned i = 0; i < update.getNumResults(); ++i) {
+      auto name = update.getResultAttrOfType<StringAttr>(i, "gpt.name");
+      if (!name || failed(layout.add(update.getLoc(), name.getValue(),
+                                     update.getResultTypes()[i])))
+        return signalPassFailure();
+    }
+    // Gradients: one per parameter, in argument order.
+    SmallVector<std::string> gradSlots;
+    for (unsigned i = 0; i < grad.getNumArguments(); ++i)
+      if (grad.getArgAttr(i, "gpt.param")) {
+        std::string name =
+            "grad." + grad.getArgAttrOfType<StringAttr>(i, "gpt.name").str();
+        gradSlots.push_back(name);
+        if (failed(layout.add(grad.getLoc(), name,
+                              grad.getArgumentTypes()[i])))
+          return signalPassFailure();
+      }
+    layout.assignOffsets();
+
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    auto arenaType = MemRefType::get({layout.bytes}, b.getI8Type());
+    auto makeEntry = [&](StringRef name, Location loc) {
+      auto fn = func::FuncOp::create(b, loc, name,
+                                     b.getFunctionType({arenaType}, {}));
+      // C entry point _mlir_ciface_<name>(gptc_arena_ref *).
+      fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+      Block *entry = fn.addEntryBlock();
+      OpBuilder body = OpBuilder::atBlockBegin(entry);
+      func::ReturnOp::create(body, loc);
+      return fn;
+    };
+
+    // gptc_grad_step: slot += value / grad_accum for the loss and grads.
+    {
+      func::FuncOp fn = makeEntry("gptc_grad_step", grad.getLoc());
+      OpBuilder body(fn.getBody().front().getTerminator());
+      EntryBuilder e(body, grad.getLoc(), fn.getArgument(0), layout);
+      ValueRange results = e.call(grad);
+      double scale = 1.0 / static_cast<double>(gradAccum);
+      for (auto [i, value] : llvm::enumerate(results)) {
+        StringRef slot = i == 0 ? StringRef("loss") : StringRef(gradSlots[i - 1]);
+        Value scaled = scale == 1.0 ? value
+                                    : Value(gpt::MulScalarOp::create(
+                                          body, grad.getLoc(), value,
+                                          body.getF64FloatAttr(scale)));
+        Value sum = gpt::AddOp::create(body, grad.getLoc(), e.read(slot),
+                                       scaled);
+        e.write(slot, sum);
+      }
+    }
+    // gptc_update_step: the optimizer, results to their slots.
+    {
+      func::FuncOp fn = makeEntry("gptc_update_step", update.getLoc());
+      OpBuilder body(fn.getBody().front().getTerminator());
+      EntryBuilder e(body, update.getLoc(), fn.getArgument(0), layout);
+      ValueRange results = e.call(update);
+      for (auto [i, value] : llvm::enumerate(results))
+        e.write(update.getResultAttrOfType<StringAttr>(i, "gpt.name")
+                    .getValue(),
+                value);
+    }
+    // gptc_eval_step: the loss of the forward function.
+    {
+      func::FuncOp fn = makeEntry("gptc_eval_step", forward.getLoc());
+      OpBuilder body(fn.getBody().front().getTerminator());
+      EntryBuilder e(body, forward.getLoc(), fn.getArgument(0), layout);
+      e.write("eval_loss", e.call(forward)[0]);
+    }
+    for (func::FuncOp fn : {forward, grad, update})
+      fn.setPrivate();
+
+    // Record the layout for the manifest.
+    SmallVector<Attribute> slots;
+    for (auto &[name, slot] : layout.slots)
+      slots.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("name", b.getStringAttr(name)),
+           b.getNamedAttr("offset", b.getI64IntegerAttr(slot.offset)),
+           b.getNamedAttr("type", TypeAttr::get(slot.type))}));
+    module->setAttr("gptc.arena", b.getArrayAttr(slots));
+    module->setAttr("gptc.arena_bytes", b.getI64IntegerAttr(layout.bytes));
+  }
+};
+
+} // namespace

@@ -1,0 +1,465 @@
+//===- Manifest.cpp - manifest.json of a compiled step --------------------===//
+
+#include "runtime/Manifest.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace gptc {
+namespace runtime {
+
+const char *toString(SlotType t) {
+  switch (t) {
+  case SlotType::I32:
+    return "i32";
+  case SlotType::I64:
+    return "i64";
+  case SlotType::F32:
+    return "f32";
+  case SlotType::F64:
+    return "f64";
+  case SlotType::BF16:
+    return "bf16";
+  }
+  return "?";
+}
+
+int64_t byteWidth(SlotType t) {
+  switch (t) {
+  case SlotType::I32:
+  case SlotType::F32:
+    return 4;
+  case SlotType::I64:
+  case SlotType::F64:
+    return 8;
+  case SlotType::BF16:
+    return 2;
+  }
+  return 0;
+}
+
+int64_t Slot::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+const Slot *Manifest::findSlot(const std::string &name) const {
+  for (const Slot &s : slots)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+namespace {
+
+constexpr int64_t kSlotAlignment = 64;
+/// Bounds that keep every size product far from int64 overflow.
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+constexpr int64_t kMaxBytes = int64_t(1) << 50;
+
+bool parseSlotType(llvm::StringRef s, SlotType &t) {
+  static const std::pair<const char *, SlotType> names[] = {
+      {"i32", SlotType::I32},
+      {"i64", SlotType::I64},
+      {"f32", SlotType::F32},
+      {"f64", SlotType::F64},
+      {"bf16", SlotType::BF16}};
+  for (const auto &[name, type] : names)
+    if (s == name) {
+      t = type;
+      return true;
+    }
+  return false;
+}
+
+std::string shapeStr(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// Reads fields of JSON objects, recording the first error as
+/// "FILE: FIELD: problem". Every getter returns false after an error.
+class Reader {
+public:
+  explicit Reader(std::string file) : file(std::move(file)) {}
+
+  bool fail(const std::string &field, const std::string &problem) {
+    if (error.empty())
+      error = file + ": " + field + ": " + problem;
+    return false;
+  }
+  bool ok() const { return error.empty(); }
+
+  const llvm::json::Value *get(const llvm::json::Object &o,
+                               const std::string &field, const char *key) {
+    const llvm::json::Value *v = o.get(key);
+    if (!v)
+      fail(field, "missing");
+    return v;
+  }
+
+  bool getString(const llvm::json::Object &o, const std::string &prefix,
+                 const char *key, std::string &out) {
+    const llvm::json::Value *v = get(o, prefix + key, key);
+    if (!v)
+      return false;
+    std::optional<llvm::StringRef> s = v->getAsString();
+    if (!s)
+      return fail(prefix + key, "expected a string");
+    out = s->str();
+    return true;
+  }
+
+  /// An integer in [lo, hi].
+  bool getInt(const llvm::json::Object &o, const std::string &prefix,
+              const char *key, int64_t &out, int64_t lo = 0,
+              int64_t hi = kMaxBytes) {
+    const llvm::json::Value *v = get(o, prefix + key, key);
+    if (!v)
+      return false;
+    return toInt(*v, prefix + key, out, lo, hi);
+  }
+
+  bool toInt(const llvm::json::Value &v, const std::string &field, int64_t &out,
+             int64_t lo, int64_t hi) {
+    std::optional<int64_t> i = v.getAsInteger();
+    if (!i)
+      return fail(field, "expected an integer");
+    if (*i < lo || *i > hi)
+      return fail(field, std::to_string(*i) + " is out of range [" +
+                             std::to_string(lo) + ", " + std::to_string(hi) +
+                             "]");
+    out = *i;
+    return true;
+  }
+
+  bool getBool(const llvm::json::Object &o, const std::string &prefix,
+               const char *key, bool &out) {
+    const llvm::json::Value *v = get(o, prefix + key, key);
+    if (!v)
+      return false;
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b)
+      return fail(prefix + key, "expected true or false");
+    out = *b;
+    return true;
+  }
+
+  bool getShape(const llvm::json::Object &o, const std::string &prefix,
+                std::vector<int64_t> &out) {
+    const llvm::json::Value *v = get(o, prefix + "shape", "shape");
+    if (!v)
+      return false;
+    const llvm::json::Array *a = v->getAsArray();
+    if (!a)
+      return fail(prefix + "shape", "expected an array of integers");
+    out.clear();
+    int64_t elements = 1;
+    for (const llvm::json::Value &d : *a) {
+      int64_t n;
+      if (!toInt(d, prefix + "shape", n, 0, kMaxDim))
+        return false;
+      out.push_back(n);
+      elements *= n;
+      if (elements > kMaxBytes)
+        return fail(prefix + "shape", shapeStr(out) + "... is too large");
+    }
+    return true;
+  }
+
+  std::string file;
+  std::string error;
+};
+
+bool parseSlot(Reader &r, const llvm::json::Value &v, size_t index,
+               Slot &slot) {
+  std::string at = "slots[" + std::to_string(index) + "]";
+  const llvm::json::Object *o = v.getAsObject();
+  if (!o)
+    return r.fail(at, "expected an object");
+  if (!r.getString(*o, at + ".", "name", slot.name))
+    return false;
+  if (slot.name.empty())
+    return r.fail(at + ".name", "empty");
+  at = "slots[" + std::to_string(index) + "] (" + slot.name + ")";
+  std::string dtype;
+  if (!r.getInt(*o, at + ".", "offset", slot.offset) ||
+      !r.getString(*o, at + ".", "dtype", dtype) ||
+      !r.getShape(*o, at + ".", slot.shape))
+    return false;
+  if (!parseSlotType(dtype, slot.dtype))
+    return r.fail(at + ".dtype", "unknown dtype '" + dtype +
+                                     "' (expected i32, i64, f32, f64 or bf16)");
+  if (slot.offset % kSlotAlignment != 0)
+    return r.fail(at + ".offset",
+                  std::to_string(slot.offset) + " is not a multiple of 64");
+  // An optional explicit byte size must agree with shape and dtype.
+  if (o->get("bytes")) {
+    int64_t bytes;
+    if (!r.getInt(*o, at + ".", "bytes", bytes))
+      return false;
+    if (bytes != slot.numBytes())
+      return r.fail(at + ".bytes",
+                    std::to_string(bytes) + " does not match shape " +
+                        shapeStr(slot.shape) + " of " + dtype + " (" +
+                        std::to_string(slot.numBytes()) + " bytes)");
+  }
+  return true;
+}
+
+bool parseParam(Reader &r, const llvm::json::Value &v, size_t index,
+                ParamEntry &p) {
+  std::string at = "params[" + std::to_string(index) + "]";
+  const llvm::json::Object *o = v.getAsObject();
+  if (!o)
+    return r.fail(at, "expected an object");
+  if (!r.getString(*o, at + ".", "name", p.name))
+    return false;
+  at = "params[" + std::to_string(index) + "] (" + p.name + ")";
+  std::string init;
+  if (!r.getShape(*o, at + ".", p.shape) ||
+      !r.getString(*o, at + ".", "init", init))
+    return false;
+  // group and optimizer are informational.
+  if (o->get("group") && !r.getString(*o, at + ".", "group", p.group))
+    return false;
+  if (o->get("optimizer") &&
+      !r.getString(*o, at + ".", "optimizer", p.optimizer))
+    return false;
+
+  int64_t elements = 1;
+  for (int64_t d : p.shape)
+    elements *= d;
+  if (init == "normal") {
+    p.init = ParamInit::Normal;
+    const llvm::json::Value *s = r.get(*o, at + ".std", "std");
+    if (!s)
+      return false;
+    std::optional<double> sd = s->getAsNumber();
+    if (!sd || !std::isfinite(*sd) || *sd < 0)
+      return r.fail(at + ".std", "expected a finite number >= 0");
+    p.stddev = *sd;
+  } else if (init == "zeros") {
+    p.init = ParamInit::Zeros;
+  } else if (init == "ones") {
+    p.init = ParamInit::Ones;
+  } else if (init == "values") {
+    p.init = ParamInit::Values;
+    const llvm::json::Value *vs = r.get(*o, at + ".values", "values");
+    if (!vs)
+      return false;
+    const llvm::json::Array *a = vs->getAsArray();
+    if (!a)
+      return r.fail(at + ".values", "expected an array of numbers");
+    for (const llvm::json::Value &x : *a) {
+      std::optional<double> d = x.getAsNumber();
+      if (!d)
+        return r.fail(at + ".values", "expected an array of numbers");
+      p.values.push_back(*d);
+    }
+    if (int64_t(p.values.size()) != elements)
+      return r.fail(at + ".values",
+                    std::to_string(p.values.size()) + " values for shape " +
+                        shapeStr(p.shape) + " (" + std::to_string(elements) +
+                        " elements)");
+  } else {
+    return r.fail(at + ".init", "unknown init '" + init +
+                                    "' (expected normal, zeros, ones or "
+                                    "values)");
+  }
+  return true;
+}
+
+/// Checks that `name` exists with `dtype` and `shape`.
+bool requireSlot(Reader &r, const Manifest &m, const std::string &name,
+                 SlotType dtype, const std::vector<int64_t> &shape) {
+  const Slot *s = m.findSlot(name);
+  if (!s)
+    return r.fail("slots", "no slot '" + name + "'");
+  if (s->dtype != dtype || s->shape != shape)
+    return r.fail("slots (" + name + ")",
+                  std::string("is ") + toString(s->dtype) + " " +
+                      shapeStr(s->shape) + ", expected " + toString(dtype) +
+                      " " + shapeStr(shape));
+  return true;
+}
+
+/// The cross-field rules: slots inside the arena and disjoint, the
+/// runtime's slots present, parameter slots matching the parameters.
+bool checkManifest(Reader &r, const Manifest &m) {
+  if (m.format != kManifestFormat)
+    return r.fail("format", "'" + m.format + "' is not " + kManifestFormat +
+                                " (recompile the bundle with this gptc)");
+  if (m.dtype != "f32" && m.dtype != "bf16" && m.dtype != "f64")
+    return r.fail("dtype", "unknown dtype '" + m.dtype +
+                               "' (expected f32, bf16 or f64)");
+  if (m.paddedVocab < m.vocabSize)
+    return r.fail("padded_vocab", std::to_string(m.paddedVocab) +
+                                      " is less than vocab_size " +
+                                      std::to_string(m.vocabSize));
+
+  std::map<std::string, size_t> byName;
+  std::vector<const Slot *> byOffset;
+  for (size_t i = 0; i < m.slots.size(); ++i) {
+    const Slot &s = m.slots[i];
+    if (!byName.emplace(s.name, i).second)
+      return r.fail("slots[" + std::to_string(i) + "] (" + s.name + ")",
+                    "duplicate slot name");
+    if (s.offset + s.numBytes() > m.arenaBytes)
+      return r.fail("slots[" + std::to_string(i) + "] (" + s.name + ")",
+                    "bytes [" + std::to_string(s.offset) + ", " +
+                        std::to_string(s.offset + s.numBytes()) +
+                        ") exceed arena_bytes " + std::to_string(m.arenaBytes));
+    byOffset.push_back(&s);
+  }
+  std::stable_sort(
+      byOffset.begin(), byOffset.end(),
+      [](const Slot *a, const Slot *b) { return a->offset < b->offset; });
+  for (size_t i = 1; i < byOffset.size(); ++i) {
+    const Slot *a = byOffset[i - 1], *b = byOffset[i];
+    if (a->numBytes() > 0 && b->numBytes() > 0 &&
+        a->offset + a->numBytes() > b->offset)
+      return r.fail("slots (" + b->name + ")",
+                    "offset " + std::to_string(b->offset) + " overlaps slot '" +
+                        a->name + "' at " + std::to_string(a->offset));
+  }
+
+  std::vector<int64_t> bt = {m.deviceBatch, m.seqLen};
+  if (!requireSlot(r, m, "tokens", SlotType::I32, bt) ||
+      !requireSlot(r, m, "targets", SlotType::I32, bt) ||
+      !requireSlot(r, m, "loss", SlotType::F32, {}) ||
+      !requireSlot(r, m, "eval_loss", SlotType::F32, {}) ||
+      !requireSlot(r, m, "step", SlotType::I64, {}))
+    return false;
+  if (m.windowed && !requireSlot(r, m, "window", SlotType::I64, {}))
+    return false;
+  if (m.findSlot("lr_mult") && !requireSlot(r, m, "lr_mult", SlotType::F32, {}))
+    return false;
+
+  std::map<std::string, size_t> params;
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    const ParamEntry &p = m.params[i];
+    std::string at = "params[" + std::to_string(i) + "] (" + p.name + ")";
+    if (!params.emplace(p.name, i).second)
+      return r.fail(at, "duplicate parameter name");
+    const Slot *s = m.findSlot("param." + p.name);
+    if (!s)
+      return r.fail(at, "no slot 'param." + p.name + "'");
+    if (s->shape != p.shape)
+      return r.fail(at + ".shape", shapeStr(p.shape) + " but slot 'param." +
+                                       p.name + "' is " + shapeStr(s->shape));
+    if (s->dtype != SlotType::F32 && s->dtype != SlotType::F64 &&
+        s->dtype != SlotType::BF16)
+      return r.fail("slots (param." + p.name + ")", std::string("dtype ") +
+                                                        toString(s->dtype) +
+                                                        " is not a float type");
+    const Slot *g = m.findSlot("grad." + p.name);
+    if (g && (g->shape != s->shape || g->dtype != s->dtype))
+      return r.fail("slots (grad." + p.name + ")",
+                    std::string("is ") + toString(g->dtype) + " " +
+                        shapeStr(g->shape) + " but param." + p.name + " is " +
+                        toString(s->dtype) + " " + shapeStr(s->shape));
+  }
+  for (const Slot &s : m.slots) {
+    if (s.name.rfind("param.", 0) == 0 && !params.count(s.name.substr(6)))
+      return r.fail("slots (" + s.name + ")",
+                    "no entry in params for this parameter slot");
+  }
+  return true;
+}
+
+} // namespace
+
+bool parseManifest(const std::string &text, const std::string &fileName,
+                   Manifest &out, std::string &error) {
+  out = Manifest();
+  out.path = fileName;
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) {
+    error = fileName + ": invalid JSON: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *o = parsed->getAsObject();
+  if (!o) {
+    error = fileName + ": expected a JSON object at the top level";
+    return false;
+  }
+  Reader r(fileName);
+  Manifest &m = out;
+  const int64_t big = int64_t(1) << 31;
+  bool ok = r.getString(*o, "", "format", m.format) &&
+            r.getString(*o, "", "target", m.target) &&
+            r.getString(*o, "", "dtype", m.dtype) &&
+            r.getInt(*o, "", "arena_bytes", m.arenaBytes, 64) &&
+            r.getInt(*o, "", "device_batch", m.deviceBatch, 1, big) &&
+            r.getInt(*o, "", "seq_len", m.seqLen, 1, big) &&
+            r.getInt(*o, "", "grad_accum", m.gradAccum, 1, big) &&
+            r.getInt(*o, "", "ranks", m.ranks, 1, big) &&
+            r.getInt(*o, "", "vocab_size", m.vocabSize, 1, big) &&
+            r.getInt(*o, "", "padded_vocab", m.paddedVocab, 1, big) &&
+            r.getBool(*o, "", "windowed", m.windowed);
+  // Informational fields.
+  if (ok && o->get("compiler"))
+    ok = r.getString(*o, "", "compiler", m.compiler);
+  if (ok && o->get("spec_name"))
+    ok = r.getString(*o, "", "spec_name", m.specName);
+  if (ok && o->get("bos_token"))
+    ok = r.getInt(*o, "", "bos_token", m.bosToken, -1, big);
+  if (ok && o->get("kernels")) {
+    const llvm::json::Object *k = o->getObject("kernels");
+    if (!k)
+      ok = r.fail("kernels", "expected an object");
+    else if (k->get("count"))
+      ok = r.getInt(*k, "kernels.", "count", m.kernelCount);
+    if (ok && k->get("gemm_calls"))
+      ok = r.getInt(*k, "kernels.", "gemm_calls", m.gemmCalls);
+  }
+
+  const llvm::json::Array *slots = nullptr, *params = nullptr;
+  if (ok) {
+    slots = o->getArray("slots");
+    if (!slots)
+      ok = r.fail("slots", o->get("slots") ? "expected an array" : "missing");
+  }
+  for (size_t i = 0; ok && i < slots->size(); ++i) {
+    m.slots.emplace_back();
+    ok = parseSlot(r, (*slots)[i], i, m.slots.back());
+  }
+  if (ok) {
+    params = o->getArray("params");
+    if (!params)
+      ok = r.fail("params", o->get("params") ? "expected an array" : "missing");
+  }
+  for (size_t i = 0; ok && i < params->size(); ++i) {
+    m.params.emplace_back();
+    ok = parseParam(r, (*params)[i], i, m.params.back());
+  }
+  if (ok)
+    ok = checkManifest(r, m);
+  if (!ok) {
+    error = r.error;
+    return false;
+  }
+  return true;
+}
+
+bool readManifest(const std::string &path, Manifest &out, std::string &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf) {
+    error = path + ": cannot read: " + buf.getError().message();
+    return false;
+  }
+  return parseManifest((*buf)->getBuffer().str(), path, out, error);
+}
+
+} // namespace runtime
+} // namespace gptc

@@ -1,0 +1,85 @@
+//===- Manifest.h - manifest.json of a compiled step ------------*- C++ -*-===//
+//
+// The plain-struct form of a bundle's manifest.json (docs/artifact.md): the
+// arena size, the batch shape, every arena slot and every parameter's
+// initialisation rule. readManifest() checks everything the runtime relies
+// on (required fields and slots, dtypes, slots inside the arena and not
+// overlapping, parameter slots matching the parameter shapes, ...) and
+// reports the first problem as one line naming the file and the field.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_MANIFEST_H
+#define GPTC_RUNTIME_MANIFEST_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gptc {
+namespace runtime {
+
+/// The element type of a slot.
+enum class SlotType { I32, I64, F32, F64, BF16 };
+
+/// "i32", "i64", "f32", "f64", "bf16".
+const char *toString(SlotType t);
+/// Bytes per element.
+int64_t byteWidth(SlotType t);
+
+/// A named region of the arena.
+struct Slot {
+  std::string name;
+  int64_t offset = 0; ///< bytes from the arena base, 64-byte aligned
+  SlotType dtype = SlotType::F32;
+  std::vector<int64_t> shape; ///< empty for a 0-d slot
+  int64_t numElements() const;
+  int64_t numBytes() const { return numElements() * byteWidth(dtype); }
+};
+
+enum class ParamInit { Normal, Zeros, Ones, Values };
+
+/// One trainable parameter; its data lives in slot "param.NAME".
+struct ParamEntry {
+  std::string name;
+  std::vector<int64_t> shape;
+  ParamInit init = ParamInit::Normal;
+  double stddev = 0.0;        ///< Normal only: the "std" field
+  std::vector<double> values; ///< Values only: one per element
+  std::string group;          ///< the optimizer group
+  std::string optimizer;      ///< "adam" or "muon"
+};
+
+struct Manifest {
+  std::string path; ///< the file it was read from (for messages)
+  std::string format, compiler, specName, target;
+  std::string dtype; ///< the training dtype: "f32", "bf16" or "f64"
+  int64_t arenaBytes = 0;
+  int64_t deviceBatch = 0, seqLen = 0, gradAccum = 1, ranks = 1;
+  int64_t vocabSize = 0, paddedVocab = 0, bosToken = -1;
+  bool windowed = false;
+  std::vector<Slot> slots;
+  std::vector<ParamEntry> params;
+  int64_t kernelCount = 0, gemmCalls = 0; ///< informational
+
+  /// The slot called `name`, or null.
+  const Slot *findSlot(const std::string &name) const;
+  /// Tokens of one micro-step (B*T).
+  int64_t microBatchTokens() const { return deviceBatch * seqLen; }
+};
+
+/// The format this runtime reads.
+constexpr const char *kManifestFormat = "gptc-step/1";
+
+/// Parses and checks manifest JSON text; `fileName` prefixes messages.
+/// Returns false and sets `error` ("FILE: FIELD: problem").
+bool parseManifest(const std::string &text, const std::string &fileName,
+                   Manifest &out, std::string &error);
+
+/// Reads and checks the manifest at `path`.
+bool readManifest(const std::string &path, Manifest &out, std::string &error);
+
+} // namespace runtime
+} // namespace gptc
+
+#endif // GPTC_RUNTIME_MANIFEST_H

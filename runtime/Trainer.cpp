@@ -1,0 +1,266 @@
+//===- Trainer.cpp - The training loop ------------------------------------===//
+
+#include "runtime/Trainer.h"
+
+#include "frontend/Parameters.h"
+#include "runtime/Arena.h"
+#include "runtime/data/DataLoader.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace gptc {
+namespace runtime {
+
+std::string withThousands(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string s;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      s.push_back(',');
+    s.push_back(digits[i]);
+  }
+  return v < 0 ? "-" + s : s;
+}
+
+namespace {
+
+double seconds(std::chrono::steady_clock::time_point a,
+               std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+int64_t peakRssKiB() {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0)
+    return 0;
+  return int64_t(ru.ru_maxrss); // KiB on Linux
+}
+
+/// The loop's state: the arena, the loaders and the slots it touches.
+class Loop {
+public:
+  Loop(const Manifest &m, const ModelSpec &spec, const StepLibrary &step,
+       const TrainConfig &config, std::ostream &out)
+      : m(m), spec(spec), step(step), config(config), out(out) {}
+
+  bool init(TrainResult &result, std::string &error);
+  bool run(TrainResult &result, std::string &error);
+
+private:
+  bool initValidation(TrainResult &result, std::string &error);
+  bool validate(int64_t stepsDone, TrainResult &result, std::string &error);
+  void line(const char *text) {
+    out << text << "\n";
+    out.flush();
+  }
+
+  const Manifest &m;
+  const ModelSpec &spec;
+  const StepLibrary &step;
+  const TrainConfig &config;
+  std::ostream &out;
+
+  Arena arena;
+  data::DataLoader trainLoader, valLoader;
+  bool validating = false;
+  int32_t *tokens = nullptr, *targets = nullptr;
+  int64_t *stepSlot = nullptr, *window = nullptr;
+  float *loss = nullptr, *evalLoss = nullptr, *lrMult = nullptr;
+};
+
+bool Loop::init(TrainResult &result, std::string &error) {
+  if (!step.isLoaded()) {
+    error = "the step library is not loaded";
+    return false;
+  }
+  if (!arena.allocate(m, error))
+    return false;
+  arena.initialize(config.seed);
+  tokens = arena.i32("tokens");
+  targets = arena.i32("targets");
+  stepSlot = arena.i64("step");
+  window = m.windowed ? arena.i64("window") : nullptr;
+  loss = arena.f32("loss");
+  evalLoss = arena.f32("eval_loss");
+  lrMult = arena.f32("lr_mult");
+  if (!tokens || !targets || !stepSlot || !loss || !evalLoss ||
+      (m.windowed && !window)) {
+    error = m.path + ": missing runtime slots"; // readManifest checks these
+    return false;
+  }
+
+  data::DataLoaderOptions o;
+  o.pattern = config.trainPattern;
+  o.batchSize = m.deviceBatch;
+  o.seqLen = m.seqLen;
+  o.vocabSize = m.vocabSize;
+  o.prefetch = config.prefetch;
+  if (!trainLoader.init(o, error))
+    return false;
+  return initValidation(result, error);
+}
+
+bool Loop::initValidation(TrainResult &result, std::string &error) {
+  if (config.valTokens <= 0)
+    return true;
+  const int64_t bt = m.microBatchTokens();
+  int64_t wanted = config.valTokens / bt;
+  if (wanted == 0) {
+    error = "validation tokens " + std::to_string(config.valTokens) +
+            " are fewer than one batch of B*T = " + std::to_string(bt);
+    return false;
+  }
+  // Probe the shards (training mode) for the batches they hold.
+  data::DataLoaderOptions o;
+  o.pattern = config.valPattern;
+  o.batchSize = m.deviceBatch;
+  o.seqLen = m.seqLen;
+  o.vocabSize = m.vocabSize;
+  if (!valLoader.init(o, error))
+    return false;
+  int64_t available = 0;
+  for (uint64_t n : valLoader.shardSizes())
+    available += int64_t((n - 1) / uint64_t(bt));
+  int64_t used = std::min(wanted, available);
+  if (used * bt != config.valTokens) {
+    std::string why =
+        used < wanted
+            ? "the val shards hold " +
+                  withThousands(int64_t(valLoader.totalTokens())) + " tokens"
+            : "whole batches of B*T = " + withThousands(bt);
+    out << "note: validating on " << withThousands(used * bt) << " of the "
+        << withThousands(config.valTokens) << " validation tokens (" << why
+        << ")\n";
+  }
+  o.valTokens = used * bt;
+  if (!valLoader.init(o, error))
+    return false;
+  result.valTokens = o.valTokens;
+  validating = true;
+  return true;
+}
+
+bool Loop::validate(int64_t stepsDone, TrainResult &result,
+                    std::string &error) {
+  valLoader.reset();
+  double sum = 0.0;
+  int64_t batches = valLoader.valSteps();
+  if (window)
+    *window = windowTokens(spec, stepsDone, 0);
+  for (int64_t i = 0; i < batches; ++i) {
+    if (!valLoader.next(tokens, targets, error))
+      return false;
+    step.evalStep(arena.ref());
+    sum += double(*evalLoss);
+  }
+  double mean = sum / double(batches);
+  result.val.push_back({stepsDone, mean});
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), "val step %lld/%lld | val_loss %.4f",
+                (long long)stepsDone, (long long)config.steps, mean);
+  line(buf);
+  if (!std::isfinite(mean)) {
+    error = "val_loss is " + std::string(std::isnan(mean) ? "nan" : "inf") +
+            " at step " + std::to_string(stepsDone);
+    return false;
+  }
+  return true;
+}
+
+bool Loop::run(TrainResult &result, std::string &error) {
+  using Clock = std::chrono::steady_clock;
+  const int64_t n = config.steps;
+  const int64_t tokensPerStep = m.microBatchTokens() * m.gradAccum;
+  std::vector<double> stepSeconds;
+  if (validating && config.valEvery > 0 && !validate(0, result, error))
+    return false;
+
+  for (int64_t s = 0; s < n; ++s) {
+    Clock::time_point start = Clock::now();
+    arena.zeroGradients();
+    *stepSlot = s;
+    // Like the compiled lr schedule, the window schedule spans the spec's
+    // training.steps (and stays at its end value beyond).
+    if (window)
+      *window = windowTokens(spec, s, 0);
+    for (int64_t micro = 0; micro < m.gradAccum; ++micro) {
+      if (!trainLoader.next(tokens, targets, error))
+        return false;
+      step.gradStep(arena.ref());
+    }
+    step.updateStep(arena.ref());
+    double dt = seconds(start, Clock::now());
+    stepSeconds.push_back(dt);
+    result.losses.push_back(*loss);
+
+    char buf[256];
+    int len = std::snprintf(buf, sizeof(buf), "step %lld/%lld | loss %.4f",
+                            (long long)(s + 1), (long long)n, double(*loss));
+    if (lrMult)
+      len += std::snprintf(buf + len, sizeof(buf) - size_t(len), " | lr %.4g",
+                           double(*lrMult));
+    int64_t rate = dt > 0 ? int64_t(double(tokensPerStep) / dt) : 0;
+    std::snprintf(buf + len, sizeof(buf) - size_t(len), " | %s tok/s | %.3g s",
+                  withThousands(rate).c_str(), dt);
+    line(buf);
+    if (!std::isfinite(*loss)) {
+      error = "loss is " + std::string(std::isnan(*loss) ? "nan" : "inf") +
+              " at step " + std::to_string(s + 1);
+      return false;
+    }
+    int64_t done = s + 1;
+    bool due = config.valEvery > 0 && done % config.valEvery == 0;
+    if (validating && (due || done == n) && !validate(done, result, error))
+      return false;
+  }
+  if (validating && n == 0 && config.valEvery == 0 &&
+      !validate(0, result, error))
+    return false;
+
+  // Mean step time without the warm-up steps (at least one step timed).
+  int64_t skip = std::min<int64_t>(std::max<int64_t>(config.timingSkipSteps, 0),
+                                   std::max<int64_t>(n - 1, 0));
+  double total = 0.0;
+  for (int64_t s = skip; s < n; ++s)
+    total += stepSeconds[size_t(s)];
+  result.timedSteps = n - skip;
+  result.meanStepSeconds = result.timedSteps ? total / result.timedSteps : 0.0;
+  result.tokensPerSecond = result.meanStepSeconds > 0
+                               ? double(tokensPerStep) / result.meanStepSeconds
+                               : 0.0;
+  result.peakRssKiB = peakRssKiB();
+
+  char buf[512];
+  int len = std::snprintf(buf, sizeof(buf), "done: %lld steps", (long long)n);
+  if (!result.val.empty())
+    len += std::snprintf(buf + len, sizeof(buf) - size_t(len),
+                         " | val_loss %.4f (first %.4f)",
+                         result.val.back().loss, result.val.front().loss);
+  if (result.timedSteps > 0)
+    len += std::snprintf(
+        buf + len, sizeof(buf) - size_t(len),
+        " | %.3g s/step over %lld steps (first %lld skipped) | %s tok/s",
+        result.meanStepSeconds, (long long)result.timedSteps, (long long)skip,
+        withThousands(int64_t(result.tokensPerSecond)).c_str());
+  std::snprintf(buf + len, sizeof(buf) - size_t(len), " | peak RSS %.1f MiB",
+                double(result.peakRssKiB) / 1024.0);
+  line(buf);
+  return true;
+}
+
+} // namespace
+
+bool train(const Manifest &manifest, const ModelSpec &spec,
+           const StepLibrary &step, const TrainConfig &config,
+           std::ostream &out, TrainResult &result, std::string &error) {
+  result = TrainResult();
+  Loop loop(manifest, spec, step, config, out);
+  return loop.init(result, error) && loop.run(result, error);
+}
+
+} // namespace runtime
+} // namespace gptc

@@ -1,0 +1,77 @@
+//===- Trainer.h - The training loop ----------------------------*- C++ -*-===//
+//
+// Runs a compiled step (REFERENCE §5): for step s in [0, N)
+//
+//   zero grad.* and loss; step = s
+//   grad_accum times: next batch -> tokens/targets, window, gptc_grad_step
+//   gptc_update_step (the entry points of runtime/gptrt.h)
+//   print  step 12/200 | loss 3.4567 | lr 0.985 | 12,345 tok/s | 1.23 s
+//
+// Validation (before the first step, every `valEvery` steps and after the
+// last) runs gptc_eval_step over the same first `valTokens` tokens of the
+// val shards and prints `val step 50/200 | val_loss 3.2100`; its time is
+// not on the clock. A summary line ends the run. Nothing here depends on
+// time or threads, so a bundle, data and seed give bit-identical losses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_TRAINER_H
+#define GPTC_RUNTIME_TRAINER_H
+
+#include "frontend/ModelSpec.h"
+#include "runtime/Manifest.h"
+#include "runtime/StepLibrary.h"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gptc {
+namespace runtime {
+
+struct TrainConfig {
+  int64_t steps = 0; ///< optimizer steps to run
+  uint64_t seed = 0; ///< parameter initialisation
+  std::string trainPattern, valPattern;
+  /// Validate every this many steps (and at step 0); 0 = only at the end.
+  int64_t valEvery = 0;
+  /// Validation tokens wanted; rounded down to whole batches and clamped to
+  /// what the val shards hold (with a note). 0 = no validation.
+  int64_t valTokens = 0;
+  /// Steps left out of the mean step time (fewer on short runs).
+  int64_t timingSkipSteps = 10;
+  /// Read the next training batch on a background thread.
+  bool prefetch = true;
+};
+
+struct ValPoint {
+  int64_t step = 0; ///< optimizer steps done
+  double loss = 0.0;
+};
+
+struct TrainResult {
+  std::vector<float> losses; ///< training loss of every step
+  std::vector<ValPoint> val;
+  int64_t valTokens = 0;  ///< validation tokens actually used
+  int64_t timedSteps = 0; ///< steps in the mean
+  double meanStepSeconds = 0.0;
+  double tokensPerSecond = 0.0;
+  int64_t peakRssKiB = 0;
+};
+
+/// Trains `step` (laid out by `manifest`) per `config`. `spec` is the
+/// bundle's spec: its schedule gives the attention window of each step.
+/// Returns false and sets `error` (one line) on a data error or a
+/// non-finite loss.
+bool train(const Manifest &manifest, const ModelSpec &spec,
+           const StepLibrary &step, const TrainConfig &config,
+           std::ostream &out, TrainResult &result, std::string &error);
+
+/// 12345678 -> "12,345,678".
+std::string withThousands(int64_t v);
+
+} // namespace runtime
+} // namespace gptc
+
+#endif // GPTC_RUNTIME_TRAINER_H

@@ -1,0 +1,235 @@
+//===- Gemm.cpp - The GEMM callbacks of compiled steps, on OpenBLAS -------===//
+//
+// gptc_gemm_f32 / _f64 / _bf16 (runtime/gptrt.h):
+//
+//   C[b] = op(A[b]) op(B[b]) + beta C[b]    for b < batch
+//
+// on strided views. Every call goes to row-major cblas_?gemm. A view
+// X (R x C, strides rs, cs in elements) is handed to BLAS as is when it is
+//   row-major     cs == 1 and rs >= C: ld = rs
+//   column-major  rs == 1 and cs >= R: X is the row-major X^T with ld = cs,
+//                 so the transpose flag flips
+// (the stride of a dimension of size 1 is ignored)
+// and is otherwise copied to a packed row-major temporary. A column-major C
+// is computed as C^T = op(B)^T op(A)^T. beta == 0 never reads C (NaN-safe).
+// bf16 converts A and B to f32 (bits << 16), runs sgemm and rounds the
+// result to nearest even.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/gptrt.h"
+
+#include <cblas.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+/// A strided matrix view: X[i][j] = ptr[i * rs + j * cs].
+template <typename T> struct View {
+  T *ptr;
+  int64_t rows, cols, rs, cs;
+  T at(int64_t i, int64_t j) const { return ptr[i * rs + j * cs]; }
+};
+
+/// A BLAS operand: a row-major matrix with leading dimension `ld`, used
+/// transposed when `trans`.
+template <typename T> struct Operand {
+  const T *ptr;
+  int64_t ld;
+  bool trans;
+};
+
+[[noreturn]] void fail(const char *what) {
+  std::fprintf(stderr, "gptc runtime: gemm: %s\n", what);
+  std::abort();
+}
+
+// The stride of a dimension of size 1 does not matter; cblas takes 32-bit
+// leading dimensions.
+bool isRowMajor(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  return (cs == 1 || cols == 1) && (rows == 1 || (rs >= cols && rs <= INT_MAX));
+}
+bool isColMajor(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  return (rs == 1 || rows == 1) && (cols == 1 || (cs >= rows && cs <= INT_MAX));
+}
+
+/// `x` as a BLAS operand with transpose `trans`, packing it into `tmp` when
+/// its strides are not a BLAS layout.
+template <typename T>
+Operand<T> operand(const View<T> &x, bool trans, std::vector<T> &tmp) {
+  if (isRowMajor(x.rows, x.cols, x.rs, x.cs))
+    return {x.ptr, x.rows == 1 ? x.cols : x.rs, trans};
+  if (isColMajor(x.rows, x.cols, x.rs, x.cs))
+    return {x.ptr, x.cols == 1 ? x.rows : x.cs, !trans};
+  tmp.resize(size_t(x.rows * x.cols));
+  for (int64_t i = 0; i < x.rows; ++i)
+    for (int64_t j = 0; j < x.cols; ++j)
+      tmp[size_t(i * x.cols + j)] = x.at(i, j);
+  return {tmp.data(), x.cols, trans};
+}
+
+void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a,
+              int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+              int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+              tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), 1.0f, a,
+              int(lda), b, int(ldb), beta, c, int(ldc));
+}
+void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+              const double *a, int64_t lda, const double *b, int64_t ldb,
+              double beta, double *c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+              tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), 1.0, a,
+              int(lda), b, int(ldb), beta, c, int(ldc));
+}
+
+/// Leading dimensions must be at least 1 even for empty or single rows.
+int64_t atLeast1(int64_t v) { return v < 1 ? 1 : v; }
+
+/// Temporaries reused across calls (one set per calling thread).
+template <typename T> struct Scratch { std::vector<T> a, b, c; };
+template <typename T> Scratch<T> &scratch() {
+  thread_local Scratch<T> s;
+  return s;
+}
+
+/// One GEMM on views a (stored shape of A), b, c; T is float or double.
+template <typename T>
+void gemmOne(bool transA, bool transB, const View<T> &a, const View<T> &b,
+             T beta, const View<T> &c, int64_t k) {
+  const int64_t m = c.rows, n = c.cols;
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T &x = c.ptr[i * c.rs + j * c.cs];
+        x = beta == T(0) ? T(0) : x;
+      }
+    return;
+  }
+  Scratch<T> &s = scratch<T>();
+  Operand<T> oa = operand(a, transA, s.a);
+  Operand<T> ob = operand(b, transB, s.b);
+  if (isRowMajor(m, n, c.rs, c.cs)) {
+    blasGemm(oa.trans, ob.trans, m, n, k, oa.ptr, atLeast1(oa.ld), ob.ptr,
+             atLeast1(ob.ld), beta, c.ptr, atLeast1(m == 1 ? n : c.rs));
+    return;
+  }
+  if (isColMajor(m, n, c.rs, c.cs)) {
+    // C^T (n x m, row-major, ld = cs) = op(B)^T op(A)^T.
+    blasGemm(!ob.trans, !oa.trans, n, m, k, ob.ptr, atLeast1(ob.ld), oa.ptr,
+             atLeast1(oa.ld), beta, c.ptr, atLeast1(n == 1 ? m : c.cs));
+    return;
+  }
+  s.c.resize(size_t(m * n));
+  if (beta != T(0))
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        s.c[size_t(i * n + j)] = c.at(i, j);
+  blasGemm(oa.trans, ob.trans, m, n, k, oa.ptr, atLeast1(oa.ld), ob.ptr,
+           atLeast1(ob.ld), beta, s.c.data(), n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      c.ptr[i * c.rs + j * c.cs] = s.c[size_t(i * n + j)];
+}
+
+void checkArgs(int64_t m, int64_t n, int64_t k, int64_t batch) {
+  if (m < 0 || n < 0 || k < 0 || batch < 0)
+    fail("negative size");
+  // cblas takes 32-bit sizes and leading dimensions.
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    fail("size above 2^31 - 1");
+}
+
+template <typename T>
+void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
+          uintptr_t a, int64_t aRs, int64_t aCs, int64_t aBs, uintptr_t b,
+          int64_t bRs, int64_t bCs, int64_t bBs, T beta, uintptr_t c,
+          int64_t cRs, int64_t cCs, int64_t cBs, int64_t batch) {
+  checkArgs(m, n, k, batch);
+  T *pa = reinterpret_cast<T *>(a);
+  T *pb = reinterpret_cast<T *>(b);
+  T *pc = reinterpret_cast<T *>(c);
+  for (int64_t i = 0; i < batch; ++i) {
+    View<T> va{pa + i * aBs, transA ? k : m, transA ? m : k, aRs, aCs};
+    View<T> vb{pb + i * bBs, transB ? n : k, transB ? k : n, bRs, bCs};
+    View<T> vc{pc + i * cBs, m, n, cRs, cCs};
+    gemmOne<T>(transA != 0, transB != 0, va, vb, beta, vc, k);
+  }
+}
+
+float bf16ToF32(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+/// Round to nearest even; NaNs stay (quiet) NaNs.
+uint16_t f32ToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
+/// Unpacks a bf16 view into a packed row-major f32 matrix.
+void unpackBf16(const View<uint16_t> &x, std::vector<float> &out) {
+  out.resize(size_t(x.rows * x.cols));
+  for (int64_t i = 0; i < x.rows; ++i)
+    for (int64_t j = 0; j < x.cols; ++j)
+      out[size_t(i * x.cols + j)] = bf16ToF32(x.at(i, j));
+}
+
+} // namespace
+
+extern "C" {
+
+void gptc_gemm_f32(GPTC_GEMM_ARGS(float)) {
+  gemm<float>(trans_a, trans_b, m, n, k, a, a_rs, a_cs, a_bs, b, b_rs, b_cs,
+              b_bs, beta, c, c_rs, c_cs, c_bs, batch);
+}
+
+void gptc_gemm_f64(GPTC_GEMM_ARGS(double)) {
+  gemm<double>(trans_a, trans_b, m, n, k, a, a_rs, a_cs, a_bs, b, b_rs, b_cs,
+               b_bs, beta, c, c_rs, c_cs, c_bs, batch);
+}
+
+void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
+  checkArgs(m, n, k, batch);
+  uint16_t *pa = reinterpret_cast<uint16_t *>(a);
+  uint16_t *pb = reinterpret_cast<uint16_t *>(b);
+  uint16_t *pc = reinterpret_cast<uint16_t *>(c);
+  // Separate temporaries from the f32 path's (gemmOne uses those).
+  thread_local std::vector<float> fa, fb, fc;
+  for (int64_t i = 0; i < batch; ++i) {
+    View<uint16_t> va{pa + i * a_bs, trans_a ? k : m, trans_a ? m : k, a_rs,
+                      a_cs};
+    View<uint16_t> vb{pb + i * b_bs, trans_b ? n : k, trans_b ? k : n, b_rs,
+                      b_cs};
+    View<uint16_t> vc{pc + i * c_bs, m, n, c_rs, c_cs};
+    unpackBf16(va, fa);
+    unpackBf16(vb, fb);
+    if (beta != 0.0f)
+      unpackBf16(vc, fc);
+    else
+      fc.assign(size_t(m * n), 0.0f);
+    View<float> fva{fa.data(), va.rows, va.cols, va.cols, 1};
+    View<float> fvb{fb.data(), vb.rows, vb.cols, vb.cols, 1};
+    View<float> fvc{fc.data(), m, n, n, 1};
+    gemmOne<float>(trans_a != 0, trans_b != 0, fva, fvb, beta, fvc, k);
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        pc[i * c_bs + r * c_rs + j * c_cs] = f32ToBf16(fc[size_t(r * n + j)]);
+  }
+}
+
+} // extern "C"

@@ -1,0 +1,222 @@
+//===- Compile.cpp - Spec -> IR stages and the step bundle ----------------===//
+
+#include "tools/gptc/Compile.h"
+
+#include "dialects/InitAllDialects.h"
+#include "frontend/MLIRGen.h"
+#include "frontend/Parameters.h"
+#include "frontend/SpecParser.h"
+#include "tools/gptc/Manifest.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+
+namespace gptc {
+
+void prepareContext(MLIRContext &ctx) {
+  DialectRegistry registry;
+  gptc::registerAllDialects(registry);
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
+}
+
+OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
+                                     Stage stage) {
+  OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
+  if (!module || failed(buildUpdateFunction(*module, spec)))
+    return nullptr;
+  PassManager pm(&ctx);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return nullptr;
+  PipelineOptions options;
+  options.stopAfter = stage;
+  options.gradAccum = spec.training.gradAccum();
+  buildGPTCPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return nullptr;
+  return module;
+}
+
+namespace {
+
+/// Object code for the host CPU, optimised at -O3.
+bool emitObject(ModuleOp module, const std::string &path, std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "gptc_step");
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return false;
+  }
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+  std::string features;
+  for (auto &f : hostFeatures)
+    features += (f.second ? "+" : "-") + f.first().str() + ",";
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features, options,
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+  auto optimize = makeOptimizingTransformer(3, 0, tm.get());
+  if (llvm::Error err = optimize(llvmModule.get())) {
+    error = llvm::toString(std::move(err));
+    return false;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write " + path + ": " + ec.message();
+    return false;
+  }
+  llvm::legacy::PassManager codegen;
+  if (tm->addPassesToEmitFile(codegen, os, nullptr,
+                              llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return false;
+  }
+  codegen.run(*llvmModule);
+  return true;
+}
+
+/// cc -shared -o step.so step.o -lomp (LLVM's OpenMP runtime) -lm
+bool linkSharedObject(const std::string &object, const std::string &output,
+                      std::string &error) {
+  auto cc = llvm::sys::findProgramByName("cc");
+  if (!cc) {
+    error = "no C compiler driver (cc) on PATH to link step.so";
+    return false;
+  }
+  std::string libDir = "/usr/lib/llvm-22/lib";
+  std::vector<std::string> args = {*cc,
+                                   "-shared",
+                                   "-o",
+                                   output,
+                                   object,
+                                   "-L" + libDir,
+                                   "-Wl,-rpath," + libDir,
+                                   "-lomp",
+                                   "-lm"};
+  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*cc, argRefs, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    error = "linking step.so failed (" + std::to_string(rc) + ")" +
+            (message.empty() ? "" : ": " + message);
+    return false;
+  }
+  return true;
+}
+
+/// spec.yaml of the bundle: extends the original, then the overrides as
+/// nested keys.
+std::string bundleSpecText(const std::string &specPath,
+                           const std::vector<std::string> &overrides) {
+  llvm::SmallString<256> abs(specPath);
+  llvm::sys::fs::make_absolute(abs);
+  std::string text = "extends: \"" + std::string(abs) + "\"\n";
+  for (const std::string &o : overrides) {
+    size_t eq = o.find('=');
+    std::string key = o.substr(0, eq), value = o.substr(eq + 1);
+    std::string indent;
+    size_t start = 0;
+    for (size_t dot; (dot = key.find('.', start)) != std::string::npos;
+         start = dot + 1) {
+      text += indent + key.substr(start, dot - start) + ":\n";
+      indent += "  ";
+    }
+    text += indent + key.substr(start) + ": " + value + "\n";
+  }
+  return text;
+}
+
+} // namespace
+
+bool writeBundle(ModuleOp module, const ModelSpec &spec,
+                 const std::string &specPath,
+                 const std::vector<std::string> &overrides,
+                 const std::string &outDir, std::string &error) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
+    error = "cannot create " + outDir + ": " + ec.message();
+    return false;
+  }
+  auto join = [&](const char *name) {
+    llvm::SmallString<256> p(outDir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  // The manifest reads the layout the pipeline recorded on the module.
+  if (!writeManifest(module, spec, join("manifest.json"), error))
+    return false;
+  std::string object = join("step.o");
+  if (!emitObject(module, object, error) ||
+      !linkSharedObject(object, join("step.so"), error))
+    return false;
+  llvm::sys::fs::remove(object);
+  std::error_code ec;
+  llvm::raw_fd_ostream specOut(join("spec.yaml"), ec);
+  if (ec) {
+    error = "cannot write spec.yaml: " + ec.message();
+    return false;
+  }
+  specOut << bundleSpecText(specPath, overrides);
+  return true;
+}
+
+bool compileSpecToBundle(const std::string &specPath,
+                         const std::vector<std::string> &overrides,
+                         const std::string &outDir, std::string &error) {
+  ModelSpec spec;
+  SpecError specError;
+  if (!parseSpecFile(specPath, overrides, spec, specError)) {
+    error = specError.str();
+    return false;
+  }
+  MLIRContext ctx;
+  prepareContext(ctx);
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (diagnostics.empty())
+      diagnostics = diag.str();
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = compileToStage(ctx, spec, Stage::LLVM);
+  if (!module) {
+    error = "compiling " + specPath + " failed: " + diagnostics;
+    return false;
+  }
+  return writeBundle(*module, spec, specPath, overrides, outDir, error);
+}
+
+} // namespace gptc

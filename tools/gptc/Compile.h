@@ -1,0 +1,41 @@
+//===- Compile.h - Spec -> IR stages and the step bundle --------*- C++ -*-===//
+
+#ifndef GPTC_TOOLS_GPTC_COMPILE_H
+#define GPTC_TOOLS_GPTC_COMPILE_H
+
+#include "frontend/ModelSpec.h"
+#include "passes/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace gptc {
+
+/// Registers the dialects and LLVM IR translations gptc needs in `ctx`.
+void prepareContext(mlir::MLIRContext &ctx);
+
+/// The frontend module (@forward and @update) of `spec`, run through the
+/// pipeline up to `stage`. Null after errors were emitted on `ctx`.
+mlir::OwningOpRef<mlir::ModuleOp> compileToStage(mlir::MLIRContext &ctx,
+                                                 const ModelSpec &spec,
+                                                 Stage stage);
+
+/// Writes the bundle of docs/artifact.md into `outDir` from a module at
+/// Stage::LLVM: step.so (object code linked with libomp), manifest.json and
+/// spec.yaml (`extends:` the original spec, plus the `overrides`).
+bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec,
+                 const std::string &specPath,
+                 const std::vector<std::string> &overrides,
+                 const std::string &outDir, std::string &error);
+
+/// compileToStage(LLVM) + writeBundle, for `gptc train SPEC`.
+bool compileSpecToBundle(const std::string &specPath,
+                         const std::vector<std::string> &overrides,
+                         const std::string &outDir, std::string &error);
+
+} // namespace gptc
+
+#endif // GPTC_TOOLS_GPTC_COMPILE_H

@@ -1,0 +1,247 @@
+//===- GemmTest.cpp - gptc_gemm_* against a naive triple loop -------------===//
+
+#include "runtime/gptrt.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+/// A strided matrix in a larger buffer: X[b][i][j] = buf[off + b*bs + i*rs
+/// + j*cs].
+struct Layout {
+  int64_t rs, cs, bs, size;
+};
+
+/// Layouts of a rows x cols matrix (batch `batch`) by kind:
+/// 0 row-major packed, 1 column-major packed, 2 row-major with padding,
+/// 3 column-major with padding, 4 neither (both strides > 1).
+Layout layout(int kind, int64_t rows, int64_t cols, int64_t batch) {
+  Layout l{};
+  switch (kind) {
+  case 0:
+    l = {cols, 1, rows * cols, 0};
+    break;
+  case 1:
+    l = {1, rows, rows * cols, 0};
+    break;
+  case 2:
+    l = {cols + 3, 1, rows * (cols + 3) + 5, 0};
+    break;
+  case 3:
+    l = {1, rows + 2, (rows + 2) * cols + 7, 0};
+    break;
+  default:
+    l = {2, 2 * rows + 1, (2 * rows + 1) * cols + 3, 0};
+    break;
+  }
+  l.size = l.bs * batch + rows * cols * 4 + 16;
+  return l;
+}
+
+template <typename T> struct Case {
+  bool ta, tb;
+  int64_t m, n, k, batch;
+  int kindA, kindB, kindC;
+  T beta;
+};
+
+/// Runs `gemm` on random data and compares every element of C (and that
+/// C's padding is untouched) with a double-precision triple loop.
+template <typename T, typename Fn>
+void check(const Case<T> &c, Fn gemm, double tol) {
+  std::mt19937 gen(1234);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  int64_t ar = c.ta ? c.k : c.m, ac = c.ta ? c.m : c.k;
+  int64_t br = c.tb ? c.n : c.k, bc = c.tb ? c.k : c.n;
+  Layout la = layout(c.kindA, ar, ac, c.batch);
+  Layout lb = layout(c.kindB, br, bc, c.batch);
+  Layout lc = layout(c.kindC, c.m, c.n, c.batch);
+  std::vector<T> a(size_t(la.size)), b(size_t(lb.size)), cbuf(size_t(lc.size));
+  for (T &x : a)
+    x = T(dist(gen));
+  for (T &x : b)
+    x = T(dist(gen));
+  for (T &x : cbuf)
+    x = T(dist(gen));
+  // beta 0 must ignore C, NaNs included.
+  if (c.beta == T(0))
+    for (int64_t bi = 0; bi < c.batch; ++bi)
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j)
+          cbuf[size_t(bi * lc.bs + i * lc.rs + j * lc.cs)] =
+              std::numeric_limits<T>::quiet_NaN();
+  std::vector<T> before = cbuf;
+
+  gemm(c.ta, c.tb, c.m, c.n, c.k, uintptr_t(a.data()), la.rs, la.cs, la.bs,
+       uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, c.beta, uintptr_t(cbuf.data()),
+       lc.rs, lc.cs, lc.bs, c.batch);
+
+  std::vector<bool> inC(cbuf.size(), false);
+  for (int64_t bi = 0; bi < c.batch; ++bi)
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double want = 0.0;
+        for (int64_t p = 0; p < c.k; ++p) {
+          int64_t ai = c.ta ? p : i, aj = c.ta ? i : p;
+          int64_t bi2 = c.tb ? j : p, bj = c.tb ? p : j;
+          want += double(a[size_t(bi * la.bs + ai * la.rs + aj * la.cs)]) *
+                  double(b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]);
+        }
+        size_t at = size_t(bi * lc.bs + i * lc.rs + j * lc.cs);
+        if (c.beta != T(0))
+          want += double(before[at]);
+        inC[at] = true;
+        ASSERT_NEAR(double(cbuf[at]), want, tol)
+            << "batch " << bi << " C[" << i << "][" << j << "]";
+      }
+  for (size_t i = 0; i < cbuf.size(); ++i) {
+    if (!inC[i]) {
+      ASSERT_EQ(std::memcmp(&cbuf[i], &before[i], sizeof(T)), 0)
+          << "wrote outside C at element " << i;
+    }
+  }
+}
+
+TEST(Gemm, F32AllTransposesLayoutsAndBetas) {
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (int kindA = 0; kindA < 5; ++kindA)
+        for (int kindB = 0; kindB < 5; ++kindB)
+          for (int kindC = 0; kindC < 5; ++kindC)
+            for (float beta : {0.0f, 1.0f}) {
+              SCOPED_TRACE(::testing::Message()
+                           << "ta " << ta << " tb " << tb << " A " << kindA
+                           << " B " << kindB << " C " << kindC << " beta "
+                           << beta);
+              check<float>(
+                  {ta != 0, tb != 0, 5, 7, 6, 3, kindA, kindB, kindC, beta},
+                  gptc_gemm_f32, 1e-5);
+            }
+}
+
+TEST(Gemm, F64AllTransposes) {
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (int kind = 0; kind < 5; ++kind)
+        for (double beta : {0.0, 1.0}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "ta " << ta << " tb " << tb << " kind " << kind);
+          check<double>({ta != 0, tb != 0, 4, 9, 5, 2, kind, (kind + 1) % 5,
+                         (kind + 2) % 5, beta},
+                        gptc_gemm_f64, 1e-12);
+        }
+}
+
+TEST(Gemm, EdgeShapes) {
+  // Vectors (m or n = 1), k = 1, a single batch, and a large-ish GEMM.
+  for (int kind = 0; kind < 5; ++kind) {
+    check<float>({false, false, 1, 7, 5, 2, kind, kind, kind, 1.0f},
+                 gptc_gemm_f32, 1e-5);
+    check<float>({true, false, 7, 1, 5, 2, kind, kind, kind, 0.0f},
+                 gptc_gemm_f32, 1e-5);
+    check<float>({false, true, 4, 3, 1, 1, kind, kind, kind, 1.0f},
+                 gptc_gemm_f32, 1e-5);
+  }
+  check<float>({true, true, 64, 48, 80, 2, 0, 1, 0, 1.0f}, gptc_gemm_f32, 1e-4);
+}
+
+TEST(Gemm, ZeroKWritesBetaC) {
+  std::vector<float> c = {std::nanf(""), std::nanf(""), 3, 4};
+  gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 0.0f,
+                uintptr_t(c.data()), 2, 1, 0, 1);
+  gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1.0f,
+                uintptr_t(c.data() + 2), 2, 1, 0, 1);
+  EXPECT_EQ(c, (std::vector<float>{0, 0, 3, 4}));
+}
+
+uint16_t toBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+float fromBf16(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+TEST(Gemm, Bf16MatchesF32ThenRounded) {
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (int kind = 0; kind < 5; ++kind)
+        for (float beta : {0.0f, 1.0f}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "ta " << ta << " tb " << tb << " kind " << kind
+                       << " beta " << beta);
+          const int64_t m = 5, n = 6, k = 7, batch = 2;
+          int64_t ar = ta ? k : m, ac = ta ? m : k;
+          int64_t br = tb ? n : k, bc = tb ? k : n;
+          Layout la = layout(kind, ar, ac, batch);
+          Layout lb = layout((kind + 1) % 5, br, bc, batch);
+          Layout lc = layout((kind + 2) % 5, m, n, batch);
+          std::mt19937 gen(7);
+          std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+          std::vector<uint16_t> a(size_t(la.size)), b(size_t(lb.size)),
+              c(size_t(lc.size));
+          for (uint16_t &x : a)
+            x = toBf16(dist(gen));
+          for (uint16_t &x : b)
+            x = toBf16(dist(gen));
+          for (uint16_t &x : c)
+            x = beta == 0.0f ? 0x7fc0 : toBf16(dist(gen)); // NaN for beta 0
+          std::vector<uint16_t> before = c;
+          gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(a.data()), la.rs, la.cs,
+                         la.bs, uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, beta,
+                         uintptr_t(c.data()), lc.rs, lc.cs, lc.bs, batch);
+          for (int64_t bi = 0; bi < batch; ++bi)
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j) {
+                double want = 0.0;
+                for (int64_t p = 0; p < k; ++p) {
+                  int64_t ai = ta ? p : i, aj = ta ? i : p;
+                  int64_t bi2 = tb ? j : p, bj = tb ? p : j;
+                  want +=
+                      double(fromBf16(
+                          a[size_t(bi * la.bs + ai * la.rs + aj * la.cs)])) *
+                      double(fromBf16(
+                          b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]));
+                }
+                size_t at = size_t(bi * lc.bs + i * lc.rs + j * lc.cs);
+                if (beta != 0.0f)
+                  want += double(fromBf16(before[at]));
+                // The f32 result differs from `want` by ~1e-6; its bf16
+                // rounding is then within half a bf16 ulp (2^-8 relative).
+                float got = fromBf16(c[at]);
+                EXPECT_NEAR(got, want, std::fabs(want) * 0x1p-8 + 1e-5)
+                    << "C[" << i << "][" << j << "]";
+                EXPECT_EQ(c[at], toBf16(float(want)))
+                    << "not the nearest bf16 of C[" << i << "][" << j << "]";
+              }
+        }
+}
+
+TEST(Gemm, Bf16RoundsToNearestEven) {
+  // 1 x 1 x 1: C = A * B with A = 1 and B chosen exactly between two bf16.
+  uint16_t one = toBf16(1.0f);
+  // beta 1: C = 1 * B + C; B = 1, C = 2^-8 (half an ulp of 1 in bf16) ->
+  // 1 + 2^-8 is a tie, rounds to even (1.0).
+  uint16_t b = toBf16(1.0f), c = toBf16(0x1p-8f);
+  gptc_gemm_bf16(0, 0, 1, 1, 1, uintptr_t(&one), 1, 1, 0, uintptr_t(&b), 1, 1,
+                 0, 1.0f, uintptr_t(&c), 1, 1, 0, 1);
+  EXPECT_EQ(fromBf16(c), 1.0f);
+  // 1 + 3 * 2^-8 is a tie between 1 + 2^-7 and 1 + 2^-6: rounds to the
+  // even mantissa, 1 + 2^-6.
+  c = toBf16(3 * 0x1p-8f);
+  gptc_gemm_bf16(0, 0, 1, 1, 1, uintptr_t(&one), 1, 1, 0, uintptr_t(&b), 1, 1,
+                 0, 1.0f, uintptr_t(&c), 1, 1, 0, 1);
+  EXPECT_EQ(fromBf16(c), 1.0f + 0x1p-6f);
+}
+
+} // namespace

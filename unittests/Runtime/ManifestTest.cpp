@@ -1,0 +1,140 @@
+//===- ManifestTest.cpp - manifest.json parsing and checks ----------------===//
+
+#include "runtime/Manifest.h"
+
+#include "RuntimeTestUtil.h"
+
+#include <functional>
+
+using namespace gptc::runtime;
+using namespace gptc::runtime::testing;
+
+namespace {
+
+llvm::json::Object &slotAt(llvm::json::Object &m, size_t i) {
+  return *(*m.getArray("slots"))[i].getAsObject();
+}
+llvm::json::Object &param0(llvm::json::Object &m) {
+  return *(*m.getArray("params"))[0].getAsObject();
+}
+
+/// The error of parsing the fake manifest after `edit`.
+std::string errorAfter(const std::function<void(llvm::json::Object &)> &edit) {
+  llvm::json::Object m = fakeManifest();
+  edit(m);
+  Manifest out;
+  std::string error;
+  EXPECT_FALSE(
+      parseManifest(toJson(std::move(m)), "b/manifest.json", out, error));
+  return error;
+}
+
+TEST(Manifest, ParsesTheFakeManifest) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(toJson(fakeManifest()), "m.json", m, error))
+      << error;
+  EXPECT_EQ(m.format, "gptc-step/1");
+  EXPECT_EQ(m.arenaBytes, FAKE_ARENA_BYTES);
+  EXPECT_EQ(m.deviceBatch, FAKE_B);
+  EXPECT_EQ(m.seqLen, FAKE_T);
+  EXPECT_EQ(m.gradAccum, FAKE_ACCUM);
+  EXPECT_EQ(m.vocabSize, FAKE_V);
+  EXPECT_FALSE(m.windowed);
+  EXPECT_EQ(m.gemmCalls, 2);
+  ASSERT_EQ(m.slots.size(), 8u);
+  const Slot *w = m.findSlot("param.w");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->offset, FAKE_OFF_W);
+  EXPECT_EQ(w->dtype, SlotType::F32);
+  EXPECT_EQ(w->shape, (std::vector<int64_t>{FAKE_V, FAKE_V}));
+  EXPECT_EQ(w->numBytes(), FAKE_V * FAKE_V * 4);
+  EXPECT_EQ(m.findSlot("loss")->shape.size(), 0u);
+  EXPECT_EQ(m.findSlot("nope"), nullptr);
+  ASSERT_EQ(m.params.size(), 1u);
+  EXPECT_EQ(m.params[0].init, ParamInit::Normal);
+  EXPECT_EQ(m.params[0].stddev, 0.1);
+  EXPECT_EQ(m.params[0].group, "all");
+}
+
+TEST(Manifest, ErrorsNameFileAndField) {
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m.erase("arena_bytes"); }),
+            "b/manifest.json: arena_bytes: missing");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["seq_len"] = "8"; }),
+            "b/manifest.json: seq_len: expected an integer");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["device_batch"] = 0; }),
+            "b/manifest.json: device_batch: 0 is out of range [1, "
+            "2147483648]");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["format"] = "x/2"; }),
+            "b/manifest.json: format: 'x/2' is not gptc-step/1 (recompile "
+            "the bundle with this gptc)");
+  EXPECT_EQ(
+      errorAfter([](llvm::json::Object &m) { slotAt(m, 6)["dtype"] = "f16"; }),
+      "b/manifest.json: slots[6] (param.w).dtype: unknown dtype 'f16' "
+      "(expected i32, i64, f32, f64 or bf16)");
+  EXPECT_EQ(
+      errorAfter([](llvm::json::Object &m) { slotAt(m, 7)["offset"] = 2048; }),
+      "b/manifest.json: slots[7] (grad.w): bytes [2048, 3072) exceed "
+      "arena_bytes 2432");
+  EXPECT_EQ(
+      errorAfter([](llvm::json::Object &m) { slotAt(m, 7)["offset"] = 1344; }),
+      "b/manifest.json: slots (grad.w): offset 1344 overlaps slot "
+      "'param.w' at 384");
+  EXPECT_EQ(
+      errorAfter([](llvm::json::Object &m) { slotAt(m, 3)["offset"] = 200; }),
+      "b/manifest.json: slots[3] (loss).offset: 200 is not a multiple "
+      "of 64");
+  EXPECT_EQ(
+      errorAfter([](llvm::json::Object &m) { slotAt(m, 6)["bytes"] = 1000; }),
+      "b/manifest.json: slots[6] (param.w).bytes: 1000 does not match "
+      "shape [16, 16] of f32 (1024 bytes)");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              slotAt(m, 0)["shape"] = llvm::json::Array{1, 8};
+            }),
+            "b/manifest.json: slots (tokens): is i32 [1, 8], expected i32 "
+            "[2, 8]");
+  EXPECT_EQ(errorAfter(
+                [](llvm::json::Object &m) { slotAt(m, 3)["name"] = "losses"; }),
+            "b/manifest.json: slots: no slot 'loss'");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["windowed"] = true; }),
+            "b/manifest.json: slots: no slot 'window'");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              param0(m)["shape"] = llvm::json::Array{16, 15};
+            }),
+            "b/manifest.json: params[0] (w).shape: [16, 15] but slot "
+            "'param.w' is [16, 16]");
+  EXPECT_EQ(
+      errorAfter([](llvm::json::Object &m) { param0(m)["init"] = "uniform"; }),
+      "b/manifest.json: params[0] (w).init: unknown init 'uniform' "
+      "(expected normal, zeros, ones or values)");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { param0(m).erase("std"); }),
+            "b/manifest.json: params[0] (w).std: missing");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              param0(m)["init"] = "values";
+              param0(m)["values"] = llvm::json::Array{1.0, 0.0};
+            }),
+            "b/manifest.json: params[0] (w).values: 2 values for shape [16, "
+            "16] (256 elements)");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { param0(m)["name"] = "v"; }),
+            "b/manifest.json: params[0] (v): no slot 'param.v'");
+  EXPECT_EQ(
+      errorAfter([](llvm::json::Object &m) { m.getArray("params")->clear(); }),
+      "b/manifest.json: slots (param.w): no entry in params for this "
+      "parameter slot");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["slots"] = 3; }),
+            "b/manifest.json: slots: expected an array");
+}
+
+TEST(Manifest, InvalidJsonAndMissingFile) {
+  Manifest m;
+  std::string error;
+  EXPECT_FALSE(parseManifest("{\"format\": ", "x.json", m, error));
+  EXPECT_EQ(error.rfind("x.json: invalid JSON: ", 0), 0u) << error;
+  EXPECT_FALSE(parseManifest("[1]", "x.json", m, error));
+  EXPECT_EQ(error, "x.json: expected a JSON object at the top level");
+  EXPECT_FALSE(readManifest("/nonexistent/manifest.json", m, error));
+  EXPECT_EQ(error.rfind("/nonexistent/manifest.json: cannot read: ", 0), 0u)
+      << error;
+}
+
+} // namespace

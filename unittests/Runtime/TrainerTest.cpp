@@ -1,0 +1,241 @@
+//===- TrainerTest.cpp - The training loop on the in-process fake step ----===//
+
+#include "runtime/Trainer.h"
+
+#include "RuntimeTestUtil.h"
+#include "frontend/Parameters.h"
+
+#include <cstring>
+#include <regex>
+#include <sstream>
+
+using namespace gptc;
+using namespace gptc::runtime;
+using namespace gptc::runtime::testing;
+
+namespace {
+
+class TrainerTest : public TempDirTest {
+protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    writeTokens(path("fake_train_000001.bin"), bigramTokens(4000, 1));
+    writeTokens(path("fake_val_000000.bin"), bigramTokens(1000, 2));
+    std::string error;
+    ASSERT_TRUE(
+        parseManifest(toJson(fakeManifest()), "manifest.json", manifest, error))
+        << error;
+    spec.training.steps = FAKE_STEPS;
+    spec.training.seqLen = FAKE_T;
+    config.steps = FAKE_STEPS;
+    config.seed = 1;
+    config.trainPattern = path("fake_train_*.bin");
+    config.valPattern = path("fake_val_*.bin");
+    config.valEvery = 10;
+    config.valTokens = 128;
+    config.timingSkipSteps = 2;
+  }
+
+  /// Trains; returns the output.
+  std::string run(TrainResult &result, bool expectOk = true) {
+    StepLibrary step(fake_grad_step, fake_update_step, fake_eval_step);
+    std::ostringstream out;
+    std::string error;
+    bool ok = train(manifest, spec, step, config, out, result, error);
+    EXPECT_EQ(ok, expectOk) << error;
+    lastError = error;
+    return out.str();
+  }
+
+  Manifest manifest;
+  ModelSpec spec;
+  TrainConfig config;
+  std::string lastError;
+};
+
+TEST_F(TrainerTest, LossFallsAndLinesAreWellFormed) {
+  int64_t calls = fake_update_calls;
+  TrainResult r;
+  std::string out = run(r);
+  EXPECT_EQ(fake_update_calls - calls, FAKE_STEPS);
+  ASSERT_EQ(r.losses.size(), size_t(FAKE_STEPS));
+  double first = 0, last = 0;
+  for (int i = 0; i < 5; ++i) {
+    first += r.losses[size_t(i)] / 5;
+    last += r.losses[size_t(FAKE_STEPS - 5 + i)] / 5;
+  }
+  EXPECT_LT(last, first - 0.8) << out;
+  // Validation at 0, 10, 20, 30, 40.
+  ASSERT_EQ(r.val.size(), 5u);
+  EXPECT_EQ(r.val[0].step, 0);
+  EXPECT_EQ(r.val[4].step, FAKE_STEPS);
+  EXPECT_LT(r.val[4].loss, r.val[0].loss - 0.8);
+  EXPECT_EQ(r.valTokens, 128);
+  EXPECT_EQ(r.timedSteps, FAKE_STEPS - 2);
+  EXPECT_GT(r.tokensPerSecond, 0);
+  EXPECT_GT(r.peakRssKiB, 0);
+
+  std::istringstream lines(out);
+  std::string line;
+  int steps = 0, vals = 0, done = 0;
+  std::regex stepRe(R"(step \d+/40 \| loss \d+\.\d{4} \| lr [0-9.e-]+ \| )"
+                    R"([0-9,]+ tok/s \| [0-9.e+-]+ s)");
+  std::regex valRe(R"(val step \d+/40 \| val_loss \d+\.\d{4})");
+  std::regex doneRe(R"(done: 40 steps \| val_loss \d+\.\d{4} \(first )"
+                    R"(\d+\.\d{4}\) \| [0-9.e+-]+ s/step over 38 steps )"
+                    R"(\(first 2 skipped\) \| [0-9,]+ tok/s \| peak RSS )"
+                    R"(\d+\.\d MiB)");
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, stepRe))
+      ++steps;
+    else if (std::regex_match(line, valRe))
+      ++vals;
+    else if (std::regex_match(line, doneRe))
+      ++done;
+    else
+      ADD_FAILURE() << "unexpected line: " << line;
+  }
+  EXPECT_EQ(steps, FAKE_STEPS);
+  EXPECT_EQ(vals, 5);
+  EXPECT_EQ(done, 1);
+  EXPECT_NE(out.find("step 1/40 | loss "), std::string::npos);
+  EXPECT_NE(out.find(" | lr 1 | "), std::string::npos); // step 0's mult
+}
+
+TEST_F(TrainerTest, RunsAreBitIdentical) {
+  TrainResult a, b, c;
+  run(a);
+  run(b);
+  ASSERT_EQ(a.losses.size(), b.losses.size());
+  EXPECT_EQ(std::memcmp(a.losses.data(), b.losses.data(),
+                        a.losses.size() * sizeof(float)),
+            0);
+  ASSERT_EQ(a.val.size(), b.val.size());
+  for (size_t i = 0; i < a.val.size(); ++i)
+    EXPECT_EQ(std::memcmp(&a.val[i].loss, &b.val[i].loss, sizeof(double)), 0);
+  // Another seed, other losses.
+  config.seed = 2;
+  run(c);
+  EXPECT_NE(a.losses[0], c.losses[0]);
+}
+
+TEST_F(TrainerTest, ValidationTokensAreClampedWithANote) {
+  TrainResult r;
+  config.valTokens = 1000000;
+  std::string out = run(r);
+  // 1000 val tokens hold floor(999 / 16) = 62 batches.
+  EXPECT_EQ(r.valTokens, 62 * 16);
+  EXPECT_NE(out.find("note: validating on 992 of the 1,000,000 validation "
+                     "tokens (the val shards hold 1,000 tokens)"),
+            std::string::npos)
+      << out;
+  config.valTokens = 100;
+  out = run(r);
+  EXPECT_EQ(r.valTokens, 96);
+  EXPECT_NE(out.find("(whole batches of B*T = 16)"), std::string::npos) << out;
+  config.valTokens = 10;
+  run(r, false);
+  EXPECT_EQ(lastError, "validation tokens 10 are fewer than one batch of B*T "
+                       "= 16");
+}
+
+TEST_F(TrainerTest, ValidationOnlyAtTheEndOrOff) {
+  TrainResult r;
+  config.valEvery = 0;
+  config.steps = 5;
+  run(r);
+  ASSERT_EQ(r.val.size(), 1u);
+  EXPECT_EQ(r.val[0].step, 5);
+  config.valTokens = 0;
+  std::string out = run(r);
+  EXPECT_TRUE(r.val.empty());
+  EXPECT_EQ(out.find("val"), std::string::npos) << out;
+}
+
+TEST_F(TrainerTest, ShortRunsTimeAtLeastOneStep) {
+  TrainResult r;
+  config.steps = 2;
+  config.timingSkipSteps = 10;
+  std::string out = run(r);
+  EXPECT_EQ(r.timedSteps, 1);
+  EXPECT_NE(out.find("over 1 steps (first 1 skipped)"), std::string::npos)
+      << out;
+}
+
+TEST_F(TrainerTest, DataErrorsStopTheRun) {
+  TrainResult r;
+  std::vector<uint16_t> bad = bigramTokens(4000, 1);
+  bad[100] = FAKE_V; // out of the vocabulary
+  writeTokens(path("fake_train_000001.bin"), bad);
+  run(r, false);
+  EXPECT_NE(lastError.find("fake_train_000001.bin"), std::string::npos)
+      << lastError;
+  EXPECT_NE(lastError.find("16"), std::string::npos) << lastError;
+
+  config.trainPattern = path("missing_*.bin");
+  run(r, false);
+  EXPECT_NE(lastError.find("missing_*.bin"), std::string::npos) << lastError;
+
+  writeTokens(path("tiny_train_000001.bin"), bigramTokens(16, 1));
+  config.trainPattern = path("tiny_train_*.bin");
+  run(r, false);
+  EXPECT_NE(lastError.find("too few for one step"), std::string::npos)
+      << lastError;
+}
+
+// A windowed manifest: the runtime writes the schedule's window before each
+// grad and eval step.
+std::vector<int64_t> windowsSeen;
+void recordingGradStep(gptc_arena_ref *arena) {
+  windowsSeen.push_back(
+      *reinterpret_cast<int64_t *>(arena->aligned + FAKE_ARENA_BYTES));
+  // The fake step wants its own arena size.
+  gptc_arena_ref own = *arena;
+  own.size = FAKE_ARENA_BYTES;
+  fake_grad_step(&own);
+}
+void ownSizeUpdateStep(gptc_arena_ref *arena) {
+  gptc_arena_ref own = *arena;
+  own.size = FAKE_ARENA_BYTES;
+  fake_update_step(&own);
+}
+
+TEST_F(TrainerTest, WindowFollowsTheSchedule) {
+  llvm::json::Object m = fakeManifest();
+  m["windowed"] = true;
+  m["arena_bytes"] = FAKE_ARENA_BYTES + 64;
+  m.getArray("slots")->push_back(slot("window", FAKE_ARENA_BYTES, "i64", {}));
+  std::string error;
+  ASSERT_TRUE(parseManifest(toJson(std::move(m)), "m.json", manifest, error))
+      << error;
+  spec.model.attention.windowUnit = WindowUnit::Tokens;
+  spec.model.attention.windowStart = 2;
+  spec.model.attention.windowEnd = 8;
+  spec.model.attention.windowGranularity = 2;
+  spec.training.steps = 6;
+  config.steps = 8; // beyond the schedule: the window stays at its end
+  config.valTokens = 0;
+  windowsSeen.clear();
+  StepLibrary step(recordingGradStep, ownSizeUpdateStep, fake_eval_step);
+  std::ostringstream out;
+  TrainResult r;
+  ASSERT_TRUE(train(manifest, spec, step, config, out, r, error)) << error;
+  ASSERT_EQ(windowsSeen.size(), size_t(8 * FAKE_ACCUM));
+  for (int64_t s = 0; s < 8; ++s)
+    for (int64_t a = 0; a < FAKE_ACCUM; ++a)
+      EXPECT_EQ(windowsSeen[size_t(s * FAKE_ACCUM + a)],
+                windowTokens(spec, s, 0))
+          << "step " << s;
+  EXPECT_EQ(windowsSeen.front(), 2);
+  EXPECT_EQ(windowsSeen.back(), 8);
+}
+
+TEST(Trainer, WithThousands) {
+  EXPECT_EQ(withThousands(0), "0");
+  EXPECT_EQ(withThousands(999), "999");
+  EXPECT_EQ(withThousands(1000), "1,000");
+  EXPECT_EQ(withThousands(12345678), "12,345,678");
+  EXPECT_EQ(withThousands(-1234), "-1,234");
+}
+
+} // namespace
