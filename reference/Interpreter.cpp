@@ -2,8 +2,9 @@
 //
 // Walks the ops of a single-block function in order and asks each for its
 // results through ReferenceEvalOpInterface; this file knows no gpt op by
-// name. A value's tensor is moved (not copied) into its last user and
-// dropped afterwards, so the peak memory is that of the live values.
+// name. `evaluate` moves a value's tensor (rather than copying it) into its
+// last user and drops it afterwards, so the peak memory is that of the live
+// values; CachedEvaluation keeps them all instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +13,6 @@
 #include "reference/ReferenceInterfaces.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
 
@@ -24,40 +24,83 @@ SmallVector<int64_t, 4> shapeOf(Type type) {
   return {};
 }
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
+namespace {
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
 
-FailureOr<SmallVector<HostTensor>> evaluate(func::FuncOp fn,
-                                            ArrayRef<HostTensor> args) {
+/// Checks the function and its arguments.
+LogicalResult checkSignature(func::FuncOp fn, ArrayRef<HostTensor> args) {
   if (!fn.getBody().hasOneBlock())
     return fn.emitError("reference interpreter: expected a function with one "
-                        "block"),
-           failure();
+                        "block");
   Block &body = fn.getBody().front();
   if (args.size() != body.getNumArguments())
     return fn.emitError("reference interpreter: expected ")
-               << body.getNumArguments() << " arguments, got " << args.size(),
-           failure();
-
-  DenseMap<Value, HostTensor> env;
+           << body.getNumArguments() << " arguments, got " << args.size();
   for (auto [arg, value] : llvm::zip_equal(body.getArguments(), args)) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape())
       return fn.emitError("reference interpreter: argument #")
-                 << arg.getArgNumber() << " is not a static ranked tensor",
-             failure();
+             << arg.getArgNumber() << " is not a static ranked tensor";
     if (ArrayRef<int64_t>(value.shape) != type.getShape() ||
         value.size() != type.getNumElements())
       return fn.emitError("reference interpreter: argument #")
-                 << arg.getArgNumber() << " has shape " << value.shapeStr()
-                 << ", expected " << shapeStr(type.getShape()),
-             failure();
-    env[arg] = value;
+             << arg.getArgNumber() << " has shape " << value.shapeStr()
+             << ", expected " << shapeStr(type.getShape());
   }
+  return success();
+}
+
+/// Runs one op (not the terminator) on its operand values.
+LogicalResult runOp(Operation &op, ArrayRef<HostTensor> operands,
+                    SmallVectorImpl<HostTensor> &results) {
+  auto iface = dyn_cast<ReferenceEvalOpInterface>(op);
+  if (!iface)
+    return op.emitOpError("has no reference semantics (no "
+                          "ReferenceEvalOpInterface; was "
+                          "registerReferenceExternalModels called?)");
+  if (failed(iface.evaluate(operands, results)))
+    return failure();
+  if (results.size() != op.getNumResults())
+    return op.emitOpError("reference evaluation produced ")
+           << results.size() << " results, expected " << op.getNumResults();
+  for (auto [value, tensor] : llvm::zip_equal(op.getResults(), results)) {
+    SmallVector<int64_t, 4> expected = shapeOf(value.getType());
+    if (ArrayRef<int64_t>(expected) != ArrayRef<int64_t>(tensor.shape) ||
+        tensor.size() != numElementsOf(expected))
+      return op.emitOpError("reference evaluation produced shape ")
+             << tensor.shapeStr() << " for result #"
+             << cast<OpResult>(value).getResultNumber() << ", expected "
+             << shapeStr(expected);
+  }
+  return success();
+}
+
+InFlightDiagnostic undefinedOperand(Operation &op, unsigned i) {
+  return op.emitOpError("reference interpreter: operand #")
+         << i << " is not defined in the function body";
+}
+
+InFlightDiagnostic noReturn(func::FuncOp fn) {
+  return fn.emitError("reference interpreter: the function body has no "
+                      "func.return");
+}
+
+} // namespace
+
+FailureOr<SmallVector<HostTensor>> evaluate(func::FuncOp fn,
+                                            ArrayRef<HostTensor> args) {
+  if (failed(checkSignature(fn, args)))
+    return failure();
+  Block &body = fn.getBody().front();
+  DenseMap<Value, HostTensor> env;
+  for (auto [arg, value] : llvm::zip_equal(body.getArguments(), args))
+    env[arg] = value;
 
   // The last op that reads each value: it may take the tensor by move.
   DenseMap<Value, Operation *> lastUser;
@@ -65,63 +108,33 @@ FailureOr<SmallVector<HostTensor>> evaluate(func::FuncOp fn,
     for (Value v : op.getOperands())
       lastUser[v] = &op;
 
-  auto fetch = [&](Operation *op, unsigned i,
-                   SmallVectorImpl<HostTensor> &operands) -> LogicalResult {
-    Value v = op->getOperand(i);
-    auto it = env.find(v);
-    if (it == env.end())
-      return op->emitOpError("reference interpreter: operand #")
-             << i << " is not defined in the function body";
-    bool usedLater = lastUser.lookup(v) != op ||
-                     llvm::is_contained(op->getOperands().drop_front(i + 1), v);
-    if (usedLater) {
-      operands.push_back(it->second);
-    } else {
-      operands.push_back(std::move(it->second));
-      env.erase(it);
-    }
-    return success();
-  };
-
   for (Operation &op : body) {
     SmallVector<HostTensor> operands;
-    for (unsigned i = 0, e = op.getNumOperands(); i < e; ++i)
-      if (failed(fetch(&op, i, operands)))
-        return failure();
-
-    if (auto ret = dyn_cast<func::ReturnOp>(op))
+    for (unsigned i = 0, e = op.getNumOperands(); i < e; ++i) {
+      Value v = op.getOperand(i);
+      auto it = env.find(v);
+      if (it == env.end())
+        return undefinedOperand(op, i), failure();
+      bool usedLater =
+          lastUser.lookup(v) != &op ||
+          llvm::is_contained(op.getOperands().drop_front(i + 1), v);
+      if (usedLater) {
+        operands.push_back(it->second);
+      } else {
+        operands.push_back(std::move(it->second));
+        env.erase(it);
+      }
+    }
+    if (isa<func::ReturnOp>(op))
       return SmallVector<HostTensor>(std::move(operands));
-
-    auto iface = dyn_cast<ReferenceEvalOpInterface>(op);
-    if (!iface)
-      return op.emitOpError("has no reference semantics (no "
-                            "ReferenceEvalOpInterface; was "
-                            "registerReferenceExternalModels called?)"),
-             failure();
     SmallVector<HostTensor> results;
-    if (failed(iface.evaluate(operands, results)))
+    if (failed(runOp(op, operands, results)))
       return failure();
-    if (results.size() != op.getNumResults())
-      return op.emitOpError("reference evaluation produced ")
-                 << results.size() << " results, expected "
-                 << op.getNumResults(),
-             failure();
-    for (auto [value, tensor] : llvm::zip_equal(op.getResults(), results)) {
-      SmallVector<int64_t, 4> expected = shapeOf(value.getType());
-      if (ArrayRef<int64_t>(expected) != ArrayRef<int64_t>(tensor.shape) ||
-          tensor.size() != numElementsOf(expected))
-        return op.emitOpError("reference evaluation produced shape ")
-                   << tensor.shapeStr() << " for result #"
-                   << cast<OpResult>(value).getResultNumber() << ", expected "
-                   << shapeStr(expected),
-               failure();
+    for (auto [value, tensor] : llvm::zip_equal(op.getResults(), results))
       if (!value.use_empty())
         env[value] = std::move(tensor);
-    }
   }
-  return fn.emitError("reference interpreter: the function body has no "
-                      "func.return"),
-         failure();
+  return noReturn(fn), failure();
 }
 
 FailureOr<SmallVector<HostTensor>> evaluate(ModuleOp module, StringRef name,
@@ -132,6 +145,78 @@ FailureOr<SmallVector<HostTensor>> evaluate(ModuleOp module, StringRef name,
                << name << "'",
            failure();
   return evaluate(fn, args);
+}
+
+FailureOr<CachedEvaluation> CachedEvaluation::create(func::FuncOp fn,
+                                                     ArrayRef<HostTensor> args) {
+  if (failed(checkSignature(fn, args)))
+    return failure();
+  CachedEvaluation eval;
+  eval.fn = fn;
+  Block &body = fn.getBody().front();
+  for (auto [arg, value] : llvm::zip_equal(body.getArguments(), args))
+    eval.values[arg] = value;
+  for (Operation &op : body) {
+    SmallVector<HostTensor> operands;
+    for (unsigned i = 0, e = op.getNumOperands(); i < e; ++i) {
+      auto it = eval.values.find(op.getOperand(i));
+      if (it == eval.values.end())
+        return undefinedOperand(op, i), failure();
+      operands.push_back(it->second);
+    }
+    if (isa<func::ReturnOp>(op)) {
+      eval.outputs = std::move(operands);
+      return eval;
+    }
+    SmallVector<HostTensor> results;
+    if (failed(runOp(op, operands, results)))
+      return failure();
+    for (auto [value, tensor] : llvm::zip_equal(op.getResults(), results))
+      eval.values[value] = std::move(tensor);
+  }
+  return noReturn(fn), failure();
+}
+
+FailureOr<SmallVector<HostTensor>>
+CachedEvaluation::evaluateWith(unsigned index, const HostTensor &value) const {
+  Block &body = fn.getBody().front();
+  if (index >= body.getNumArguments())
+    return fn.emitError("reference interpreter: no argument #") << index,
+           failure();
+  BlockArgument arg = body.getArgument(index);
+  if (ArrayRef<int64_t>(value.shape) != ArrayRef<int64_t>(shapeOf(arg.getType())) ||
+      value.size() != numElementsOf(value.shape))
+    return fn.emitError("reference interpreter: argument #")
+               << index << " has shape " << value.shapeStr() << ", expected "
+               << shapeStr(shapeOf(arg.getType())),
+           failure();
+  // Values that differ from the cached evaluation.
+  DenseMap<Value, HostTensor> changed;
+  changed[arg] = value;
+  auto lookup = [&](Value v) -> const HostTensor & {
+    auto it = changed.find(v);
+    return it != changed.end() ? it->second : values.find(v)->second;
+  };
+  for (Operation &op : body) {
+    if (isa<func::ReturnOp>(op)) {
+      SmallVector<HostTensor> outs;
+      for (Value v : op.getOperands())
+        outs.push_back(lookup(v));
+      return outs;
+    }
+    if (llvm::none_of(op.getOperands(),
+                      [&](Value v) { return changed.count(v); }))
+      continue;
+    SmallVector<HostTensor> operands;
+    for (Value v : op.getOperands())
+      operands.push_back(lookup(v));
+    SmallVector<HostTensor> results;
+    if (failed(runOp(op, operands, results)))
+      return failure();
+    for (auto [v, tensor] : llvm::zip_equal(op.getResults(), results))
+      changed[v] = std::move(tensor);
+  }
+  return noReturn(fn), failure();
 }
 
 } // namespace gptc::ref

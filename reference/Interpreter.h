@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace gptc::ref {
 
@@ -31,6 +32,31 @@ evaluate(mlir::func::FuncOp fn, llvm::ArrayRef<HostTensor> args);
 llvm::FailureOr<llvm::SmallVector<HostTensor>>
 evaluate(mlir::ModuleOp module, llvm::StringRef name,
          llvm::ArrayRef<HostTensor> args);
+
+/// One evaluation of a function with every intermediate value kept, so
+/// that it can be re-run with one argument replaced while recomputing only
+/// the ops that depend on that argument. Made for finite differences,
+/// where each evaluation perturbs one entry of one parameter.
+class CachedEvaluation {
+public:
+  /// Evaluates `fn` on `args` (as `evaluate` does) and keeps every value.
+  static llvm::FailureOr<CachedEvaluation>
+  create(mlir::func::FuncOp fn, llvm::ArrayRef<HostTensor> args);
+
+  /// The results of the evaluation.
+  llvm::ArrayRef<HostTensor> results() const { return outputs; }
+
+  /// The results with argument `index` replaced by `value` (same shape).
+  /// The cached values do not change.
+  llvm::FailureOr<llvm::SmallVector<HostTensor>>
+  evaluateWith(unsigned index, const HostTensor &value) const;
+
+private:
+  CachedEvaluation() = default;
+  mutable mlir::func::FuncOp fn; // op handles are not const-correct
+  llvm::DenseMap<mlir::Value, HostTensor> values;
+  llvm::SmallVector<HostTensor> outputs;
+};
 
 /// The shape of a ranked tensor type (a 0-d tensor for a non-tensor type).
 llvm::SmallVector<int64_t, 4> shapeOf(mlir::Type type);
