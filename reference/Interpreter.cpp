@@ -156,6 +156,9 @@ FailureOr<CachedEvaluation> CachedEvaluation::create(func::FuncOp fn,
   Block &body = fn.getBody().front();
   for (auto [arg, value] : llvm::zip_equal(body.getArguments(), args))
     eval.values[arg] = value;
+  for (Operation &op : body)
+    for (Value v : op.getOperands())
+      eval.lastUser[v] = &op;
   for (Operation &op : body) {
     SmallVector<HostTensor> operands;
     for (unsigned i = 0, e = op.getNumOperands(); i < e; ++i) {
@@ -207,9 +210,20 @@ CachedEvaluation::evaluateWith(unsigned index, const HostTensor &value) const {
     if (llvm::none_of(op.getOperands(),
                       [&](Value v) { return changed.count(v); }))
       continue;
+    // Recomputed values are moved into their last user; cached ones are
+    // copied.
     SmallVector<HostTensor> operands;
-    for (Value v : op.getOperands())
-      operands.push_back(lookup(v));
+    for (unsigned i = 0, e = op.getNumOperands(); i < e; ++i) {
+      Value v = op.getOperand(i);
+      auto it = changed.find(v);
+      if (it != changed.end() && v != arg && lastUser.lookup(v) == &op &&
+          !llvm::is_contained(op.getOperands().drop_front(i + 1), v)) {
+        operands.push_back(std::move(it->second));
+        changed.erase(it);
+      } else {
+        operands.push_back(lookup(v));
+      }
+    }
     SmallVector<HostTensor> results;
     if (failed(runOp(op, operands, results)))
       return failure();

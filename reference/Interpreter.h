@@ -55,6 +55,7 @@ private:
   CachedEvaluation() = default;
   mutable mlir::func::FuncOp fn; // op handles are not const-correct
   llvm::DenseMap<mlir::Value, HostTensor> values;
+  llvm::DenseMap<mlir::Value, mlir::Operation *> lastUser;
   llvm::SmallVector<HostTensor> outputs;
 };
 

@@ -1,0 +1,194 @@
+// RUN: gptc-opt %s --gptc-fuse-elementwise --mlir-print-local-scope | FileCheck %s
+
+// gptc-fuse-elementwise: a single-use elementwise linalg.generic is fused
+// into the linalg.generic that consumes it. Producers with other users are
+// not duplicated, and named GEMMs are never fused (gptc-gemm-to-blas needs
+// them).
+
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+
+// exp then * 2: one generic computing both.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[IN]] : f32
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[E]], %{{.*}} : f32
+// CHECK-NEXT: linalg.yield %[[M]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e0 = tensor.empty() : tensor<4xf32>
+  %0 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%0 : tensor<4xf32>) outs(%e1 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 2.0 : f32
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// A broadcast (a non-identity input map) fuses into the multiply; the
+// broadcast input keeps its map in the fused op.
+// CHECK-LABEL: func.func @broadcast_into_mul
+// CHECK-SAME: (%[[X:.*]]: tensor<2x1xf32>, %[[Y:.*]]: tensor<2x8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[Y]], %[[X]] : tensor<2x8xf32>, tensor<2x1xf32>)
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @broadcast_into_mul(%x: tensor<2x1xf32>, %y: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %e0 = tensor.empty() : tensor<2x8xf32>
+  %0 = linalg.generic {indexing_maps = [#row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x1xf32>) outs(%e0 : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x8xf32>
+  %e1 = tensor.empty() : tensor<2x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %0 : tensor<2x8xf32>, tensor<2x8xf32>) outs(%e1 : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}
+
+// An elementwise producer fuses into a reduction (x^2 summed in one op).
+// CHECK-LABEL: func.func @square_into_sum
+// CHECK: %[[R:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[IN]], %[[IN]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[SQ]], %[[ACC]]
+// CHECK-NEXT: linalg.yield %[[S]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @square_into_sum(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
+  %e0 = tensor.empty() : tensor<2x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x8xf32>) outs(%e0 : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<2x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x1xf32>) -> tensor<2x1xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%0 : tensor<2x8xf32>) outs(%init : tensor<2x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1xf32>
+  return %1 : tensor<2x1xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Must not fire
+//===----------------------------------------------------------------------===//
+
+// exp has two users: fusing would recompute it, so the three generics stay.
+// CHECK-LABEL: func.func @two_users
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%[[E]] : tensor<4xf32>)
+// CHECK: arith.negf
+// CHECK-NOT: math.exp
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[E]] : tensor<4xf32>)
+// CHECK: math.sin
+// CHECK-NOT: math.exp
+// CHECK: return %[[N]], %[[S]]
+func.func @two_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e0 = tensor.empty() : tensor<4xf32>
+  %0 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%0 : tensor<4xf32>) outs(%e1 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.negf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %2 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%0 : tensor<4xf32>) outs(%e2 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.sin %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %1, %2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// A generic feeding a linalg.matmul, and the matmul feeding a generic: the
+// GEMM stays a named op between two separate generics.
+// CHECK-LABEL: func.func @around_matmul
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3x4xf32>)
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<2x3xf32>)
+// CHECK: math.exp
+// CHECK: %[[C:.*]] = linalg.matmul ins(%[[E]], %[[B]] : tensor<2x3xf32>, tensor<3x4xf32>)
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<2x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: arith.negf %[[IN]]
+// CHECK: return %[[N]]
+func.func @around_matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %e0 = tensor.empty() : tensor<2x3xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<2x3xf32>) outs(%e0 : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<2x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %1 = linalg.matmul ins(%0, %b : tensor<2x3xf32>, tensor<3x4xf32>)
+      outs(%init : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %e2 = tensor.empty() : tensor<2x4xf32>
+  %2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%1 : tensor<2x4xf32>) outs(%e2 : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.negf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}
+
+// A reduction producer is not elementwise: the scale of a mean stays a
+// separate generic after the sum.
+// CHECK-LABEL: func.func @sum_then_scale
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[S]] : tensor<2x1xf32>)
+// CHECK: return %[[M]]
+func.func @sum_then_scale(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x1xf32>) -> tensor<2x1xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<2x8xf32>) outs(%init : tensor<2x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1xf32>
+  %e1 = tensor.empty() : tensor<2x1xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0 : tensor<2x1xf32>) outs(%e1 : tensor<2x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1xf32>
+  return %1 : tensor<2x1xf32>
+}
