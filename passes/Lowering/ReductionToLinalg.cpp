@@ -228,13 +228,23 @@ struct CumsumToLoop : OpRewritePattern<CumsumOp> {
           SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
           Value slice = tensor::ExtractSliceOp::create(
               b, l, sliceType, op.getInput(), offsets, sizes, strides);
-          Value sum = parallelGeneric(
-              b, l, sliceType, ValueRange{iter[0], slice}, {},
-              [&](OpBuilder &bb, Location ll, ValueRange a) {
-                return isa<FloatType>(a[0].getType())
-                           ? Value(arith::AddFOp::create(bb, ll, a[0], a[1]))
-                           : Value(arith::AddIOp::create(bb, ll, a[0], a[1]));
-              });
+          // acc += slice, in place (the loop carries acc's buffer).
+          AffineMap id = b.getMultiDimIdentityMap(rank);
+          SmallVector<utils::IteratorType> par(rank,
+                                               utils::IteratorType::parallel);
+          Value sum =
+              linalg::GenericOp::create(
+                  b, l, TypeRange{sliceType}, ValueRange{slice},
+                  ValueRange{iter[0]}, ArrayRef<AffineMap>{id, id}, par,
+                  [&](OpBuilder &bb, Location ll, ValueRange a) {
+                    Value r = isa<FloatType>(a[0].getType())
+                                  ? Value(arith::AddFOp::create(bb, ll, a[0],
+                                                                a[1]))
+                                  : Value(arith::AddIOp::create(bb, ll, a[0],
+                                                                a[1]));
+                    linalg::YieldOp::create(bb, ll, r);
+                  })
+                  .getResult(0);
           Value out = tensor::InsertSliceOp::create(b, l, sum, iter[1],
                                                     offsets, sizes, strides);
           scf::YieldOp::create(b, l, ValueRange{sum, out});

@@ -683,7 +683,7 @@ func.func @forward(%x: tensor<2x4xf32> {gpt.name = "x", gpt.param}) -> tensor<f3
 // CHECK: %[[S:.*]] = gpt.add [[X]], [[RES]]
 // CHECK-NEXT: %[[SQ:.*]] = gpt.square %[[S]]
 // CHECK: %[[CORR:.*]] = gpt.mul %[[S]], %{{.*}}
-// CHECK-NEXT: %[[GR:.*]] = gpt.mul
+// CHECK-NEXT: %[[GR:.*]] = gpt.mul %
 // CHECK-NEXT: %[[DX:.*]] = gpt.sub %[[GR]], %[[CORR]]
 // CHECK-NEXT: return %{{.*}}, %[[DX]], %[[DX]]
 func.func @forward(%x: tensor<2x4xf32> {gpt.name = "x", gpt.param},
@@ -791,7 +791,7 @@ func.func @forward(%x: tensor<f32> {gpt.name = "x", gpt.param},
 // non-differentiable op (gpt.attention) off the loss path is no error.
 // CHECK-LABEL: func.func @forward_grad
 // CHECK-SAME: -> (tensor<f32>, tensor<f32>, tensor<1x1x2x4xf32>)
-// CHECK: %[[DX:.*]] = gpt.mul
+// CHECK: %[[DX:.*]] = gpt.mul %
 // CHECK-NEXT: %[[DU:.*]] = gpt.constant dense<0.000000e+00> : tensor<1x1x2x4xf32>
 // CHECK-NEXT: return %{{.*}}, %[[DX]], %[[DU]]
 func.func @forward(%x: tensor<f32> {gpt.name = "x", gpt.param},

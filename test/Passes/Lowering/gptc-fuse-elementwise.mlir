@@ -11,7 +11,7 @@
 
 // exp then * 2: one generic computing both.
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<4xf32>)
 // CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[IN]] : f32
@@ -41,7 +41,7 @@ func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
 // A broadcast (a non-identity input map) fuses into the multiply; the
 // broadcast input keeps its map in the fused op.
 // CHECK-LABEL: func.func @broadcast_into_mul
-// CHECK-SAME: (%[[X:.*]]: tensor<2x1xf32>, %[[Y:.*]]: tensor<2x8xf32>)
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<2x1xf32>, %[[Y:[a-z0-9_]+]]: tensor<2x8xf32>)
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[Y]], %[[X]] : tensor<2x8xf32>, tensor<2x1xf32>)
 // CHECK: arith.mulf
 // CHECK-NOT: linalg.generic
@@ -135,7 +135,7 @@ func.func @two_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 // A generic feeding a linalg.matmul, and the matmul feeding a generic: the
 // GEMM stays a named op between two separate generics.
 // CHECK-LABEL: func.func @around_matmul
-// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3x4xf32>)
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: tensor<2x3xf32>, %[[B:[a-z0-9_]+]]: tensor<3x4xf32>)
 // CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<2x3xf32>)
 // CHECK: math.exp
 // CHECK: %[[C:.*]] = linalg.matmul ins(%[[E]], %[[B]] : tensor<2x3xf32>, tensor<3x4xf32>)
