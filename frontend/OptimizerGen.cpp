@@ -176,7 +176,8 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
         optim::MomentumFormAttr::get(&ctx, toOptim(g.momentumForm)),
         unit(g.nesterov),
         optim::UpdateScaleAttr::get(&ctx, toOptim(g.updateScale)),
-        unit(g.qkvSplit),
+        // The split applies to the fused (3 d, d) matrices of the group.
+        unit(g.qkvSplit && p.shape.size() == 2 && p.shape[0] == 3 * p.shape[1]),
         optim::OrthoBackendAttr::get(
             &ctx, g.nsBackend == NSBackend::SVD
                       ? optim::OrthoBackend::svd

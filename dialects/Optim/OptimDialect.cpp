@@ -2,6 +2,8 @@
 
 #include "dialects/Optim/OptimDialect.h"
 
+#include "mlir/Transforms/InliningUtils.h"
+
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -14,7 +16,18 @@ using namespace mlir::optim;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Optim/OptimAttrs.cpp.inc"
 
+namespace {
+/// optim ops are pure tensor computations and may be inlined anywhere.
+struct OptimInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void OptimDialect::initialize() {
+  addInterfaces<OptimInlinerInterface>();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialects/Optim/OptimAttrs.cpp.inc"

@@ -25,6 +25,10 @@ struct CopyToLinalgCopy : OpRewritePattern<memref::CopyOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(memref::CopyOp op,
                                 PatternRewriter &rewriter) const override {
+    // linalg.copy needs ranked operands.
+    if (!isa<MemRefType>(op.getSource().getType()) ||
+        !isa<MemRefType>(op.getTarget().getType()))
+      return rewriter.notifyMatchFailure(op, "unranked copy");
     rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(),
                                                 op.getTarget());
     return success();

@@ -97,6 +97,17 @@ struct GemmToCall : OpRewritePattern<GemmOp> {
     Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1];
     Value c = op.getDpsInits()[0];
     auto cType = cast<MemRefType>(c.getType());
+    // The runtime has f32, f64 and bf16 GEMMs with one element type for A,
+    // B and C, on static shapes.
+    Type elt = cType.getElementType();
+    if (!(elt.isF32() || elt.isF64() || elt.isBF16()))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    for (Value v : {a, bm, c}) {
+      auto t = cast<MemRefType>(v.getType());
+      if (t.getElementType() != elt || !t.hasStaticShape())
+        return rewriter.notifyMatchFailure(
+            op, "operands must share the element type and be static");
+    }
     bool batched = cType.getRank() == 3;
     unsigned kDim = batched ? 3 : 2;
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -126,7 +137,6 @@ struct GemmToCall : OpRewritePattern<GemmOp> {
       }
     }
 
-    Type elt = cType.getElementType();
     Type betaType = elt.isF64() ? Type(rewriter.getF64Type())
                                 : Type(rewriter.getF32Type());
     auto module = op->template getParentOfType<ModuleOp>();

@@ -159,21 +159,36 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       return signalPassFailure();
     for (unsigned i = 0; i < update.getNumResults(); ++i) {
       auto name = update.getResultAttrOfType<StringAttr>(i, "gpt.name");
-      if (!name || failed(layout.add(update.getLoc(), name.getValue(),
-                                     update.getResultTypes()[i])))
+      if (!name) {
+        update.emitError() << "result " << i << " has no gpt.name";
+        return signalPassFailure();
+      }
+      if (failed(layout.add(update.getLoc(), name.getValue(),
+                            update.getResultTypes()[i])))
         return signalPassFailure();
     }
     // Gradients: one per parameter, in argument order.
     SmallVector<std::string> gradSlots;
     for (unsigned i = 0; i < grad.getNumArguments(); ++i)
       if (grad.getArgAttr(i, "gpt.param")) {
-        std::string name =
-            "grad." + grad.getArgAttrOfType<StringAttr>(i, "gpt.name").str();
+        auto param = grad.getArgAttrOfType<StringAttr>(i, "gpt.name");
+        if (!param) {
+          grad.emitError() << "parameter argument " << i << " has no gpt.name";
+          return signalPassFailure();
+        }
+        std::string name = "grad." + param.str();
         gradSlots.push_back(name);
         if (failed(layout.add(grad.getLoc(), name,
                               grad.getArgumentTypes()[i])))
           return signalPassFailure();
       }
+    if (grad.getNumResults() != gradSlots.size() + 1) {
+      grad.emitError() << "expected " << gradSlots.size() + 1
+                       << " results (the loss, then one gradient per "
+                          "parameter), got "
+                       << grad.getNumResults();
+      return signalPassFailure();
+    }
     layout.assignOffsets();
 
     OpBuilder b(module.getBodyRegion());

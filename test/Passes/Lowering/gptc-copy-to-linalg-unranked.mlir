@@ -1,7 +1,6 @@
 // RUN: gptc-opt %s --gptc-copy-to-linalg | FileCheck %s
 
-// XFAIL: *
-// BUG (gptc-copy-to-linalg, passes/Lowering/CopyToLinalg.cpp): a
+// Regression test (fixed; gptc-copy-to-linalg, passes/Lowering/CopyToLinalg.cpp): a
 // memref.copy between unranked memrefs is deleted. The pattern turns every
 // memref.copy into a linalg.copy; linalg reports no memory effects for
 // unranked operands, so the greedy driver then erases the new linalg.copy as

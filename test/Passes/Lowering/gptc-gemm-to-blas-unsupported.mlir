@@ -1,7 +1,6 @@
 // RUN: gptc-opt %s -split-input-file --gptc-gemm-to-blas -verify-diagnostics
 
-// XFAIL: *
-// BUG (gptc-gemm-to-blas, passes/Lowering/GemmToBlas.cpp): GEMMs the
+// Regression test (fixed; gptc-gemm-to-blas, passes/Lowering/GemmToBlas.cpp): GEMMs the
 // runtime has no entry point for are turned into calls anyway, with wrong
 // data. The callee is chosen from C's element type alone (anything but f32
 // and f64 becomes gptc_gemm_bf16, and bf16 operands accumulating into an f32

@@ -1,7 +1,6 @@
 // RUN: gptc-opt %s -split-input-file --gptc-build-step -verify-diagnostics
 
-// XFAIL: *
-// BUG (gptc-build-step, passes/Step/BuildStep.cpp): the pass trusts
+// Regression test (fixed; gptc-build-step, passes/Step/BuildStep.cpp): the pass trusts
 // @forward_grad to have exactly the signature gptc-autodiff gives it, and
 // crashes on a valid module where it does not:
 //  - a gpt.param argument of @forward_grad without gpt.name: the grad slot

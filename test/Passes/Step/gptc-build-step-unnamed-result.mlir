@@ -1,7 +1,6 @@
 // RUN: gptc-opt %s --gptc-build-step -verify-diagnostics
 
-// XFAIL: *
-// BUG (gptc-build-step, passes/Step/BuildStep.cpp): a result of @update
+// Regression test (fixed; gptc-build-step, passes/Step/BuildStep.cpp): a result of @update
 // without gpt.name makes the pass fail without any diagnostic (exit code 1,
 // no message): `if (!name || failed(layout.add(...))) return
 // signalPassFailure();` emits nothing when `name` is null. It should report
