@@ -8,16 +8,16 @@
  * the arena as an MLIR memref descriptor (`gptc_arena_ref`, below; the
  * exported symbols are `_mlir_ciface_<name>`, MLIR's C interface):
  *
- *   void gptc_grad_step(uint8_t *arena);
+ *   gptc_grad_step(arena)
  *       forward + backward on the micro-batch in `tokens`/`targets`:
  *       grad.P   += dloss/dP / grad_accum     for every parameter P
  *       loss     += loss / grad_accum
- *   void gptc_update_step(uint8_t *arena);
+ *   gptc_update_step(arena)
  *       the optimizer update for step `step` (0-based), reading grad.*,
  *       writing the parameters and optimizer state; it does NOT clear the
  *       gradients (the runtime zeroes grad.* and loss before the next step,
  *       after any cross-rank all-reduce of grad.*).
- *   void gptc_eval_step(uint8_t *arena);
+ *   gptc_eval_step(arena)
  *       forward only: eval_loss = mean loss on `tokens`/`targets`.
  *
  * Slots (names in the manifest):
