@@ -22,9 +22,10 @@ namespace {
 
 /// Appends a textual pipeline (nested under the module); aborts on a typo,
 /// which is a bug in this file, not a user error.
-void addText(OpPassManager &pm, StringRef text) {
+void addText(OpPassManager &pm, const std::string &text) {
   if (failed(parsePassPipeline(text, pm)))
-    llvm::report_fatal_error(llvm::Twine("gptc: bad pipeline text: ") + text);
+    llvm::report_fatal_error(
+        llvm::Twine("gptc: bad pipeline text: " + text));
 }
 
 } // namespace
@@ -77,6 +78,19 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (done(Stage::Loops))
     return;
 
+  // 6. CUDA: the same nests mapped onto gpu.launch (buildNVVMPipeline
+  //    takes them to PTX).
+  if (options.target == Target::CUDA) {
+    // TODO(next): tile into thread-level loops first
+    // (scf-parallel-loop-tiling); convert-parallel-loops-to-gpu currently
+    // converts only some of the tiled nests, so kernels map their loops onto
+    // the grid as they are.
+    addText(pm, "func.func(gpu-map-parallel-loops),"
+                "func.func(convert-parallel-loops-to-gpu),"
+                "func.func(lower-affine),canonicalize,cse");
+    return;
+  }
+
   // 6. CPU: OpenMP across cores, loops to LLVM (vectorized by LLVM -O3).
   addText(pm, "func.func(lower-affine),convert-scf-to-openmp,"
               "func.func(convert-math-to-llvm),convert-math-to-libm,"
@@ -84,6 +98,11 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
               "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
               "convert-func-to-llvm,"
               "convert-cf-to-llvm,reconcile-unrealized-casts");
+}
+
+void buildNVVMPipeline(OpPassManager &pm, const std::string &chip) {
+  addText(pm, "gpu-lower-to-nvvm-pipeline{cubin-chip=" + chip +
+                  " cubin-features=+ptx80 cubin-format=isa}");
 }
 
 const char *stageName(Stage stage) {

@@ -20,13 +20,22 @@ enum class Stage {
   Linalg,  ///< linalg on tensors, elementwise chains fused
   Buffers, ///< bufferized, GEMMs as runtime calls
   Loops,   ///< kernels as scf.parallel loop nests
-  LLVM,    ///< LLVM dialect (CPU: OpenMP + vectorizable loops)
+  LLVM,    ///< CPU: LLVM dialect (OpenMP + vectorizable loops);
+           ///< CUDA: kernels as gpu.launch (block x thread loops)
 };
+
+enum class Target { CPU, CUDA };
 
 struct PipelineOptions {
   Stage stopAfter = Stage::LLVM;
   int64_t gradAccum = 1;
+  Target target = Target::CPU;
 };
+
+/// Lowers a module at Stage::LLVM for Target::CUDA (gpu.launch kernels) to
+/// NVVM and PTX for `chip` (e.g. "sm_90"): every kernel becomes a
+/// gpu.binary holding its PTX.
+void buildNVVMPipeline(mlir::OpPassManager &pm, const std::string &chip);
 
 /// Adds the passes that take a module from Stage::GPT to
 /// `options.stopAfter`.

@@ -17,7 +17,8 @@ config.test_exec_root = os.path.join(config.gptc_obj_root, "test")
 config.substitutions.append(("%models", os.path.join(config.gptc_src_root, "models")))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(
+    ["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"])
 llvm_config.use_default_substitutions()
 
 # Tools: gptc's own first, then LLVM's (FileCheck, not, count).

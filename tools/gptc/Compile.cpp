@@ -8,7 +8,10 @@
 #include "frontend/SpecParser.h"
 #include "tools/gptc/Manifest.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
@@ -27,6 +30,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 
 namespace gptc {
@@ -36,15 +41,14 @@ void prepareContext(MLIRContext &ctx) {
   gptc::registerAllDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerOpenMPDialectTranslation(registry);
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
 }
 
 OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
-                                     Stage stage) {
+                                     Stage stage, Target target) {
   OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
   if (!module || failed(buildUpdateFunction(*module, spec)))
     return nullptr;
@@ -54,10 +58,39 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   PipelineOptions options;
   options.stopAfter = stage;
   options.gradAccum = spec.training.gradAccum();
+  options.target = target;
   buildGPTCPipeline(pm, options);
   if (failed(pm.run(*module)))
     return nullptr;
   return module;
+}
+
+/// Points MLIR's NVVM target at the CUDA toolkit (for libdevice, which the
+/// math functions of the kernels link against) when the environment names
+/// none: CUDAToolkit_ROOT at configure time, or /usr/local/cuda.
+static void locateCUDAToolkit() {
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && *value)
+      return;
+  ::setenv("CUDA_ROOT", GPTC_CUDA_TOOLKIT_DIR, /*overwrite=*/0);
+}
+
+bool emitPTX(ModuleOp module, std::vector<PTXKernel> &kernels) {
+  locateCUDAToolkit();
+  for (const char *chip : {"sm_80", "sm_90"}) {
+    OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+    PassManager pm(module.getContext());
+    buildNVVMPipeline(pm, chip);
+    if (failed(pm.run(*copy)))
+      return false;
+    copy->walk([&](gpu::BinaryOp binary) {
+      for (Attribute a : binary.getObjects())
+        if (auto object = dyn_cast<gpu::ObjectAttr>(a))
+          kernels.push_back(
+              {binary.getSymName().str(), chip, object.getObject().str()});
+    });
+  }
+  return true;
 }
 
 namespace {

@@ -19,9 +19,18 @@ void prepareContext(mlir::MLIRContext &ctx);
 
 /// The frontend module (@forward and @update) of `spec`, run through the
 /// pipeline up to `stage`. Null after errors were emitted on `ctx`.
-mlir::OwningOpRef<mlir::ModuleOp> compileToStage(mlir::MLIRContext &ctx,
-                                                 const ModelSpec &spec,
-                                                 Stage stage);
+mlir::OwningOpRef<mlir::ModuleOp>
+compileToStage(mlir::MLIRContext &ctx, const ModelSpec &spec, Stage stage,
+               Target target = Target::CPU);
+
+/// One kernel's PTX for one chip.
+struct PTXKernel {
+  std::string name, chip, ptx;
+};
+
+/// PTX of every kernel of a module at Stage::LLVM for Target::CUDA, for
+/// sm_80 and sm_90. False after errors were emitted on the module's context.
+bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 
 /// Writes the bundle of docs/artifact.md into `outDir` from a module at
 /// Stage::LLVM: step.so (object code linked with libomp), manifest.json and

@@ -26,6 +26,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -45,6 +46,8 @@ cl::list<std::string> overrides(
                     "(validated like the file)"),
     cl::value_desc("key=value"), cl::cat(gptcCategory));
 using gptc::Stage;
+/// --emit=ptx: past the last pipeline stage (CUDA only).
+constexpr Stage kPTXStage = static_cast<Stage>(100);
 cl::opt<Stage> emitStage(
     "emit", cl::desc("Print the IR after this stage (compile)"),
     cl::values(
@@ -59,7 +62,17 @@ cl::opt<Stage> emitStage(
         clEnumValN(Stage::Buffers, "buffers",
                    "bufferized; GEMMs as runtime calls"),
         clEnumValN(Stage::Loops, "loops", "kernels as scf.parallel nests"),
-        clEnumValN(Stage::LLVM, "llvm", "LLVM dialect for the CPU")),
+        clEnumValN(Stage::LLVM, "llvm",
+                   "CPU: LLVM dialect; CUDA: kernels as gpu.launch"),
+        clEnumValN(kPTXStage, "ptx",
+                   "CUDA: PTX of every kernel for sm_80 and sm_90")),
+    cl::cat(gptcCategory));
+cl::opt<gptc::Target> target(
+    "target", cl::desc("Code generation target"), cl::init(gptc::Target::CPU),
+    cl::values(clEnumValN(gptc::Target::CPU, "cpu",
+                          "the host CPU (OpenMP + BLAS), the default"),
+               clEnumValN(gptc::Target::CUDA, "cuda",
+                          "NVIDIA GPUs: the same kernels as gpu.launch, PTX")),
     cl::cat(gptcCategory));
 cl::opt<std::string> outputPath("o",
                                 cl::desc("With --emit: output file (default "
@@ -89,7 +102,10 @@ Stages (--emit), in pipeline order:
   linalg   kernels as linalg on tensors, elementwise chains fused
   buffers  bufferized, GEMMs as runtime calls
   loops    every kernel an scf.parallel nest
-  llvm     LLVM dialect for the CPU (OpenMP + loops)
+  llvm     CPU: LLVM dialect (OpenMP + loops); with --target=cuda: every
+           kernel a gpu.launch (block- and thread-level loops)
+  ptx      with --target=cuda: PTX of every kernel for sm_80 and sm_90
+           (-o DIR writes one KERNEL.CHIP.ptx per kernel)
 )";
 
 /// Prints diagnostics as "file:line:col: error: message" (one line each).
@@ -126,6 +142,38 @@ int runCheck() {
   return 0;
 }
 
+/// --emit=ptx: every kernel's PTX, to stdout or as DIR/KERNEL.CHIP.ptx.
+int writePTX(mlir::ModuleOp module) {
+  std::vector<gptc::PTXKernel> kernels;
+  if (!gptc::emitPTX(module, kernels))
+    return 1;
+  if (outputPath == "-") {
+    for (const gptc::PTXKernel &k : kernels)
+      outs() << "// ----- kernel " << k.name << " (" << k.chip << ")\n"
+             << k.ptx << "\n";
+    return 0;
+  }
+  if (std::error_code ec = sys::fs::create_directories(outputPath)) {
+    errs() << "gptc: error: cannot create " << outputPath << ": "
+           << ec.message() << "\n";
+    return 1;
+  }
+  for (const gptc::PTXKernel &k : kernels) {
+    std::string path = outputPath + "/" + k.name + "." + k.chip + ".ptx";
+    std::error_code ec;
+    raw_fd_ostream os(path, ec);
+    if (ec) {
+      errs() << "gptc: error: cannot write " << path << ": " << ec.message()
+             << "\n";
+      return 1;
+    }
+    os << k.ptx;
+  }
+  outs() << "wrote " << kernels.size() << " PTX files to " << outputPath
+         << "\n";
+  return 0;
+}
+
 int runCompile() {
   gptc::ModelSpec spec;
   if (int rc = loadSpec(spec))
@@ -143,10 +191,23 @@ int runCompile() {
     printDiagnostic(diag);
     return mlir::success();
   });
-  mlir::OwningOpRef<mlir::ModuleOp> module = gptc::compileToStage(
-      ctx, spec, emit ? emitStage.getValue() : gptc::Stage::LLVM);
+  bool ptx = emit && emitStage.getValue() == kPTXStage;
+  if (ptx && target != gptc::Target::CUDA) {
+    errs() << "gptc: error: --emit=ptx needs --target=cuda\n";
+    return 1;
+  }
+  if (!emit && target == gptc::Target::CUDA) {
+    errs() << "gptc: error: CUDA bundles are not supported yet; use "
+              "--target=cuda --emit=ptx\n";
+    return 1;
+  }
+  Stage stage = emit && !ptx ? emitStage.getValue() : Stage::LLVM;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      gptc::compileToStage(ctx, spec, stage, target);
   if (!module)
     return 1;
+  if (ptx)
+    return writePTX(*module);
   if (!emit) {
     std::string error;
     if (!gptc::writeBundle(*module, spec, specPath, overrides, outputPath,
