@@ -2,8 +2,8 @@
 
 #include "dialects/GPT/GPTDialect.h"
 
+#include "dialects/PureInliner.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -16,19 +16,8 @@ using namespace mlir::gpt;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/GPT/GPTAttrs.cpp.inc"
 
-namespace {
-/// gpt ops are pure tensor computations: any of them may be inlined, so
-/// the step's entry points absorb @forward, @forward_grad and @update.
-struct GPTInlinerInterface : DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
-} // namespace
-
 void GPTDialect::initialize() {
-  addInterfaces<GPTInlinerInterface>();
+  addInterfaces<gptc::PureInlinerInterface>();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialects/GPT/GPTAttrs.cpp.inc"

@@ -2,7 +2,7 @@
 
 #include "dialects/Optim/OptimDialect.h"
 
-#include "mlir/Transforms/InliningUtils.h"
+#include "dialects/PureInliner.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -16,18 +16,8 @@ using namespace mlir::optim;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Optim/OptimAttrs.cpp.inc"
 
-namespace {
-/// optim ops are pure tensor computations and may be inlined anywhere.
-struct OptimInlinerInterface : DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
-} // namespace
-
 void OptimDialect::initialize() {
-  addInterfaces<OptimInlinerInterface>();
+  addInterfaces<gptc::PureInlinerInterface>();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialects/Optim/OptimAttrs.cpp.inc"
