@@ -2,6 +2,8 @@
 
 #include "runtime/TrainCommand.h"
 
+#include "runtime/data/OptionValue.h"
+
 #include "frontend/SpecParser.h"
 #include "runtime/Manifest.h"
 #include "runtime/StepLibrary.h"
@@ -164,28 +166,11 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     }
     // Options with a value: "--opt VALUE" or "--opt=VALUE".
     std::string value;
-    bool hasValue = false;
-    size_t eq = arg.find('=');
-    if (arg.compare(0, 2, "--") == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      hasValue = true;
-    }
-    bool known = arg == "--data" || arg == "--val" || arg == "--steps" ||
-                 arg == "--seed" || arg == "--val-every" ||
-                 arg == "--val-tokens" || arg == "--set";
-    if (!known) {
-      err << kMe << "error: unknown option '" << args[i]
-          << "' (see gptc train --help)\n";
+    if (!data::takeOptionValue(args, i,
+                               {"--data", "--val", "--steps", "--seed",
+                                "--val-every", "--val-tokens", "--set"},
+                               kMe, "train", err, arg, value))
       return 2;
-    }
-    if (!hasValue) {
-      if (i + 1 == args.size()) {
-        err << kMe << "error: " << arg << " needs a value\n";
-        return 2;
-      }
-      value = args[++i];
-    }
     if (arg == "--data") {
       dataGlob = value;
     } else if (arg == "--val") {

@@ -1,6 +1,7 @@
 //===- DataCommand.cpp - `gptc data` --------------------------------------===//
 
 #include "runtime/data/DataCommand.h"
+#include "runtime/data/OptionValue.h"
 
 #include "runtime/data/Shard.h"
 #include "runtime/data/TextToShards.h"
@@ -83,27 +84,11 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
     }
     // Options with a value: "--opt VALUE" or "--opt=VALUE".
     std::string value;
-    bool hasValue = false;
-    size_t eq = arg.find('=');
-    if (arg.compare(0, 2, "--") == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      hasValue = true;
-    }
-    bool known = arg == "-o" || arg == "--output" || arg == "--val-fraction" ||
-                 arg == "--shard-tokens" || arg == "--prefix";
-    if (!known) {
-      err << me << "error: unknown option '" << args[i]
-          << "' (see gptc data --help)\n";
+    if (!takeOptionValue(
+            args, i,
+            {"-o", "--output", "--val-fraction", "--shard-tokens", "--prefix"},
+            me, "data", err, arg, value))
       return 2;
-    }
-    if (!hasValue) {
-      if (i + 1 == args.size()) {
-        err << me << "error: " << arg << " needs a value\n";
-        return 2;
-      }
-      value = args[++i];
-    }
     if (arg == "-o" || arg == "--output") {
       outDir = value;
     } else if (arg == "--val-fraction") {
