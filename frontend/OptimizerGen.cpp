@@ -187,7 +187,9 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
         optim::NSFormAttr::get(&ctx, toOptim(g.nsForm)),
         optim::TransposeRuleAttr::get(&ctx, optim::TransposeRule::short_side),
         optim::NormalizeOrderAttr::get(&ctx,
-                                       optim::NormalizeOrder::after_cast),
+                                       g.nsNormalize == NSNormalize::BeforeCast
+                                           ? optim::NormalizeOrder::before_cast
+                                           : optim::NormalizeOrder::after_cast),
         TypeAttr::get(nsType), b.getF64FloatAttr(g.weightDecay));
     newParams[i] = muon.getNewParam();
     newStates.push_back(muon.getNewBuf());

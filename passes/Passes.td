@@ -50,6 +50,32 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
   ];
 }
 
+def PlanBuffersPass : Pass<"gptc-plan-buffers", "mlir::ModuleOp"> {
+  let summary = "Place the step's temporary buffers in the arena by liveness";
+  let description = [{
+    After bufferization and deallocation, every statically shaped
+    `memref.alloc` in the body of an arena entry point (a function whose
+    only argument is the `memref<Nxi8>` arena of `gptc-build-step`) whose
+    `memref.dealloc` is in the same block is live from the alloc to the last
+    op of the block that uses it or a value computed from it (views,
+    extracted pointers handed to GEMM calls; uses in nested regions count at
+    their ancestor). Those buffers get byte offsets in one workspace by greedy
+    interval packing (largest first, lowest free offset, 64-byte aligned):
+    buffers whose lifetimes do not overlap share bytes. The allocs become
+    `memref.view`s of the arena at `workspace offset + buffer offset`, the
+    deallocs go, the workspace is appended to the arena (the entry points'
+    argument type and `gptc.arena_bytes` grow) and recorded as
+    `gptc.workspace = {offset, bytes}`. The entry points run one at a time,
+    so they share the workspace. A step then calls no allocator at all.
+
+    Buffers allocated inside loops or conditionals, with dynamic shapes or
+    without a dealloc in their block stay `memref.alloc`. A module without
+    `gptc.arena_bytes` is left alone.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def GemmToBlasPass : Pass<"gptc-gemm-to-blas", "mlir::ModuleOp"> {
   let summary = "Turn linalg GEMMs on buffers into runtime GEMM calls";
   let description = [{
@@ -74,8 +100,8 @@ def FuseElementwisePass : Pass<"gptc-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
-def LowerOptimPass : Pass<"gptc-lower-optim", "mlir::func::FuncOp"> {
-  let summary = "Lower optim ops (Adam, Muon, Newton-Schulz, schedules) to gpt";
+def LowerOptimPass : Pass<"gptc-lower-optim"> {
+  let summary = "Lower optim ops (Adam, Muon, Newton-Schulz, SVD, schedules) to gpt";
   let description = [{
     Writes each optimizer op as gpt primitives so that the update step lowers
     to kernels and GEMM calls like the model: Adam/AdamW elementwise with
@@ -83,10 +109,21 @@ def LowerOptimPass : Pass<"gptc-lower-optim", "mlir::func::FuncOp"> {
     split, the update scale and weight decay; the quintic Newton-Schulz
     iteration unrolled, with its GEMMs in the compute dtype (bf16 operands,
     f32 accumulation in the GEMM call); the learning-rate multiplier and
-    momentum warm-up as scalar math on the step counter. The SVD backend is
-    not lowered yet and is reported as an error.
+    momentum warm-up as scalar math on the step counter.
+
+    The SVD backend (`optim.svd_orthogonalize`, Muon with `backend = svd`)
+    becomes a call of the runtime's `gptc_svd_orthogonalize_f32` / `_f64`
+    (runtime/gptrt.h, through the C interface) on the operand's buffer
+    (`bufferization.to_buffer`, as [batch, rows, cols]) and a new result
+    buffer (`memref.alloc` + `bufferization.to_tensor restrict writable`),
+    in f32 (f64 for f64). The pass runs on any op; run on the module it
+    declares the callees, run on a function it needs them declared already
+    and reports an error otherwise. `optim.window_schedule` is not lowered
+    yet and is reported as an error.
   }];
-  let dependentDialects = ["mlir::gpt::GPTDialect"];
+  let dependentDialects = ["mlir::gpt::GPTDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 def BuildStepPass : Pass<"gptc-build-step", "mlir::ModuleOp"> {

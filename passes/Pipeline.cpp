@@ -64,12 +64,14 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (done(Stage::Linalg))
     return;
 
-  // 4. Buffers: one-shot bufferization, deallocation, GEMM library calls.
+  // 4. Buffers: one-shot bufferization, deallocation, GEMM library calls,
+  //    temporaries placed in the arena by liveness.
   addText(pm, "one-shot-bufferize{bufferize-function-boundaries "
               "function-boundary-type-conversion=identity-layout-map}");
   addText(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");
   pm.addPass(createGemmToBlasPass());
   pm.addNestedPass<func::FuncOp>(createCopyToLinalgPass());
+  pm.addPass(createPlanBuffersPass());
   if (done(Stage::Buffers))
     return;
 

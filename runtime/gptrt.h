@@ -32,11 +32,12 @@
  *   state.NAME.KIND   same             optimizer state (adam m / v, muon
  *                                      momentum buffer)
  *
- * The generated code calls back into the runtime only for GEMMs, through
- * the functions below (OpenBLAS on the CPU). Pointers are passed as
- * integers (uintptr_t). Each matrix X is given by its address, its row and
- * column strides and the stride between the matrices of a batch, all in
- * elements; op(X) transposes X when trans_x is non-zero:
+ * The generated code calls back into the runtime only for GEMMs and for
+ * the SVD backend of Muon, through the functions below (OpenBLAS on the
+ * CPU). GEMM pointers are passed as integers (uintptr_t). Each matrix X is
+ * given by its address, its row and column strides and the stride between
+ * the matrices of a batch, all in elements; op(X) transposes X when trans_x
+ * is non-zero:
  *   C[b] = op(A[b]) op(B[b]) + beta C[b]   for b < batch, with
  *   op(A) m x k, op(B) k x n, C m x n, beta 0 or 1.
  *
@@ -61,6 +62,34 @@ void gptc_gemm_f32(GPTC_GEMM_ARGS(float));
 void gptc_gemm_f64(GPTC_GEMM_ARGS(double));
 /* bf16 operands and result (uint16 storage), f32 accumulation. */
 void gptc_gemm_bf16(GPTC_GEMM_ARGS(float));
+
+/* A batch of matrices as a 3-D memref descriptor (MLIR's
+ * StridedMemRefType<T, 3>): sizes = {batch, rows, cols}, element [b][i][j]
+ * at aligned[offset + b*strides[0] + i*strides[1] + j*strides[2]]. */
+typedef struct gptc_matrices_f32 {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[3];
+  int64_t strides[3];
+} gptc_matrices_f32;
+
+typedef struct gptc_matrices_f64 {
+  double *allocated;
+  double *aligned;
+  int64_t offset;
+  int64_t sizes[3];
+  int64_t strides[3];
+} gptc_matrices_f64;
+
+/* The SVD backend (optim.svd_orthogonalize): out[b] = U V^T for every
+ * in[b] = U S V^T (thin SVD), computed in f64; in and out have the same
+ * sizes and do not overlap. A matrix with a non-finite element gives NaNs.
+ * Called through MLIR's C interface, hence the _mlir_ciface_ prefix. */
+void _mlir_ciface_gptc_svd_orthogonalize_f32(gptc_matrices_f32 *in,
+                                             gptc_matrices_f32 *out);
+void _mlir_ciface_gptc_svd_orthogonalize_f64(gptc_matrices_f64 *in,
+                                             gptc_matrices_f64 *out);
 
 /* A 1-D memref<N x i8> descriptor of the arena: pass
  * {arena, arena, 0, arena_bytes, 1}. */

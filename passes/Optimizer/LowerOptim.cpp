@@ -4,6 +4,16 @@
 // primitives (REFERENCE §3-4), which then lower to kernels like the model.
 // One pattern per op; the math is written with GraphBuilder.
 //
+// optim.svd_orthogonalize is not gpt math: it becomes a call of the runtime
+// (runtime/gptrt.h) on the buffers of its operand and of a new result,
+//   %in  = bufferization.to_buffer %x read_only    (x as [batch, rows, cols])
+//   %out = memref.alloc()
+//   func.call @gptc_svd_orthogonalize_<f32|f64>(%in, %out)   (C interface)
+//   %o   = bufferization.to_tensor %out restrict writable
+// which one-shot bufferization turns into a call on the real buffers. The
+// callee is declared in the module, so the SVD backend needs the pass to run
+// on the module (or the declaration to be there already).
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
@@ -11,7 +21,9 @@
 #include "dialects/GPT/GraphBuilder.h"
 #include "dialects/Optim/OptimDialect.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
@@ -264,21 +276,38 @@ struct LowerNewtonSchulz : OpRewritePattern<optim::NewtonSchulzOp> {
     if (transposed)
       x = g.transpose(x, swapLast);
 
+    // The sums of scaled GEMM results are formed in f32 when the compute
+    // type is narrower (bf16), with f32 coefficients, and rounded to it
+    // once: in bf16 the coefficients themselves would round (3.4445 to
+    // 3.4375, -4.775 to -4.78125), a bias of the whole iteration rather
+    // than rounding noise. After fusion each sum is still one kernel.
+    Type sumType =
+        ct.getIntOrFloatBitWidth() < 32 ? Type(rewriter.getF32Type()) : ct;
+    auto sum = [&](ArrayRef<std::pair<Value, double>> terms) {
+      Value acc;
+      for (auto [v, coef] : terms) {
+        Value t = g.cast(v, sumType);
+        if (coef != 1.0)
+          t = g.scale(t, coef);
+        acc = acc ? g.add(acc, t) : t;
+      }
+      return g.cast(acc, ct);
+    };
     ArrayRef<double> coef = op.getCoefficients();
     double a = coef[0], b = coef[1], c = coef[2];
-    for (int64_t i = 0; i < op.getSteps(); ++i) {
+    for (uint64_t i = 0; i < op.getSteps(); ++i) {
       Value gram = g.matmul(x, x, false, true); // A = X X^T
       if (op.getForm() == optim::NSForm::polynomial_then_apply) {
         // B = b A + c A A; X = a X + B X
-        Value poly =
-            g.add(g.scale(gram, b), g.scale(g.matmul(gram, gram, false, false),
-                                            c));
-        x = g.add(g.scale(x, a), g.matmul(poly, x, false, false));
+        Value gram2 = g.matmul(gram, gram, false, false);
+        Value poly = sum({{gram, b}, {gram2, c}});
+        Value px = g.matmul(poly, x, false, false);
+        x = sum({{x, a}, {px, 1.0}});
       } else {
         // B = A X; X = a X + b B + c A B
         Value bx = g.matmul(gram, x, false, false);
-        x = g.add(g.add(g.scale(x, a), g.scale(bx, b)),
-                  g.scale(g.matmul(gram, bx, false, false), c));
+        Value abx = g.matmul(gram, bx, false, false);
+        x = sum({{x, a}, {bx, b}, {abx, c}});
       }
     }
     if (transposed)
@@ -288,14 +317,166 @@ struct LowerNewtonSchulz : OpRewritePattern<optim::NewtonSchulzOp> {
   }
 };
 
+/// The precision the SVD backend computes in: f64 for f64, else f32.
+Type svdWorkType(Type elt) {
+  return elt.isF64() ? elt : Float32Type::get(elt.getContext());
+}
+
+/// The runtime function that orthogonalises a batch of `work` matrices.
+std::string svdCalleeName(Type work) {
+  return work.isF64() ? "gptc_svd_orthogonalize_f64"
+                      : "gptc_svd_orthogonalize_f32";
+}
+
+/// memref<shape x work> with a fully dynamic strided layout.
+MemRefType stridedMemRef(ArrayRef<int64_t> shape, Type work) {
+  SmallVector<int64_t> strides(shape.size(), ShapedType::kDynamic);
+  return MemRefType::get(
+      shape, work,
+      StridedLayoutAttr::get(work.getContext(), ShapedType::kDynamic, strides));
+}
+
+/// (in, out) -> (): both memref<?x?x?xwork, strided<[?, ?, ?], offset: ?>>,
+/// [batch, rows, cols].
+FunctionType svdCalleeType(Type work) {
+  SmallVector<int64_t> dyn(3, ShapedType::kDynamic);
+  MemRefType m = stridedMemRef(dyn, work);
+  return FunctionType::get(work.getContext(), {m, m}, {});
+}
+
+// optim.svd_orthogonalize => x as a [batch, rows, cols] buffer in f32 (f64
+// for f64), the runtime's U V^T into a new buffer, back to x's shape and
+// type. The callee must be declared (LowerOptimPass does it).
+struct LowerSVDOrthogonalize : OpRewritePattern<optim::SVDOrthogonalizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(optim::SVDOrthogonalizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs a static shape");
+    Type work = svdWorkType(type.getElementType());
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        op, rewriter.getStringAttr(svdCalleeName(work)));
+    if (!callee)
+      return rewriter.notifyMatchFailure(op,
+                                         "the runtime call is not declared");
+    GraphBuilder g(rewriter, work, work);
+    g.setLoc(loc);
+    int64_t rank = type.getRank();
+    int64_t batch = 1;
+    for (int64_t d : type.getShape().drop_back(2))
+      batch *= d;
+    SmallVector<int64_t> shape3 = {batch, type.getDimSize(rank - 2),
+                                   type.getDimSize(rank - 1)};
+    Value x = g.reshape(g.cast(op.getInput(), work), shape3);
+    Value in = bufferization::ToBufferOp::create(
+        rewriter, loc, stridedMemRef(shape3, work), x, /*read_only=*/true);
+    auto outType = MemRefType::get(shape3, work);
+    Value out = memref::AllocOp::create(rewriter, loc, outType);
+    auto dynType = cast<MemRefType>(svdCalleeType(work).getInput(0));
+    func::CallOp::create(
+        rewriter, loc, callee,
+        ValueRange{memref::CastOp::create(rewriter, loc, dynType, in),
+                   memref::CastOp::create(rewriter, loc, dynType, out)});
+    Value o = bufferization::ToTensorOp::create(
+        rewriter, loc, RankedTensorType::get(shape3, work), out,
+        /*restrict=*/true, /*writable=*/true);
+    o = g.cast(g.reshape(o, type.getShape()), type.getElementType());
+    rewriter.replaceOp(op, o);
+    return success();
+  }
+};
+
+/// The ops of `root` that lower to the SVD runtime call, with their work
+/// types: optim.svd_orthogonalize and optim.muon with the SVD backend. Fails
+/// (with an error) on a dynamic shape.
+LogicalResult
+collectSvdUses(Operation *root,
+               SmallVectorImpl<std::pair<Operation *, Type>> &uses) {
+  WalkResult r = root->walk([&](Operation *op) {
+    Value input;
+    if (auto svd = dyn_cast<optim::SVDOrthogonalizeOp>(op))
+      input = svd.getInput();
+    else if (auto muon = dyn_cast<optim::MuonOp>(op))
+      if (muon.getBackend() == optim::OrthoBackend::svd)
+        input = muon.getParam();
+    if (!input)
+      return WalkResult::advance();
+    auto t = cast<RankedTensorType>(input.getType());
+    if (!t.hasStaticShape()) {
+      op->emitOpError("the SVD backend needs a static shape, got ") << t;
+      return WalkResult::interrupt();
+    }
+    uses.push_back({op, svdWorkType(t.getElementType())});
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+/// Checks that `fn`, the declaration of the runtime call for `work`, has
+/// its type.
+LogicalResult checkSvdCallee(func::FuncOp fn, Type work) {
+  FunctionType type = svdCalleeType(work);
+  if (fn.getFunctionType() != type)
+    return fn.emitOpError("is the SVD runtime call and must have type ")
+           << type;
+  return success();
+}
+
+/// Declares the runtime call for `work` in `module` at `b`'s insertion point
+/// unless it is there, or checks the declaration that is there.
+LogicalResult declareSvdCallee(OpBuilder &b, ModuleOp module, Type work) {
+  std::string name = svdCalleeName(work);
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return checkSvdCallee(fn, work);
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, svdCalleeType(work));
+  fn.setPrivate();
+  // The runtime takes the memref descriptors by pointer (gptrt.h).
+  fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
+  return success();
+}
+
+/// The declarations the SVD backend needs: added when the pass runs on the
+/// module; run on a function, the pass may not touch the module, so they
+/// must exist already.
+LogicalResult prepareSvdCallees(Operation *root) {
+  SmallVector<std::pair<Operation *, Type>> uses;
+  if (failed(collectSvdUses(root, uses)))
+    return failure();
+  if (auto module = dyn_cast<ModuleOp>(root)) {
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    for (auto [op, work] : uses)
+      if (failed(declareSvdCallee(b, module, work)))
+        return failure();
+    return success();
+  }
+  for (auto [op, work] : uses) {
+    std::string name = svdCalleeName(work);
+    auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        op, StringAttr::get(op->getContext(), name));
+    if (!fn)
+      return op->emitOpError("lowers to a call of @")
+             << name
+             << ", which is not declared: run gptc-lower-optim on the module";
+    if (failed(checkSvdCallee(fn, work)))
+      return failure();
+  }
+  return success();
+}
+
 struct LowerOptimPass : gptc::impl::LowerOptimPassBase<LowerOptimPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (failed(prepareSvdCallees(getOperation())))
+      return signalPassFailure();
     RewritePatternSet patterns(ctx);
     patterns.add<LowerLRSchedule, LowerMomentumWarmup, LowerAdam, LowerMuon,
-                 LowerNewtonSchulz>(ctx);
+                 LowerNewtonSchulz, LowerSVDOrthogonalize>(ctx);
     ConversionTarget target(*ctx);
-    target.addLegalDialect<gpt::GPTDialect, func::FuncDialect>();
+    target.addLegalDialect<gpt::GPTDialect, func::FuncDialect,
+                           bufferization::BufferizationDialect,
+                           memref::MemRefDialect>();
     target.addIllegalDialect<optim::OptimDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -15,16 +15,26 @@
 // bf16 converts A and B to f32 (bits << 16), runs sgemm and rounds the
 // result to nearest even.
 //
+// Threads: the calls come from the step between its OpenMP kernels, so they
+// share that OpenMP thread pool (LLVM's libomp, which serves GCC's GOMP
+// entry points too) instead of starting OpenBLAS's own: OpenBLAS runs
+// single-threaded inside one `omp parallel` that splits the batch, or else
+// the longer of C's two dimensions, into one block per thread. Two pools
+// spinning for the same two cores cost more than the GEMMs' own imbalance.
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/gptrt.h"
 
 #include <cblas.h>
+#include <omp.h>
 
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -147,6 +157,95 @@ void checkArgs(int64_t m, int64_t n, int64_t k, int64_t batch) {
     fail("size above 2^31 - 1");
 }
 
+/// The operands of one GEMM C = op(A) op(B) + beta C as views; A and B are
+/// views of their stored (untransposed) shapes.
+template <typename T, typename CT> struct GemmViews {
+  View<T> a, b;
+  View<CT> c;
+};
+
+/// Rows [i0, i0 + len) of op(A) and of C.
+template <typename T, typename CT>
+GemmViews<T, CT> rowBlock(GemmViews<T, CT> g, bool transA, int64_t i0,
+                          int64_t len) {
+  if (transA) { // op(A) rows are the stored columns
+    g.a.ptr += i0 * g.a.cs;
+    g.a.cols = len;
+  } else {
+    g.a.ptr += i0 * g.a.rs;
+    g.a.rows = len;
+  }
+  g.c.ptr += i0 * g.c.rs;
+  g.c.rows = len;
+  return g;
+}
+
+/// Columns [j0, j0 + len) of op(B) and of C.
+template <typename T, typename CT>
+GemmViews<T, CT> colBlock(GemmViews<T, CT> g, bool transB, int64_t j0,
+                          int64_t len) {
+  if (transB) { // op(B) columns are the stored rows
+    g.b.ptr += j0 * g.b.rs;
+    g.b.rows = len;
+  } else {
+    g.b.ptr += j0 * g.b.cs;
+    g.b.cols = len;
+  }
+  g.c.ptr += j0 * g.c.cs;
+  g.c.cols = len;
+  return g;
+}
+
+/// Below this many multiply-adds a GEMM stays on the calling thread.
+constexpr int64_t kParallelWork = int64_t(1) << 18;
+
+/// OpenBLAS's own threads stay idle; the first call turns them off.
+void useCallingThreadsOnly() {
+  static const bool once = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)once;
+}
+
+/// Runs `one(views)` for every batch item, spread over the OpenMP threads:
+/// by batch item when there are at least as many items as threads, else by
+/// blocks of the longer of C's dimensions (multiples of 16).
+template <typename T, typename CT, typename Fn>
+void forEachBlock(int64_t batch, bool transA, bool transB, int64_t m,
+                  int64_t n, int64_t k,
+                  const std::function<GemmViews<T, CT>(int64_t)> &item,
+                  Fn one) {
+  useCallingThreadsOnly();
+  int threads = omp_get_max_threads();
+  if (threads <= 1 || batch * m * n * k < kParallelWork || omp_in_parallel()) {
+    for (int64_t i = 0; i < batch; ++i)
+      one(item(i));
+    return;
+  }
+  if (batch >= threads) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t i = 0; i < batch; ++i)
+      one(item(i));
+    return;
+  }
+  const bool splitRows = m >= n;
+  const int64_t len = splitRows ? m : n;
+  int64_t chunk = (len + threads - 1) / threads;
+  chunk = (chunk + 15) / 16 * 16;
+  const int64_t blocks = (len + chunk - 1) / chunk;
+  for (int64_t i = 0; i < batch; ++i) {
+    GemmViews<T, CT> whole = item(i);
+#pragma omp parallel for schedule(static, 1)
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      int64_t start = blk * chunk;
+      int64_t size = std::min(chunk, len - start);
+      one(splitRows ? rowBlock(whole, transA, start, size)
+                    : colBlock(whole, transB, start, size));
+    }
+  }
+}
+
 template <typename T>
 void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
           uintptr_t a, int64_t aRs, int64_t aCs, int64_t aBs, uintptr_t b,
@@ -156,12 +255,17 @@ void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
   T *pa = reinterpret_cast<T *>(a);
   T *pb = reinterpret_cast<T *>(b);
   T *pc = reinterpret_cast<T *>(c);
-  for (int64_t i = 0; i < batch; ++i) {
-    View<T> va{pa + i * aBs, transA ? k : m, transA ? m : k, aRs, aCs};
-    View<T> vb{pb + i * bBs, transB ? n : k, transB ? k : n, bRs, bCs};
-    View<T> vc{pc + i * cBs, m, n, cRs, cCs};
-    gemmOne<T>(transA != 0, transB != 0, va, vb, beta, vc, k);
-  }
+  std::function<GemmViews<T, T>(int64_t)> item = [&](int64_t i) {
+    return GemmViews<T, T>{
+        {pa + i * aBs, transA ? k : m, transA ? m : k, aRs, aCs},
+        {pb + i * bBs, transB ? n : k, transB ? k : n, bRs, bCs},
+        {pc + i * cBs, m, n, cRs, cCs}};
+  };
+  forEachBlock<T, T>(batch, transA != 0, transB != 0, m, n, k, item,
+                     [&](const GemmViews<T, T> &g) {
+                       gemmOne<T>(transA != 0, transB != 0, g.a, g.b, beta,
+                                  g.c, k);
+                     });
 }
 
 float bf16ToF32(uint16_t h) {
@@ -208,28 +312,33 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
   uint16_t *pa = reinterpret_cast<uint16_t *>(a);
   uint16_t *pb = reinterpret_cast<uint16_t *>(b);
   uint16_t *pc = reinterpret_cast<uint16_t *>(c);
-  // Separate temporaries from the f32 path's (gemmOne uses those).
-  thread_local std::vector<float> fa, fb, fc;
-  for (int64_t i = 0; i < batch; ++i) {
-    View<uint16_t> va{pa + i * a_bs, trans_a ? k : m, trans_a ? m : k, a_rs,
-                      a_cs};
-    View<uint16_t> vb{pb + i * b_bs, trans_b ? n : k, trans_b ? k : n, b_rs,
-                      b_cs};
-    View<uint16_t> vc{pc + i * c_bs, m, n, c_rs, c_cs};
-    unpackBf16(va, fa);
-    unpackBf16(vb, fb);
-    if (beta != 0.0f)
-      unpackBf16(vc, fc);
-    else
-      fc.assign(size_t(m * n), 0.0f);
-    View<float> fva{fa.data(), va.rows, va.cols, va.cols, 1};
-    View<float> fvb{fb.data(), vb.rows, vb.cols, vb.cols, 1};
-    View<float> fvc{fc.data(), m, n, n, 1};
-    gemmOne<float>(trans_a != 0, trans_b != 0, fva, fvb, beta, fvc, k);
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t j = 0; j < n; ++j)
-        pc[i * c_bs + r * c_rs + j * c_cs] = f32ToBf16(fc[size_t(r * n + j)]);
-  }
+  using Views = GemmViews<uint16_t, uint16_t>;
+  std::function<Views(int64_t)> item = [&](int64_t i) {
+    return Views{
+        {pa + i * a_bs, trans_a ? k : m, trans_a ? m : k, a_rs, a_cs},
+        {pb + i * b_bs, trans_b ? n : k, trans_b ? k : n, b_rs, b_cs},
+        {pc + i * c_bs, m, n, c_rs, c_cs}};
+  };
+  forEachBlock<uint16_t, uint16_t>(
+      batch, trans_a != 0, trans_b != 0, m, n, k, item, [&](const Views &g) {
+        // Separate temporaries from the f32 path's (gemmOne uses those).
+        thread_local std::vector<float> fa, fb, fc;
+        const int64_t rows = g.c.rows, cols = g.c.cols;
+        unpackBf16(g.a, fa);
+        unpackBf16(g.b, fb);
+        if (beta != 0.0f)
+          unpackBf16(g.c, fc);
+        else
+          fc.assign(size_t(rows * cols), 0.0f);
+        View<float> fva{fa.data(), g.a.rows, g.a.cols, g.a.cols, 1};
+        View<float> fvb{fb.data(), g.b.rows, g.b.cols, g.b.cols, 1};
+        View<float> fvc{fc.data(), rows, cols, cols, 1};
+        gemmOne<float>(trans_a != 0, trans_b != 0, fva, fvb, beta, fvc, k);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < cols; ++j)
+            g.c.ptr[r * g.c.rs + j * g.c.cs] =
+                f32ToBf16(fc[size_t(r * cols + j)]);
+      });
 }
 
 } // extern "C"

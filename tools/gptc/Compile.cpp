@@ -9,6 +9,7 @@
 #include "tools/gptc/Manifest.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -19,6 +20,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -31,6 +33,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <cstdlib>
+#include <map>
 
 using namespace mlir;
 
@@ -75,20 +78,87 @@ static void locateCUDAToolkit() {
   ::setenv("CUDA_ROOT", GPTC_CUDA_TOOLKIT_DIR, /*overwrite=*/0);
 }
 
+namespace {
+
+/// What a kernel's PTX depends on: its gpu.module without the module's
+/// name (outlining names every module after its entry point, while the
+/// kernel function inside keeps the entry point's name).
+std::string kernelKey(gpu::GPUModuleOp kernelModule) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(false).useLocalScope();
+  for (NamedAttribute attr : kernelModule->getAttrs())
+    if (attr.getName() != SymbolTable::getSymbolAttrName())
+      os << attr.getName() << "=" << attr.getValue() << "\n";
+  for (Operation &op : kernelModule.getBody()->getOperations())
+    op.print(os, flags);
+  return key;
+}
+
+/// Keeps one of each set of identical outlined kernels (the same loop nest
+/// in every layer) and points the launches of the others at it. Returns
+/// every kernel's name, in order, with the name of the one that stands for
+/// it.
+std::vector<std::pair<std::string, std::string>> dedupKernels(ModuleOp module) {
+  std::vector<std::pair<std::string, std::string>> kernels;
+  std::map<std::string, std::string> keptByKey;
+  llvm::StringMap<StringAttr> replacement;
+  for (auto kernelModule :
+       llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
+    std::string name = kernelModule.getSymName().str();
+    auto [it, inserted] = keptByKey.try_emplace(kernelKey(kernelModule), name);
+    kernels.push_back({name, it->second});
+    if (inserted)
+      continue;
+    replacement[name] = StringAttr::get(module.getContext(), it->second);
+    kernelModule.erase();
+  }
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    auto it = replacement.find(launch.getKernelModuleName());
+    if (it != replacement.end())
+      launch.setKernelAttr(SymbolRefAttr::get(
+          it->second, {FlatSymbolRefAttr::get(launch.getKernelName())}));
+  });
+  return kernels;
+}
+
+} // namespace
+
 bool emitPTX(ModuleOp module, std::vector<PTXKernel> &kernels) {
   locateCUDAToolkit();
+  // Outline the gpu.launch ops (as the NVVM pipeline would, whose own
+  // outlining then has nothing left to do) and translate each distinct
+  // kernel once: most kernels repeat per layer, and translating a kernel
+  // module to PTX is most of the time.
+  OwningOpRef<ModuleOp> outlined = cast<ModuleOp>(module->clone());
+  PassManager outline(module.getContext());
+  outline.addPass(createGpuKernelOutliningPass());
+  if (failed(outline.run(*outlined)))
+    return false;
+  std::vector<std::pair<std::string, std::string>> names =
+      dedupKernels(*outlined);
   for (const char *chip : {"sm_80", "sm_90"}) {
-    OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+    OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*outlined)->clone());
     PassManager pm(module.getContext());
     buildNVVMPipeline(pm, chip);
     if (failed(pm.run(*copy)))
       return false;
+    llvm::StringMap<std::string> ptx;
     copy->walk([&](gpu::BinaryOp binary) {
       for (Attribute a : binary.getObjects())
         if (auto object = dyn_cast<gpu::ObjectAttr>(a))
-          kernels.push_back(
-              {binary.getSymName().str(), chip, object.getObject().str()});
+          ptx[binary.getSymName()] = object.getObject().str();
     });
+    for (const auto &[name, kept] : names) {
+      auto it = ptx.find(kept);
+      if (it == ptx.end()) {
+        emitError(module.getLoc())
+            << "no PTX for kernel " << kept << " (" << chip << ")";
+        return false;
+      }
+      kernels.push_back({name, chip, it->second});
+    }
   }
   return true;
 }

@@ -29,7 +29,9 @@ struct PTXKernel {
 };
 
 /// PTX of every kernel of a module at Stage::LLVM for Target::CUDA, for
-/// sm_80 and sm_90. False after errors were emitted on the module's context.
+/// sm_80 and sm_90, named after the outlined kernel module (in program
+/// order, chip by chip). Identical kernels are translated once. False after
+/// errors were emitted on the module's context.
 bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 
 /// Writes the bundle of docs/artifact.md into `outDir` from a module at

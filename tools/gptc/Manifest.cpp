@@ -51,6 +51,17 @@ const char *initName(InitRule rule) {
   return "normal";
 }
 
+/// {offset, bytes} of the temporaries' region of the arena
+/// (gptc-plan-buffers), {0, 0} when there is none.
+llvm::json::Object workspaceOf(ModuleOp module) {
+  int64_t offset = 0, bytes = 0;
+  if (auto ws = module->getAttrOfType<DictionaryAttr>("gptc.workspace")) {
+    offset = cast<IntegerAttr>(ws.get("offset")).getInt();
+    bytes = cast<IntegerAttr>(ws.get("bytes")).getInt();
+  }
+  return llvm::json::Object{{"offset", offset}, {"bytes", bytes}};
+}
+
 } // namespace
 
 bool writeManifest(ModuleOp module, const ModelSpec &spec,
@@ -112,6 +123,7 @@ bool writeManifest(ModuleOp module, const ModelSpec &spec,
       {"target", "cpu"},
       {"dtype", toString(t.dtype)},
       {"arena_bytes", bytes.getInt()},
+      {"workspace", workspaceOf(module)},
       {"device_batch", t.deviceBatch},
       {"seq_len", t.seqLen},
       {"grad_accum", t.gradAccum()},

@@ -1,10 +1,14 @@
 //===- gptc.cpp - The gptc driver -----------------------------------------===//
 //
-//   gptc check SPEC [--set key=value]...
+//   gptc check SPEC [--set key=value]... [--dtype DTYPE]
 //   gptc compile SPEC --emit=STAGE [-o FILE] [--set key=value]...
+//   gptc compile SPEC --stats [--target=cpu|cuda] [-o FILE]
 //
 // `check` validates a spec and prints a summary of the model it describes;
-// `compile` runs the pipeline up to STAGE and prints (or writes) the IR.
+// `compile` runs the pipeline up to STAGE and prints (or writes) the IR, or
+// with --stats prints the step's kernels and GEMMs (Stats.h). `train` and
+// `data` parse their own arguments (runtime/); --dtype is rewritten into
+// --set training.dtype=... for `train` here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,10 +16,12 @@
 #include "frontend/MLIRGen.h"
 #include "frontend/Parameters.h"
 #include "frontend/SpecParser.h"
+#include "passes/Passes.h"
 #include "runtime/TrainCommand.h"
 #include "runtime/data/DataCommand.h"
-#include "passes/Passes.h"
+#include "runtime/data/OptionValue.h"
 #include "tools/gptc/Compile.h"
+#include "tools/gptc/Stats.h"
 #include "tools/gptc/Summary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,6 +44,14 @@ using namespace llvm;
 namespace {
 
 cl::OptionCategory gptcCategory("gptc options");
+/// The MLIR options worth showing in --help (the other LLVM and MLIR
+/// options stay usable, unlisted).
+cl::OptionCategory mlirCategory("MLIR options (debugging)");
+constexpr const char *kVisibleMLIROptions[] = {
+    "mlir-print-debuginfo",     "mlir-print-ir-after-all",
+    "mlir-print-ir-before-all", "mlir-print-ir-after-failure",
+    "mlir-disable-threading",
+};
 
 cl::opt<std::string> specPath(cl::Positional, cl::desc("<spec.yaml>"),
                               cl::cat(gptcCategory));
@@ -45,6 +59,23 @@ cl::list<std::string> overrides(
     "set", cl::desc("Override a spec key, e.g. --set model.seq_len=16384 "
                     "(validated like the file)"),
     cl::value_desc("key=value"), cl::cat(gptcCategory));
+cl::opt<std::string>
+    dtype("dtype",
+          cl::desc("Training dtype (f64, f32 or bf16): the same as --set "
+                   "training.dtype=DTYPE"),
+          cl::value_desc("dtype"), cl::cat(gptcCategory));
+/// --stats. LLVM has a hidden -stats of its own (pass statistics, only with
+/// assertions) that it registers on first use of the option registry;
+/// main() removes it before this one is made.
+cl::opt<bool> &statsOption() {
+  static cl::opt<bool> stats(
+      "stats",
+      cl::desc("Print the kernels of the step (launch shapes; with "
+               "--target=cuda and ptxas, registers and spills for sm_80 and "
+               "sm_90) and its GEMM calls, with totals (compile)"),
+      cl::cat(gptcCategory));
+  return stats;
+}
 using gptc::Stage;
 /// --emit=ptx: past the last pipeline stage (CUDA only).
 constexpr Stage kPTXStage = static_cast<Stage>(100);
@@ -75,8 +106,9 @@ cl::opt<gptc::Target> target(
                           "NVIDIA GPUs: the same kernels as gpu.launch, PTX")),
     cl::cat(gptcCategory));
 cl::opt<std::string> outputPath("o",
-                                cl::desc("With --emit: output file (default "
-                                         "stdout); without: the bundle "
+                                cl::desc("With --emit or --stats: output file "
+                                         "(default stdout); --emit=ptx: a "
+                                         "directory; otherwise: the bundle "
                                          "directory to write"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(gptcCategory));
@@ -87,11 +119,20 @@ Commands:
   gptc check SPEC                validate SPEC and print a summary of its model
   gptc compile SPEC --emit=STAGE print the IR after STAGE (see --emit below)
   gptc compile SPEC -o DIR       write the step bundle: manifest.json, step.so
+  gptc compile SPEC --stats [--target=cuda]
+                                 print the step's kernels with their launch
+                                 shapes (CUDA: grid, block and, with ptxas,
+                                 registers and spills for sm_80 and sm_90)
+                                 and its GEMM calls, with totals
   gptc data TEXT... -o DIR       write byte-level token shards (.bin) of text
                                  files (see gptc data --help)
   gptc train SPEC|DIR --data GLOB [--val GLOB] [--steps N] [--seed S]
                                  train a spec (compiled first) or a bundle on
                                  the CPU (see gptc train --help)
+
+Spec overrides (check, compile, train):
+  --set KEY=VALUE                set any spec key, validated like the file
+  --dtype f64|f32|bf16           the training dtype: --set training.dtype=...
 
 Stages (--emit), in pipeline order:
   gpt      forward graph in gpt primitives (+ @update in optim ops); every
@@ -121,13 +162,28 @@ void printDiagnostic(mlir::Diagnostic &diag) {
   errs() << where << "error: " << diag.str() << "\n";
 }
 
+/// The --set overrides with --dtype among them, in command-line order (a
+/// later one wins).
+std::vector<std::string> specOverrides() {
+  std::vector<std::pair<unsigned, std::string>> ordered;
+  for (unsigned i = 0; i < overrides.size(); ++i)
+    ordered.push_back({overrides.getPosition(i), overrides[i]});
+  if (dtype.getNumOccurrences())
+    ordered.push_back({dtype.getPosition(), "training.dtype=" + dtype});
+  llvm::stable_sort(ordered, llvm::less_first());
+  std::vector<std::string> result;
+  for (auto &item : ordered)
+    result.push_back(item.second);
+  return result;
+}
+
 int loadSpec(gptc::ModelSpec &spec) {
   if (specPath.empty()) {
     errs() << "gptc: error: no spec given (see gptc --help)\n";
     return 1;
   }
   gptc::SpecError error;
-  if (!gptc::parseSpecFile(specPath, overrides, spec, error)) {
+  if (!gptc::parseSpecFile(specPath, specOverrides(), spec, error)) {
     errs() << error.str() << "\n";
     return 1;
   }
@@ -174,12 +230,34 @@ int writePTX(mlir::ModuleOp module) {
   return 0;
 }
 
+/// --stats: the kernel and GEMM table, to stdout or -o FILE.
+int runStats(mlir::MLIRContext &ctx, const gptc::ModelSpec &spec) {
+  std::string errorMessage;
+  auto out = mlir::openOutputFile(outputPath, &errorMessage);
+  if (!out) {
+    errs() << "gptc: error: " << errorMessage << "\n";
+    return 1;
+  }
+  bool ok = gptc::printStepStats(ctx, spec, target, out->os(), errorMessage);
+  if (ok || !errorMessage.empty())
+    out->keep(); // a table, possibly with ptxas failures in it
+  if (!errorMessage.empty())
+    errs() << "gptc: error: " << errorMessage << "\n";
+  return ok ? 0 : 1;
+}
+
 int runCompile() {
   gptc::ModelSpec spec;
   if (int rc = loadSpec(spec))
     return rc;
   bool emit = emitStage.getNumOccurrences() > 0;
-  if (!emit && outputPath == "-") {
+  bool stats = statsOption();
+  if (stats && emit) {
+    errs() << "gptc: error: --stats prints kernels and GEMMs, not IR; drop "
+              "--emit\n";
+    return 1;
+  }
+  if (!stats && !emit && outputPath == "-") {
     errs() << "gptc: error: give --emit=STAGE to print IR or -o DIR to write "
               "a bundle (see gptc --help)\n";
     return 1;
@@ -191,6 +269,8 @@ int runCompile() {
     printDiagnostic(diag);
     return mlir::success();
   });
+  if (stats)
+    return runStats(ctx, spec);
   bool ptx = emit && emitStage.getValue() == kPTXStage;
   if (ptx && target != gptc::Target::CUDA) {
     errs() << "gptc: error: --emit=ptx needs --target=cuda\n";
@@ -210,7 +290,7 @@ int runCompile() {
     return writePTX(*module);
   if (!emit) {
     std::string error;
-    if (!gptc::writeBundle(*module, spec, specPath, overrides, outputPath,
+    if (!gptc::writeBundle(*module, spec, specPath, specOverrides(), outputPath,
                            error)) {
       errs() << "gptc: error: " << error << "\n";
       return 1;
@@ -229,6 +309,33 @@ int runCompile() {
   return 0;
 }
 
+/// `gptc train` arguments with --dtype D / --dtype=D as --set
+/// training.dtype=D (runtime/TrainCommand.cpp knows only --set). False
+/// after an error line for a --dtype without a value.
+bool rewriteTrainDType(std::vector<std::string> &args) {
+  std::vector<std::string> result;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    if (arg != "--dtype" && arg.rfind("--dtype=", 0) != 0) {
+      result.push_back(arg);
+      // The value of an option that takes one is not an option.
+      for (const char *withValue : {"--data", "--val", "--steps", "--seed",
+                                    "--val-every", "--val-tokens", "--set"})
+        if (arg == withValue && i + 1 < args.size())
+          result.push_back(args[++i]);
+      continue;
+    }
+    std::string name, value;
+    if (!gptc::data::takeOptionValue(args, i, {"--dtype"}, "gptc train: ",
+                                     "train", std::cerr, name, value))
+      return false;
+    result.push_back("--set");
+    result.push_back("training.dtype=" + value);
+  }
+  args = std::move(result);
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -238,11 +345,23 @@ int main(int argc, char **argv) {
   mlir::registerPassManagerCLOptions();
   mlir::registerAllPasses();
   gptc::registerGPTCPasses();
+  // --help lists gptc's options and a few MLIR debugging ones, not every
+  // option of the LLVM and MLIR libraries.
+  auto &registered = cl::getRegisteredOptions();
+  for (const char *name : kVisibleMLIROptions)
+    if (auto it = registered.find(name); it != registered.end())
+      it->second->addCategory(mlirCategory);
+  if (auto it = registered.find("stats"); it != registered.end())
+    it->second->removeArgument();
+  statsOption();
+  cl::HideUnrelatedOptions({&gptcCategory, &mlirCategory});
 
   // The first argument names the command; the rest are its options.
   std::string command = argc > 1 ? argv[1] : "";
   if (command == "train") {
     std::vector<std::string> args(argv + 2, argv + argc);
+    if (!rewriteTrainDType(args))
+      return 2;
     return gptc::runtime::runTrainCommand(args, std::cout, std::cerr,
                                           gptc::compileSpecToBundle);
   }
@@ -255,7 +374,6 @@ int main(int argc, char **argv) {
     std::vector<const char *> args = {argv0.c_str()};
     for (int i = 2; i < argc; ++i)
       args.push_back(argv[i]);
-    cl::HideUnrelatedOptions({&gptcCategory});
     if (!cl::ParseCommandLineOptions(static_cast<int>(args.size()),
                                      args.data(), overview, &errs()))
       return 1;

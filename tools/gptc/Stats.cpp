@@ -1,0 +1,614 @@
+//===- Stats.cpp - `gptc compile --stats`: kernels and GEMMs of a step ----===//
+//
+// CPU: the module at Stage::Loops; every outermost scf.parallel is a kernel
+// (OpenMP parallel region), shaped by its loop bounds. CUDA: the module at
+// Stage::LLVM with its gpu.launch ops outlined exactly as the NVVM pipeline
+// of emitPTX outlines them, so kernel names match the PTX (and the files of
+// --emit=ptx -o DIR); ptxas -v on each kernel's PTX gives registers and
+// spill bytes. GEMMs are the gptc_gemm_* calls gptc-gemm-to-blas made, with
+// their constant m, n, k, batch and transposes. Kernels and GEMMs inside
+// host loops (scf.for) count once per iteration.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gptc/Stats.h"
+
+#include "tools/gptc/Compile.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+using namespace mlir;
+
+namespace gptc {
+
+namespace {
+
+/// The chips emitPTX targets, in its order.
+constexpr std::array<const char *, 2> kChips = {"sm_80", "sm_90"};
+
+/// A count that may be unknown (a dynamic loop bound).
+using Count = std::optional<int64_t>;
+
+Count multiply(Count a, Count b) {
+  if (!a || !b)
+    return std::nullopt;
+  return *a * *b;
+}
+
+std::string str(Count c) { return c ? std::to_string(*c) : "?"; }
+
+/// ceil((ub - lb) / step), or unknown.
+Count tripCount(Value lb, Value ub, Value step) {
+  std::optional<int64_t> l = getConstantIntValue(lb),
+                         u = getConstantIntValue(ub),
+                         s = getConstantIntValue(step);
+  if (!l || !u || !s || *s <= 0)
+    return std::nullopt;
+  return *u <= *l ? 0 : (*u - *l + *s - 1) / *s;
+}
+
+/// How often `op` runs per call of its function: the product of the trip
+/// counts of the scf.for loops around it.
+Count timesPerCall(Operation *op) {
+  Count n = 1;
+  for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
+       p = p->getParentOp())
+    if (auto loop = dyn_cast<scf::ForOp>(p))
+      n = multiply(n, tripCount(loop.getLowerBound(), loop.getUpperBound(),
+                                loop.getStep()));
+    else if (isa<scf::WhileOp>(p))
+      n = std::nullopt;
+  return n;
+}
+
+/// The spec key an op was built from: the first name in its location
+/// (MLIRGen names ops after the YAML key, e.g. "blocks.0.attn.sdpa").
+std::string originOf(Location loc) {
+  std::string origin = "-";
+  loc->walk([&](Location l) {
+    if (auto name = dyn_cast<NameLoc>(l)) {
+      origin = name.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return origin;
+}
+
+/// ptxas -v of one kernel on one chip.
+struct PTXASInfo {
+  int64_t registers = -1, spillBytes = -1; ///< -1: not assembled
+  std::string error;                       ///< why ptxas failed
+};
+
+struct Kernel {
+  std::string name, origin;
+  std::vector<Count> loops;         ///< CPU: trip count of each dimension
+  std::array<Count, 3> grid, block; ///< CUDA
+  Count launches = 1;               ///< per call of the entry point
+  std::array<PTXASInfo, kChips.size()> ptxas;
+};
+
+/// One GEMM shape: C[b] = op(A[b]) op(B[b]) (+ C[b]), op(A) m x k.
+struct GemmShape {
+  std::string dtype;
+  bool transA = false, transB = false;
+  Count m, n, k, batch;
+
+  auto tie() const { return std::tie(dtype, transA, transB, m, n, k, batch); }
+  bool operator<(const GemmShape &o) const { return tie() < o.tie(); }
+  Count flops() const {
+    return multiply(multiply(multiply(multiply(2, m), n), k), batch);
+  }
+};
+
+struct GemmGroup {
+  GemmShape shape;
+  Count calls = 0; ///< per call of the entry point
+  Count flops() const { return multiply(calls, shape.flops()); }
+};
+
+/// Sums counts; unknown terms make the sum a lower bound (printed "N+").
+struct Total {
+  int64_t known = 0;
+  bool partial = false;
+  void add(Count c) {
+    if (c)
+      known += *c;
+    else
+      partial = true;
+  }
+  void add(const Total &t, int64_t times) {
+    known += t.known * times;
+    partial |= t.partial;
+  }
+  std::string str() const {
+    return std::to_string(known) + (partial ? "+" : "");
+  }
+};
+
+struct EntryStats {
+  std::string name;
+  std::vector<Kernel> kernels;
+  std::vector<GemmGroup> gemms;
+  int64_t hostLoops = 0; ///< serial loop nests outside any kernel
+  Total launches, gemmCalls, gemmFlops;
+};
+
+/// The public, defined functions of the step (its entry points), in order.
+SmallVector<func::FuncOp> entryPoints(ModuleOp module) {
+  SmallVector<func::FuncOp> entries;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isDeclaration())
+      entries.push_back(func);
+  return entries;
+}
+
+void collectGemms(func::FuncOp func, EntryStats &entry) {
+  std::map<GemmShape, size_t> index;
+  func.walk([&](func::CallOp call) {
+    StringRef callee = call.getCallee();
+    if (!callee.consume_front("gptc_gemm_") || call.getNumOperands() != 19)
+      return;
+    // (trans_a, trans_b, m, n, k, a..., b..., beta, c..., batch)
+    auto arg = [&](unsigned i) {
+      return getConstantIntValue(call.getOperand(i));
+    };
+    GemmShape shape;
+    shape.dtype = callee.str();
+    shape.transA = arg(0).value_or(0) != 0;
+    shape.transB = arg(1).value_or(0) != 0;
+    shape.m = arg(2);
+    shape.n = arg(3);
+    shape.k = arg(4);
+    shape.batch = arg(18);
+    auto [it, inserted] = index.try_emplace(shape, entry.gemms.size());
+    if (inserted)
+      entry.gemms.push_back({shape, 0});
+    GemmGroup &group = entry.gemms[it->second];
+    Count times = timesPerCall(call);
+    group.calls =
+        group.calls && times ? Count(*group.calls + *times) : std::nullopt;
+  });
+  // Most FLOPs first; first appearance breaks ties (stable sort).
+  std::stable_sort(entry.gemms.begin(), entry.gemms.end(),
+                   [](const GemmGroup &a, const GemmGroup &b) {
+                     return a.flops().value_or(-1) > b.flops().value_or(-1);
+                   });
+  for (const GemmGroup &g : entry.gemms) {
+    entry.gemmCalls.add(g.calls);
+    entry.gemmFlops.add(g.flops());
+  }
+}
+
+/// Serial scf.for nests that contain no kernel: they run on the host.
+int64_t countHostLoops(func::FuncOp func) {
+  int64_t n = 0;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<scf::ParallelOp, gpu::LaunchFuncOp, gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    if (!isa<scf::ForOp, scf::WhileOp>(op))
+      return WalkResult::advance();
+    bool hasKernel =
+        op->walk([](Operation *inner) {
+            return isa<scf::ParallelOp, gpu::LaunchFuncOp, gpu::LaunchOp>(inner)
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          }).wasInterrupted();
+    if (hasKernel)
+      return WalkResult::advance(); // a loop of launches
+    ++n;
+    return WalkResult::skip();
+  });
+  return n;
+}
+
+/// CPU: the outermost scf.parallel nests, k0, k1, ... per entry point.
+void collectLoopKernels(func::FuncOp func, EntryStats &entry) {
+  func.walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
+    Kernel k;
+    k.name = "k" + std::to_string(entry.kernels.size());
+    k.origin = originOf(loop.getLoc());
+    for (auto [lb, ub, step] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+      k.loops.push_back(tripCount(lb, ub, step));
+    k.launches = timesPerCall(loop);
+    entry.kernels.push_back(std::move(k));
+    return WalkResult::skip();
+  });
+}
+
+/// CUDA: the outlined gpu.launch_func ops.
+void collectLaunchKernels(func::FuncOp func, EntryStats &entry) {
+  func.walk([&](gpu::LaunchFuncOp launch) {
+    Kernel k;
+    k.name = launch.getKernelModuleName().str();
+    k.origin = originOf(launch.getLoc());
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues(),
+                    block = launch.getBlockSizeOperandValues();
+    k.grid = {getConstantIntValue(grid.x), getConstantIntValue(grid.y),
+              getConstantIntValue(grid.z)};
+    k.block = {getConstantIntValue(block.x), getConstantIntValue(block.y),
+               getConstantIntValue(block.z)};
+    k.launches = timesPerCall(launch);
+    entry.kernels.push_back(std::move(k));
+  });
+}
+
+/// Runs ptxas -v on `ptx` for `chip` in `dir`, file stem `stem`.
+PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
+                   StringRef dir, StringRef stem) {
+  PTXASInfo info;
+  auto path = [&](StringRef ext) {
+    SmallString<128> p(dir);
+    llvm::sys::path::append(p, stem + ext);
+    return std::string(p);
+  };
+  std::string input = path(".ptx"), log = path(".log");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input, ec);
+    if (ec) {
+      info.error = "cannot write " + input + ": " + ec.message();
+      return info;
+    }
+    os << ptx;
+  }
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args = {ptxas, "-v", arch, input, "-o", "/dev/null"};
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
+                                          StringRef(log)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
+                                     &message);
+  auto buffer = llvm::MemoryBuffer::getFile(log);
+  StringRef out = buffer ? (*buffer)->getBuffer() : StringRef();
+  if (rc != 0) {
+    StringRef last = out.rtrim().rsplit('\n').second;
+    if (last.empty())
+      last = out.rtrim();
+    info.error = (last.empty() ? message : last.trim().str());
+    if (info.error.empty())
+      info.error = "exit code " + std::to_string(rc);
+    return info;
+  }
+  // One entry function per PTX: "Used N registers" and "S bytes spill
+  // stores, L bytes spill loads".
+  SmallVector<StringRef> groups;
+  llvm::Regex regs("Used ([0-9]+) registers");
+  llvm::Regex spills("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
+  info.registers = regs.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
+  info.spillBytes = spills.match(out, &groups) ? std::stoll(groups[1].str()) +
+                                                     std::stoll(groups[2].str())
+                                               : 0;
+  return info;
+}
+
+/// ptxas columns of every kernel. PTX that is byte-identical (the same nest
+/// in every layer) is assembled once. False after an error outside ptxas;
+/// kernels ptxas fails on are reported in `failures` (empty if none).
+bool assembleKernels(ModuleOp module, std::vector<EntryStats> &entries,
+                     StringRef ptxas, std::string &failures,
+                     std::string &error) {
+  std::vector<PTXKernel> ptx;
+  if (!emitPTX(module, ptx))
+    return false;
+  SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("gptc-stats", dir)) {
+    error = "cannot create a temporary directory: " + ec.message();
+    return false;
+  }
+  // (chip, PTX text) -> result slot; kernel name -> slot per chip.
+  std::map<std::pair<std::string, StringRef>, size_t> unique;
+  std::vector<std::pair<const PTXKernel *, PTXASInfo>> results;
+  llvm::StringMap<std::array<size_t, kChips.size()>> slotOf;
+  for (const PTXKernel &k : ptx) {
+    auto chip = llvm::find(kChips, k.chip);
+    if (chip == kChips.end())
+      continue;
+    auto [it, inserted] =
+        unique.try_emplace({k.chip, StringRef(k.ptx)}, results.size());
+    if (inserted)
+      results.push_back({&k, {}});
+    slotOf[k.name][chip - kChips.begin()] = it->second + 1;
+  }
+  {
+    llvm::DefaultThreadPool pool(llvm::heavyweight_hardware_concurrency());
+    for (size_t i = 0; i < results.size(); ++i)
+      pool.async([&, i] {
+        results[i].second =
+            runPTXAS(ptxas, results[i].first->chip, results[i].first->ptx, dir,
+                     "k" + std::to_string(i));
+      });
+    pool.wait();
+  }
+  llvm::sys::fs::remove_directories(dir);
+
+  std::string first;
+  size_t failed = 0;
+  for (EntryStats &entry : entries)
+    for (Kernel &k : entry.kernels) {
+      auto it = slotOf.find(k.name);
+      for (size_t c = 0; c < kChips.size(); ++c) {
+        size_t slot = it == slotOf.end() ? 0 : it->second[c];
+        if (slot == 0)
+          k.ptxas[c].error = "no PTX for this kernel";
+        else
+          k.ptxas[c] = results[slot - 1].second;
+        if (!k.ptxas[c].error.empty() && failed++ == 0)
+          first = k.name + " (" + kChips[c] + "): " + k.ptxas[c].error;
+      }
+    }
+  if (failed)
+    failures = "ptxas failed on " + std::to_string(failed) +
+               " kernel(s); first: " + first;
+  return true;
+}
+
+/// A table with left-aligned text and right-aligned numeric columns.
+class Table {
+public:
+  explicit Table(std::vector<std::pair<std::string, bool>> header) {
+    for (auto &[title, right] : header) {
+      rightAligned.push_back(right);
+      widths.push_back(title.size());
+    }
+    std::vector<std::string> titles;
+    for (auto &h : header)
+      titles.push_back(h.first);
+    addRow(std::move(titles));
+  }
+  void addRow(std::vector<std::string> row) {
+    for (size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], row[i].size());
+    rows.push_back(std::move(row));
+  }
+  void print(llvm::raw_ostream &os, StringRef indent) const {
+    for (const auto &row : rows) {
+      std::string line(indent);
+      for (size_t i = 0; i < row.size(); ++i) {
+        std::string pad(widths[i] - row[i].size(), ' ');
+        line += i ? "  " : "";
+        line += rightAligned[i] ? pad + row[i] : row[i] + pad;
+      }
+      os << StringRef(line).rtrim() << "\n";
+    }
+  }
+
+private:
+  std::vector<bool> rightAligned;
+  std::vector<size_t> widths;
+  std::vector<std::vector<std::string>> rows;
+};
+
+std::string dims(ArrayRef<Count> counts) {
+  std::string s;
+  for (Count c : counts)
+    s += (s.empty() ? "" : "x") + str(c);
+  return s;
+}
+
+Count product(ArrayRef<Count> counts) {
+  Count n = 1;
+  for (Count c : counts)
+    n = multiply(n, c);
+  return n;
+}
+
+/// 1234567 -> "1.23 M" (FLOPs), for the summary.
+std::string human(int64_t v) {
+  const char *units[] = {"", "k", "M", "G", "T", "P"};
+  double x = static_cast<double>(v);
+  size_t u = 0;
+  while (x >= 1000 && u + 1 < std::size(units)) {
+    x /= 1000;
+    ++u;
+  }
+  return llvm::formatv("{0:f2} {1}", x, units[u]).str();
+}
+
+void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
+                llvm::raw_ostream &os) {
+  os << "\n"
+     << entry.name << ": " << entry.kernels.size() << " kernels, "
+     << entry.launches.str() << " launches, " << entry.gemmCalls.str()
+     << " GEMM calls, " << entry.gemmFlops.str() << " GEMM FLOPs";
+  if (entry.hostLoops)
+    os << ", " << entry.hostLoops << " serial loop nest"
+       << (entry.hostLoops == 1 ? "" : "s") << " outside kernels";
+  os << "\n";
+  if (!entry.kernels.empty()) {
+    if (target == Target::CPU) {
+      Table t({{"kernel", false},
+               {"origin", false},
+               {"loops", false},
+               {"iterations", true},
+               {"launches", true}});
+      for (const Kernel &k : entry.kernels)
+        t.addRow({k.name, k.origin, dims(k.loops), str(product(k.loops)),
+                  str(k.launches)});
+      t.print(os, "  ");
+    } else {
+      std::vector<std::pair<std::string, bool>> header = {
+          {"kernel", false}, {"origin", false}, {"grid", false},
+          {"block", false},  {"threads", true}, {"launches", true}};
+      if (withPTXAS)
+        for (const char *chip : kChips) {
+          header.push_back({std::string(chip) + " regs", true});
+          header.push_back({"spill", true});
+        }
+      Table t(header);
+      for (const Kernel &k : entry.kernels) {
+        std::vector<std::string> row = {
+            k.name,
+            k.origin,
+            dims(k.grid),
+            dims(k.block),
+            str(multiply(product(k.grid), product(k.block))),
+            str(k.launches)};
+        if (withPTXAS)
+          for (const PTXASInfo &p : k.ptxas) {
+            bool ok = p.error.empty();
+            row.push_back(ok ? std::to_string(p.registers) : "fail");
+            row.push_back(ok ? std::to_string(p.spillBytes) : "-");
+          }
+        t.addRow(std::move(row));
+      }
+      t.print(os, "  ");
+    }
+  }
+  if (!entry.gemms.empty()) {
+    Table t({{"GEMM", false},
+             {"dtype", false},
+             {"trans", false},
+             {"m", true},
+             {"n", true},
+             {"k", true},
+             {"batch", true},
+             {"calls", true},
+             {"FLOPs", true}});
+    size_t i = 0;
+    for (const GemmGroup &g : entry.gemms) {
+      const GemmShape &s = g.shape;
+      std::string trans =
+          std::string(s.transA ? "T" : "N") + (s.transB ? "T" : "N");
+      t.addRow({"g" + std::to_string(i++), s.dtype, trans, str(s.m), str(s.n),
+                str(s.k), str(s.batch), str(g.calls), str(g.flops())});
+    }
+    t.print(os, "  ");
+  }
+}
+
+} // namespace
+
+std::string findPTXAS() {
+  auto inToolkit = [](StringRef root) -> std::string {
+    SmallString<256> p(root);
+    llvm::sys::path::append(p, "bin", "ptxas");
+    return llvm::sys::fs::can_execute(p) ? std::string(p) : std::string();
+  };
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && *value)
+      if (std::string p = inToolkit(value); !p.empty())
+        return p;
+  for (const char *root : {GPTC_CUDA_TOOLKIT_DIR, "/usr/local/cuda"})
+    if (std::string p = inToolkit(root); !p.empty())
+      return p;
+  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
+  return "";
+}
+
+bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
+                    llvm::raw_ostream &os, std::string &error) {
+  bool cuda = target == Target::CUDA;
+  OwningOpRef<ModuleOp> module =
+      compileToStage(ctx, spec, cuda ? Stage::LLVM : Stage::Loops, target);
+  if (!module)
+    return false;
+
+  // CUDA: kernels as gpu.launch_func of the outlined gpu.modules, named as
+  // in the PTX (outlining is the first step of emitPTX's pipeline, and
+  // deterministic).
+  OwningOpRef<ModuleOp> outlined;
+  if (cuda) {
+    outlined = cast<ModuleOp>((*module)->clone());
+    PassManager pm(&ctx);
+    pm.addPass(createGpuKernelOutliningPass());
+    if (failed(pm.run(*outlined)))
+      return false;
+  }
+
+  std::vector<EntryStats> entries;
+  for (func::FuncOp func : entryPoints(cuda ? *outlined : *module)) {
+    EntryStats entry;
+    entry.name = func.getSymName().str();
+    if (cuda)
+      collectLaunchKernels(func, entry);
+    else
+      collectLoopKernels(func, entry);
+    for (const Kernel &k : entry.kernels)
+      entry.launches.add(k.launches);
+    collectGemms(func, entry);
+    entry.hostLoops = countHostLoops(func);
+    entries.push_back(std::move(entry));
+  }
+
+  std::string ptxas = cuda ? findPTXAS() : "", ptxasFailures;
+  if (!ptxas.empty() &&
+      !assembleKernels(*module, entries, ptxas, ptxasFailures, error))
+    return false;
+
+  // Totals: static kernel and GEMM call counts over every entry point, and
+  // what one training step runs (grad_accum grad steps, one update).
+  size_t kernels = 0;
+  Total gemmCalls, stepLaunches, stepGemms, stepFlops;
+  for (const EntryStats &e : entries) {
+    kernels += e.kernels.size();
+    gemmCalls.add(e.gemmCalls, 1);
+    int64_t times = e.name == "gptc_grad_step"     ? spec.training.gradAccum()
+                    : e.name == "gptc_update_step" ? 1
+                                                   : 0;
+    stepLaunches.add(e.launches, times);
+    stepGemms.add(e.gemmCalls, times);
+    stepFlops.add(e.gemmFlops, times);
+  }
+  os << spec.name << " --target=" << (cuda ? "cuda" : "cpu") << ": " << kernels
+     << " kernels, " << gemmCalls.str() << " GEMM calls in " << entries.size()
+     << " entry points; per training step (gptc_grad_step x"
+     << spec.training.gradAccum()
+     << " + gptc_update_step): " << stepLaunches.str() << " kernel launches, "
+     << stepGemms.str() << " GEMM calls, " << stepFlops.str() << " GEMM FLOPs ("
+     << human(stepFlops.known) << "FLOP)";
+  if (cuda && !ptxas.empty()) {
+    std::array<int64_t, kChips.size()> maxRegs{};
+    int64_t spills = 0, failed = 0;
+    for (const EntryStats &e : entries)
+      for (const Kernel &k : e.kernels)
+        for (size_t c = 0; c < kChips.size(); ++c) {
+          const PTXASInfo &p = k.ptxas[c];
+          if (!p.error.empty()) {
+            ++failed;
+            continue;
+          }
+          maxRegs[c] = std::max(maxRegs[c], p.registers);
+          spills += p.spillBytes;
+        }
+    os << "; ptxas: max registers";
+    for (size_t c = 0; c < kChips.size(); ++c)
+      os << " " << maxRegs[c] << " (" << kChips[c] << ")";
+    os << ", " << spills << " spill bytes";
+    if (failed)
+      os << ", failed on " << failed << " kernel(s)";
+  }
+  os << "\n";
+  if (cuda && ptxas.empty())
+    os << "ptxas not found (CUDA_ROOT, " GPTC_CUDA_TOOLKIT_DIR
+          ", /usr/local/cuda, PATH): no register columns\n";
+  for (const EntryStats &e : entries)
+    printEntry(e, target, cuda && !ptxas.empty(), os);
+  // The table shows which kernels failed ("fail"); then the error.
+  error = ptxasFailures;
+  return error.empty();
+}
+
+} // namespace gptc
