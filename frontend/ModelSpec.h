@@ -181,6 +181,9 @@ struct ModelSpec {
   /// every section ("model", "model.attention", ...). MLIRGen puts these on
   /// the ops it builds.
   std::map<std::string, SourceLoc> locs;
+  /// The spec as one self-contained YAML document: `extends:` merged and
+  /// `--set` overrides applied (what a bundle's spec.yaml holds).
+  std::string resolvedYaml;
 
   /// The location of `path`, or of its nearest set ancestor, or the file.
   SourceLoc locOf(const std::string &path) const;

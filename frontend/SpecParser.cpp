@@ -434,6 +434,7 @@ bool parseTree(SpecNode &root, const std::string &fileName,
   SpecBuilder builder(spec, error);
   if (!builder.build(root))
     return false;
+  spec.resolvedYaml = renderSpecYaml(root);
   out = std::move(spec);
   return true;
 }

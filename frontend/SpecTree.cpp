@@ -15,7 +15,9 @@
 #include <yaml-cpp/parser.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -579,6 +581,86 @@ bool applyOverride(SpecNode &root, const std::string &override,
     node->entries.push_back(std::move(created));
   }
   return true;
+}
+
+namespace {
+
+std::string quotedScalar(const std::string &text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
+/// A key as written: plain when it is a simple name.
+std::string keyText(const std::string &key) {
+  bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '-' || c == '.';
+  });
+  return plain ? key : quotedScalar(key);
+}
+
+/// A node as a map value on its key's line (`inFlow` false) or inside a
+/// flow list or map, where a plain scalar with a flow indicator is quoted.
+std::string inlineNode(const SpecNode &node, bool inFlow = false) {
+  switch (node.kind) {
+  case SpecNode::Kind::Null:
+    return "~";
+  case SpecNode::Kind::Scalar:
+    if (node.quoted ||
+        (inFlow && node.scalar.find_first_of(",[]{}") != std::string::npos))
+      return quotedScalar(node.scalar);
+    return node.scalar;
+  case SpecNode::Kind::Sequence: {
+    std::string out = "[";
+    for (size_t i = 0; i < node.items.size(); ++i)
+      out += (i ? ", " : "") + inlineNode(node.items[i], true);
+    return out + "]";
+  }
+  case SpecNode::Kind::Map: {
+    std::string out = "{";
+    for (size_t i = 0; i < node.entries.size(); ++i)
+      out += (i ? ", " : "") + keyText(node.entries[i].key) + ": " +
+             inlineNode(node.entries[i].value, true);
+    return out + "}";
+  }
+  }
+  return "~";
+}
+
+void renderMap(const SpecNode &map, const std::string &indent,
+               std::string &out) {
+  for (const SpecMapEntry &entry : map.entries) {
+    out += indent + keyText(entry.key) + ":";
+    if (entry.value.kind == SpecNode::Kind::Map &&
+        !entry.value.entries.empty()) {
+      out += "\n";
+      renderMap(entry.value, indent + "  ", out);
+    } else {
+      out += " " + inlineNode(entry.value) + "\n";
+    }
+  }
+}
+
+} // namespace
+
+std::string renderSpecYaml(const SpecNode &root) {
+  if (root.kind != SpecNode::Kind::Map)
+    return inlineNode(root) + "\n";
+  std::string out;
+  renderMap(root, "", out);
+  return out;
 }
 
 } // namespace gptc

@@ -66,6 +66,12 @@ bool loadSpecTree(const std::string &path, const std::string *text,
 bool applyOverride(SpecNode &root, const std::string &override,
                    SpecError &error);
 
+/// `root` written back as a YAML document that parses to the same tree:
+/// maps in block style in their order, lists in flow style, quoted scalars
+/// double-quoted, plain ones as written, nulls as `~`. Locations are not
+/// kept.
+std::string renderSpecYaml(const SpecNode &root);
+
 } // namespace gptc
 
 #endif // GPTC_FRONTEND_SPECTREE_H

@@ -242,33 +242,9 @@ bool linkSharedObject(const std::string &object, const std::string &output,
   return true;
 }
 
-/// spec.yaml of the bundle: extends the original, then the overrides as
-/// nested keys.
-std::string bundleSpecText(const std::string &specPath,
-                           const std::vector<std::string> &overrides) {
-  llvm::SmallString<256> abs(specPath);
-  llvm::sys::fs::make_absolute(abs);
-  std::string text = "extends: \"" + std::string(abs) + "\"\n";
-  for (const std::string &o : overrides) {
-    size_t eq = o.find('=');
-    std::string key = o.substr(0, eq), value = o.substr(eq + 1);
-    std::string indent;
-    size_t start = 0;
-    for (size_t dot; (dot = key.find('.', start)) != std::string::npos;
-         start = dot + 1) {
-      text += indent + key.substr(start, dot - start) + ":\n";
-      indent += "  ";
-    }
-    text += indent + key.substr(start) + ": " + value + "\n";
-  }
-  return text;
-}
-
 } // namespace
 
 bool writeBundle(ModuleOp module, const ModelSpec &spec,
-                 const std::string &specPath,
-                 const std::vector<std::string> &overrides,
                  const std::string &outDir, std::string &error) {
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
     error = "cannot create " + outDir + ": " + ec.message();
@@ -293,7 +269,9 @@ bool writeBundle(ModuleOp module, const ModelSpec &spec,
     error = "cannot write spec.yaml: " + ec.message();
     return false;
   }
-  specOut << bundleSpecText(specPath, overrides);
+  specOut << "# " << spec.file
+          << " with extends: merged and overrides applied (gptc compile)\n"
+          << spec.resolvedYaml;
   return true;
 }
 
@@ -319,7 +297,7 @@ bool compileSpecToBundle(const std::string &specPath,
     error = "compiling " + specPath + " failed: " + diagnostics;
     return false;
   }
-  return writeBundle(*module, spec, specPath, overrides, outDir, error);
+  return writeBundle(*module, spec, outDir, error);
 }
 
 } // namespace gptc

@@ -36,10 +36,9 @@ bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 
 /// Writes the bundle of docs/artifact.md into `outDir` from a module at
 /// Stage::LLVM: step.so (object code linked with libomp), manifest.json and
-/// spec.yaml (`extends:` the original spec, plus the `overrides`).
+/// spec.yaml (the resolved spec: `extends:` merged, overrides applied, so
+/// that the bundle stands alone).
 bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec,
-                 const std::string &specPath,
-                 const std::vector<std::string> &overrides,
                  const std::string &outDir, std::string &error);
 
 /// compileToStage(LLVM) + writeBundle, for `gptc train SPEC`.

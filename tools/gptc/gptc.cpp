@@ -290,7 +290,7 @@ int runCompile() {
     return writePTX(*module);
   if (!emit) {
     std::string error;
-    if (!gptc::writeBundle(*module, spec, specPath, specOverrides(), outputPath,
+    if (!gptc::writeBundle(*module, spec, outputPath,
                            error)) {
       errs() << "gptc: error: " << error << "\n";
       return 1;

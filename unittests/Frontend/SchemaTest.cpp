@@ -275,3 +275,58 @@ TEST(Models, RecordNumbers) {
 }
 
 } // namespace
+
+namespace {
+
+/// Parses `text` (named `name`) or fails the test.
+ModelSpec parseOrFail(const std::string &text, const std::string &name) {
+  ModelSpec spec;
+  SpecError error;
+  EXPECT_TRUE(parseSpecString(text, name, {}, spec, error)) << error.str()
+                                                            << "\n" << text;
+  return spec;
+}
+
+} // namespace
+
+// A bundle's spec.yaml is the resolved spec: it must parse on its own to the
+// same spec, with several overrides of one section and a repeated key.
+TEST(Models, ResolvedSpecReparsesToTheSame) {
+  for (const auto &file : std::filesystem::directory_iterator(kModels)) {
+    if (file.path().extension() != ".yaml")
+      continue;
+    ModelSpec spec;
+    SpecError error;
+    ASSERT_TRUE(parseSpecFile(file.path().string(),
+                              {"training.seed=7", "training.seq_len=64",
+                               "training.seq_len=128", "validation.every=5",
+                               "name=\"x: 'y' \\\" z\""},
+                              spec, error))
+        << error.str();
+    EXPECT_EQ(spec.resolvedYaml.find("extends"), std::string::npos);
+    ModelSpec again = parseOrFail(spec.resolvedYaml, "resolved.yaml");
+    EXPECT_EQ(again.resolvedYaml, spec.resolvedYaml) << file.path();
+    EXPECT_EQ(again.name, "x: 'y' \" z");
+    EXPECT_EQ(again.training.seed, 7);
+    EXPECT_EQ(again.training.seqLen, 128);
+    EXPECT_EQ(again.validation.every, 5);
+    EXPECT_EQ(again.model.nLayer, spec.model.nLayer);
+    EXPECT_EQ(again.description, spec.description);
+    ASSERT_EQ(again.groups.size(), spec.groups.size());
+    for (size_t i = 0; i < spec.groups.size(); ++i) {
+      EXPECT_EQ(again.groups[i].name, spec.groups[i].name);
+      EXPECT_EQ(again.groups[i].params, spec.groups[i].params);
+      EXPECT_EQ(again.groups[i].lr, spec.groups[i].lr);
+    }
+  }
+}
+
+// Plain scalars that are not plain inside a flow list get quoted.
+TEST(Models, ResolvedSpecQuotesFlowIndicators) {
+  ModelSpec spec = parseOrFail(std::string(kBaseSpec) +
+                                   "description: a, b [c] {d}\n",
+                               "base.yaml");
+  ModelSpec again = parseOrFail(spec.resolvedYaml, "resolved.yaml");
+  EXPECT_EQ(again.description, "a, b [c] {d}");
+  EXPECT_EQ(again.groups[1].params, spec.groups[1].params);
+}
