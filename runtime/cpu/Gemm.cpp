@@ -25,6 +25,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/gptrt.h"
+#include "runtime/cpu/Bf16.h"
+#include "runtime/cpu/GemmAMX.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -36,6 +38,9 @@
 #include <functional>
 #include <algorithm>
 #include <vector>
+
+using gptc::runtime::bf16ToF32;
+using gptc::runtime::f32ToBf16;
 
 namespace {
 
@@ -268,22 +273,15 @@ void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
                      });
 }
 
-float bf16ToF32(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
+/// op(X) of a stored bf16 view as a matrix (a transpose swaps strides).
+gptc::runtime::Bf16Matrix opView(const View<uint16_t> &x, bool trans) {
+  if (trans)
+    return {x.ptr, x.cols, x.rows, x.cs, x.rs};
+  return {x.ptr, x.rows, x.cols, x.rs, x.cs};
 }
 
-/// Round to nearest even; NaNs stay (quiet) NaNs.
-uint16_t f32ToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((bits >> 16) | 0x40u);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
-}
+/// Below this many multiply-adds a bf16 GEMM is not worth AMX's packing.
+constexpr int64_t kAMXWork = int64_t(1) << 15;
 
 /// Unpacks a bf16 view into a packed row-major f32 matrix.
 void unpackBf16(const View<uint16_t> &x, std::vector<float> &out) {
@@ -321,6 +319,13 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
   };
   forEachBlock<uint16_t, uint16_t>(
       batch, trans_a != 0, trans_b != 0, m, n, k, item, [&](const Views &g) {
+        if (gptc::runtime::amxBf16Available() &&
+            g.c.rows * g.c.cols * k >= kAMXWork) {
+          gptc::runtime::amxGemmBf16(
+              opView(g.a, trans_a != 0), opView(g.b, trans_b != 0),
+              {g.c.ptr, g.c.rows, g.c.cols, g.c.rs, g.c.cs}, beta != 0.0f);
+          return;
+        }
         // Separate temporaries from the f32 path's (gemmOne uses those).
         thread_local std::vector<float> fa, fb, fc;
         const int64_t rows = g.c.rows, cols = g.c.cols;

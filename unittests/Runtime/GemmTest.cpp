@@ -1,5 +1,6 @@
 //===- GemmTest.cpp - gptc_gemm_* against a naive triple loop -------------===//
 
+#include "runtime/cpu/GemmAMX.h"
 #include "runtime/gptrt.h"
 
 #include "gtest/gtest.h"
@@ -242,6 +243,101 @@ TEST(Gemm, Bf16RoundsToNearestEven) {
   gptc_gemm_bf16(0, 0, 1, 1, 1, uintptr_t(&one), 1, 1, 0, uintptr_t(&b), 1, 1,
                  0, 1.0f, uintptr_t(&c), 1, 1, 0, 1);
   EXPECT_EQ(fromBf16(c), 1.0f + 0x1p-6f);
+}
+
+/// C = op(A) op(B) + beta C through `gemm` (a gptc_gemm_bf16-like call
+/// with batch 1) against an f64 reference, for shapes that cover partial
+/// tiles, several K blocks (512) and several M blocks (256). Each entry must
+/// be within half a bf16 ulp of the exact value plus the f32 rounding of
+/// the sums (k * 2^-23 * sum |a b|).
+template <typename Gemm> void checkLargeBf16(Gemm gemm) {
+  struct Shape {
+    int64_t m, n, k;
+  };
+  for (Shape sh : {Shape{33, 47, 95}, Shape{64, 64, 64}, Shape{1, 100, 700},
+                   Shape{100, 1, 40}, Shape{70, 90, 1100},
+                   Shape{300, 40, 64}})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        for (int kind : {0, 1, 4})
+          for (float beta : {0.0f, 1.0f}) {
+            const int64_t m = sh.m, n = sh.n, k = sh.k;
+            SCOPED_TRACE(::testing::Message()
+                         << m << "x" << n << "x" << k << " ta " << ta
+                         << " tb " << tb << " kind " << kind << " beta "
+                         << beta);
+            int64_t ar = ta ? k : m, ac = ta ? m : k;
+            int64_t br = tb ? n : k, bc = tb ? k : n;
+            Layout la = layout(kind, ar, ac, 1);
+            Layout lb = layout((kind + 1) % 5, br, bc, 1);
+            Layout lc = layout((kind + 2) % 5, m, n, 1);
+            std::mt19937 gen(unsigned(m * 131 + n * 7 + k));
+            std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+            std::vector<uint16_t> a(size_t(la.size)), b(size_t(lb.size)),
+                c(size_t(lc.size));
+            for (uint16_t &x : a)
+              x = toBf16(dist(gen));
+            for (uint16_t &x : b)
+              x = toBf16(dist(gen));
+            for (uint16_t &x : c)
+              x = beta == 0.0f ? 0x7fc0 : toBf16(dist(gen));
+            std::vector<uint16_t> before = c;
+            gemm(ta, tb, m, n, k, a.data(), la, b.data(), lb, beta, c.data(),
+                 lc);
+            int64_t bad = 0;
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j) {
+                double want = 0.0, magnitude = 0.0;
+                for (int64_t p = 0; p < k; ++p) {
+                  int64_t ai = ta ? p : i, aj = ta ? i : p;
+                  int64_t bi = tb ? j : p, bj = tb ? p : j;
+                  double prod =
+                      double(fromBf16(a[size_t(ai * la.rs + aj * la.cs)])) *
+                      double(fromBf16(b[size_t(bi * lb.rs + bj * lb.cs)]));
+                  want += prod;
+                  magnitude += std::fabs(prod);
+                }
+                size_t at = size_t(i * lc.rs + j * lc.cs);
+                if (beta != 0.0f)
+                  want += double(fromBf16(before[at]));
+                double tol =
+                    std::fabs(want) * 0x1p-8 + double(k) * 0x1p-23 * magnitude;
+                double got = fromBf16(c[at]);
+                if (!(std::fabs(got - want) <= tol) && bad++ < 3)
+                  ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got
+                                << ", want " << want << " +- " << tol;
+              }
+            EXPECT_EQ(bad, 0);
+          }
+}
+
+TEST(Gemm, Bf16LargeShapesThroughTheEntryPoint) {
+  checkLargeBf16([](int ta, int tb, int64_t m, int64_t n, int64_t k,
+                    uint16_t *a, Layout la, uint16_t *b, Layout lb, float beta,
+                    uint16_t *c, Layout lc) {
+    gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(a), la.rs, la.cs, la.bs,
+                   uintptr_t(b), lb.rs, lb.cs, lb.bs, beta, uintptr_t(c), lc.rs,
+                   lc.cs, lc.bs, 1);
+  });
+}
+
+// The AMX kernel on its own, on one thread (the entry point splits C over
+// threads and may take the f32 path for some blocks).
+TEST(Gemm, Bf16AMXKernel) {
+  if (!gptc::runtime::amxBf16Available())
+    GTEST_SKIP() << "no AMX-BF16 on this CPU (or GPTC_GEMM_AMX=0)";
+  checkLargeBf16([](int ta, int tb, int64_t m, int64_t n, int64_t k,
+                    uint16_t *a, Layout la, uint16_t *b, Layout lb, float beta,
+                    uint16_t *c, Layout lc) {
+    gptc::runtime::Bf16Matrix opA =
+        ta ? gptc::runtime::Bf16Matrix{a, m, k, la.cs, la.rs}
+           : gptc::runtime::Bf16Matrix{a, m, k, la.rs, la.cs};
+    gptc::runtime::Bf16Matrix opB =
+        tb ? gptc::runtime::Bf16Matrix{b, k, n, lb.cs, lb.rs}
+           : gptc::runtime::Bf16Matrix{b, k, n, lb.rs, lb.cs};
+    gptc::runtime::amxGemmBf16(opA, opB, {c, m, n, lc.rs, lc.cs},
+                               beta != 0.0f);
+  });
 }
 
 } // namespace

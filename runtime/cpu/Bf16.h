@@ -1,0 +1,30 @@
+//===- Bf16.h - bf16 <-> f32 conversions of the CPU runtime -----*- C++ -*-===//
+
+#ifndef GPTC_RUNTIME_CPU_BF16_H
+#define GPTC_RUNTIME_CPU_BF16_H
+
+#include <cstdint>
+#include <cstring>
+
+namespace gptc::runtime {
+
+inline float bf16ToF32(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+/// Round to nearest even; NaNs stay (quiet) NaNs.
+inline uint16_t f32ToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
+} // namespace gptc::runtime
+
+#endif // GPTC_RUNTIME_CPU_BF16_H
