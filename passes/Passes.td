@@ -100,6 +100,25 @@ def FuseElementwisePass : Pass<"gptc-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def HoistScalarOperandsPass
+    : Pass<"gptc-hoist-scalar-operands", "mlir::func::FuncOp"> {
+  let summary = "Read broadcast scalar operands of kernels once, outside";
+  let description = [{
+    A `linalg.generic` on tensors whose input is read at constant indices
+    whatever the iteration (an indexing map of constants only: a norm, a
+    learning rate, a step counter broadcast over a matrix) reads it with one
+    `tensor.extract` before the op instead, and the body uses that value.
+    After bufferization the read is a single load outside the kernel's loop
+    nest: the kernel no longer reloads it (and what is computed from it,
+    such as a square root) at every element because a store of the kernel
+    might alias it, and the loop vectorises. Inputs read at varying indices
+    and ops on buffers are left alone.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def LowerOptimPass : Pass<"gptc-lower-optim"> {
   let summary = "Lower optim ops (Adam, Muon, Newton-Schulz, SVD, schedules) to gpt";
   let description = [{

@@ -59,6 +59,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
+  pm.addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (done(Stage::Linalg))

@@ -61,6 +61,47 @@ bool isTransposed(AffineMap map, unsigned kDim) {
   return map.getResult(rank - 2) == getAffineDimExpr(kDim, map.getContext());
 }
 
+/// A linalg.fill of a constant 0.0.
+bool isZeroFill(linalg::FillOp fill) {
+  auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return f && f.getValueAsDouble() == 0.0;
+}
+
+/// A buffer that only ever holds zeros: a memref.alloc whose one writer is
+/// a zero linalg.fill and whose other users only read it (memref.copy from
+/// it) or free it. Bufferization leaves such a buffer when one zero-filled
+/// tensor initialises several GEMMs: each GEMM's C is then a copy of it.
+bool isZeroBuffer(Value buffer) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return false;
+  bool filled = false;
+  for (Operation *user : buffer.getUsers()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
+      if (fill.getDpsInits()[0] != buffer || !isZeroFill(fill))
+        return false;
+      filled = true;
+    } else if (auto copy = dyn_cast<memref::CopyOp>(user)) {
+      if (copy.getSource() != buffer)
+        return false;
+    } else if (!isa<memref::DeallocOp>(user)) {
+      return false;
+    }
+  }
+  return filled;
+}
+
+/// Erases a zero buffer (its alloc, fill and dealloc) that no copy reads
+/// any more.
+void eraseIfOnlyFilled(RewriterBase &rewriter, Value buffer) {
+  if (llvm::any_of(buffer.getUsers(),
+                   [](Operation *u) { return isa<memref::CopyOp>(u); }))
+    return;
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+    rewriter.eraseOp(user);
+  rewriter.eraseOp(buffer.getDefiningOp());
+}
+
 func::FuncOp getOrDeclareGemm(ModuleOp module, Type elt, Type betaType) {
   std::string name;
   if (elt.isF32())
@@ -124,16 +165,21 @@ struct GemmToCall : OpRewritePattern<GemmOp> {
                                     : aType.getRank() - 1);
     int64_t batch = batched ? cType.getDimSize(0) : 1;
 
-    // Fold a preceding zero fill of C into beta = 0.
+    // Fold a preceding zero fill of C, or copy of zeros into C, into
+    // beta = 0.
     double beta = 1.0;
-    if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
-      if (fill.getDpsInits()[0] == c) {
-        if (auto cst = fill.getInputs()[0].template getDefiningOp<arith::ConstantOp>())
-          if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
-            if (f.getValueAsDouble() == 0.0) {
-              beta = 0.0;
-              rewriter.eraseOp(fill);
-            }
+    Operation *prev = op->getPrevNode();
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(prev)) {
+      if (fill.getDpsInits()[0] == c && isZeroFill(fill)) {
+        beta = 0.0;
+        rewriter.eraseOp(fill);
+      }
+    } else if (auto copy = dyn_cast_or_null<memref::CopyOp>(prev)) {
+      if (copy.getTarget() == c && isZeroBuffer(copy.getSource())) {
+        beta = 0.0;
+        Value zeros = copy.getSource();
+        rewriter.eraseOp(copy);
+        eraseIfOnlyFilled(rewriter, zeros);
       }
     }
 
