@@ -1,6 +1,7 @@
 //===- Arena.cpp - The byte buffer holding a step's state -----------------===//
 
 #include "runtime/Arena.h"
+#include "runtime/cpu/Bf16.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -70,21 +71,9 @@ double ParamRng::nextNormal() {
   }
 }
 
-uint16_t floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((bits >> 16) | 0x40u);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
-}
+uint16_t floatToBf16(float f) { return f32ToBf16(f); }
 
-float bf16ToFloat(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
+float bf16ToFloat(uint16_t h) { return bf16ToF32(h); }
 
 Arena::~Arena() { std::free(base); }
 
