@@ -197,6 +197,10 @@ std::string tensorType(const std::vector<int64_t> &shape,
   return "tensor" + memrefType(shape, elt).substr(std::strlen("memref"));
 }
 
+std::string wrapperName(const char *kind, size_t i) {
+  return std::string(kind) + "_" + std::to_string(i);
+}
+
 std::string wrapperFunction(const std::string &name,
                             const std::vector<int64_t> &shape,
                             const std::string &elt, const std::string &body) {

@@ -63,6 +63,9 @@ std::string memrefType(const std::vector<int64_t> &shape,
 std::string tensorType(const std::vector<int64_t> &shape,
                        const std::string &elt);
 
+/// The name of the wrapper of case `i` of a `kind` ("bf16_3").
+std::string wrapperName(const char *kind, size_t i);
+
 /// The text of `@name(%in, %out)`: `body` computes `%o` from `%g`, both of
 /// tensorType(shape, elt), e.g. "%o = optim.svd_orthogonalize %g : ...".
 std::string wrapperFunction(const std::string &name,

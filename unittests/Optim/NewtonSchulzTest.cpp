@@ -65,10 +65,6 @@ std::string nsBody(const BatchShape &s, const char *computeType) {
          computeType + " : " + tensorType(s.dims, "f32");
 }
 
-std::string fnName(const char *kind, size_t i) {
-  return std::string(kind) + "_" + std::to_string(i);
-}
-
 class NewtonSchulzTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
@@ -76,9 +72,9 @@ protected:
     for (size_t i = 0; i < shapes().size(); ++i) {
       const BatchShape &s = shapes()[i];
       source +=
-          wrapperFunction(fnName("bf16", i), s.dims, "f32", nsBody(s, "bf16"));
+          wrapperFunction(wrapperName("bf16", i), s.dims, "f32", nsBody(s, "bf16"));
       source +=
-          wrapperFunction(fnName("f32", i), s.dims, "f32", nsBody(s, "f32"));
+          wrapperFunction(wrapperName("f32", i), s.dims, "f32", nsBody(s, "f32"));
     }
     module = CompiledModule::compile(source, error).release();
   }
@@ -93,6 +89,27 @@ protected:
     return gaussian(shapes()[i].elements(), 1000 + i);
   }
 
+  /// The worst deviation over the batch of shape `i` of the compiled
+  /// iteration (`kind`: its compute type) from the f64 iteration.
+  struct Deviation {
+    double relative = 0; ///< |O - O64|_F / |O64|_F
+    double maxAbs = 0;   ///< max |O - O64|
+  };
+  static Deviation deviationFromF64(const char *kind, size_t i) {
+    const BatchShape &s = shapes()[i];
+    std::vector<float> g = input(i), o(g.size());
+    Deviation d;
+    EXPECT_TRUE(module->run(wrapperName(kind, i), s.dims, g, o));
+    for (int64_t b = 0; b < s.batch(); ++b) {
+      Matrix ref = newtonSchulz(matrixOf(g, b, s.rows(), s.cols()), kA, kB, kC,
+                                kSteps, kEps);
+      Matrix got = matrixOf(o, b, s.rows(), s.cols());
+      d.relative = std::max(d.relative, relativeFrobenius(got, ref));
+      d.maxAbs = std::max(d.maxAbs, maxAbsDiff(got, ref));
+    }
+    return d;
+  }
+
   static CompiledModule *module;
   static std::string error;
 };
@@ -104,7 +121,7 @@ TEST_F(NewtonSchulzTest, SingularValuesInBand) {
   for (size_t i = 0; i < shapes().size(); ++i) {
     const BatchShape &s = shapes()[i];
     std::vector<float> g = input(i), o(g.size());
-    ASSERT_TRUE(module->run(fnName("bf16", i), s.dims, g, o));
+    ASSERT_TRUE(module->run(wrapperName("bf16", i), s.dims, g, o));
     double maxSv = 0, minSv = 1e9;
     for (int64_t b = 0; b < s.batch(); ++b) {
       std::vector<double> sv =
@@ -124,40 +141,22 @@ TEST_F(NewtonSchulzTest, SingularValuesInBand) {
 TEST_F(NewtonSchulzTest, Bf16MatchesF64Iteration) {
   for (size_t i = 0; i < shapes().size(); ++i) {
     const BatchShape &s = shapes()[i];
-    std::vector<float> g = input(i), o(g.size());
-    ASSERT_TRUE(module->run(fnName("bf16", i), s.dims, g, o));
-    double rel = 0, maxAbs = 0;
-    for (int64_t b = 0; b < s.batch(); ++b) {
-      Matrix ref = newtonSchulz(matrixOf(g, b, s.rows(), s.cols()), kA, kB, kC,
-                                kSteps, kEps);
-      Matrix got = matrixOf(o, b, s.rows(), s.cols());
-      rel = std::max(rel, relativeFrobenius(got, ref));
-      maxAbs = std::max(maxAbs, maxAbsDiff(got, ref));
-    }
+    Deviation d = deviationFromF64("bf16", i);
     std::printf("[ ns bf16 vs f64 ] %-9s |O - O64|_F / |O64|_F %.4f  "
                 "max |O - O64| %.4f\n",
-                s.str().c_str(), rel, maxAbs);
-    EXPECT_LE(rel, kBf16Tolerance) << s.str();
+                s.str().c_str(), d.relative, d.maxAbs);
+    EXPECT_LE(d.relative, kBf16Tolerance) << s.str();
   }
 }
 
 TEST_F(NewtonSchulzTest, F32ComputeIsTheIteration) {
   for (size_t i = 0; i < shapes().size(); ++i) {
     const BatchShape &s = shapes()[i];
-    std::vector<float> g = input(i), o(g.size());
-    ASSERT_TRUE(module->run(fnName("f32", i), s.dims, g, o));
-    double rel = 0, maxAbs = 0;
-    for (int64_t b = 0; b < s.batch(); ++b) {
-      Matrix ref = newtonSchulz(matrixOf(g, b, s.rows(), s.cols()), kA, kB, kC,
-                                kSteps, kEps);
-      Matrix got = matrixOf(o, b, s.rows(), s.cols());
-      rel = std::max(rel, relativeFrobenius(got, ref));
-      maxAbs = std::max(maxAbs, maxAbsDiff(got, ref));
-    }
+    Deviation d = deviationFromF64("f32", i);
     std::printf("[ ns f32 vs f64 ] %-9s |O - O64|_F / |O64|_F %.3g  "
                 "max |O - O64| %.3g\n",
-                s.str().c_str(), rel, maxAbs);
-    EXPECT_LE(rel, kF32Tolerance) << s.str();
+                s.str().c_str(), d.relative, d.maxAbs);
+    EXPECT_LE(d.relative, kF32Tolerance) << s.str();
   }
 }
 

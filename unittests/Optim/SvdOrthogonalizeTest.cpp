@@ -53,10 +53,6 @@ const std::vector<BatchShape> &shapes() {
 
 const BatchShape kQkv{{192, 64}, "fused QKV, Muon qkv_split"};
 
-std::string fnName(const char *kind, size_t i) {
-  return std::string(kind) + "_" + std::to_string(i);
-}
-
 /// Muon with the SVD backend, p = buf = 0, momentum 0, lr 1, no update
 /// scale: the new parameter is minus the blockwise U V^T of the gradient.
 std::string muonBody(const BatchShape &s) {
@@ -79,7 +75,7 @@ protected:
     std::string source;
     for (size_t i = 0; i < shapes().size(); ++i)
       for (const char *elt : {"f32", "f64"})
-        source += wrapperFunction(fnName(elt, i), shapes()[i].dims, elt,
+        source += wrapperFunction(wrapperName(elt, i), shapes()[i].dims, elt,
                                   "  %o = optim.svd_orthogonalize %g : " +
                                       tensorType(shapes()[i].dims, elt));
     source += wrapperFunction("muon_qkv", kQkv.dims, "f32", muonBody(kQkv));
@@ -123,13 +119,13 @@ void checkPolar(const CompiledModule &module, const std::string &fn,
 
 TEST_F(SvdOrthogonalizeTest, F32IsSemiOrthogonalPolarFactor) {
   for (size_t i = 0; i < shapes().size(); ++i)
-    checkPolar<float>(*module, fnName("f32", i), shapes()[i], 2000 + i,
+    checkPolar<float>(*module, wrapperName("f32", i), shapes()[i], 2000 + i,
                       kPolarF32);
 }
 
 TEST_F(SvdOrthogonalizeTest, F64IsSemiOrthogonalPolarFactor) {
   for (size_t i = 0; i < shapes().size(); ++i)
-    checkPolar<double>(*module, fnName("f64", i), shapes()[i], 2000 + i,
+    checkPolar<double>(*module, wrapperName("f64", i), shapes()[i], 2000 + i,
                        kPolarF64);
 }
 

@@ -173,6 +173,29 @@ float fromBf16(uint16_t h) {
   return f;
 }
 
+/// Random bf16 operands of C = op(A) op(B) + beta C in uniform(-2, 2):
+/// A, B and C in layouts kind, kind + 1 and kind + 2 (mod 5); C is NaN
+/// when beta is 0 (it must not be read).
+struct Bf16Operands {
+  Layout la, lb, lc;
+  std::vector<uint16_t> a, b, c;
+  Bf16Operands(int ta, int tb, int64_t m, int64_t n, int64_t k, int64_t batch,
+               int kind, float beta, unsigned seed)
+      : la(layout(kind, ta ? k : m, ta ? m : k, batch)),
+        lb(layout((kind + 1) % 5, tb ? n : k, tb ? k : n, batch)),
+        lc(layout((kind + 2) % 5, m, n, batch)), a(size_t(la.size)),
+        b(size_t(lb.size)), c(size_t(lc.size)) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    for (uint16_t &x : a)
+      x = toBf16(dist(gen));
+    for (uint16_t &x : b)
+      x = toBf16(dist(gen));
+    for (uint16_t &x : c)
+      x = beta == 0.0f ? 0x7fc0 : toBf16(dist(gen));
+  }
+};
+
 TEST(Gemm, Bf16MatchesF32ThenRounded) {
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
@@ -182,21 +205,9 @@ TEST(Gemm, Bf16MatchesF32ThenRounded) {
                        << "ta " << ta << " tb " << tb << " kind " << kind
                        << " beta " << beta);
           const int64_t m = 5, n = 6, k = 7, batch = 2;
-          int64_t ar = ta ? k : m, ac = ta ? m : k;
-          int64_t br = tb ? n : k, bc = tb ? k : n;
-          Layout la = layout(kind, ar, ac, batch);
-          Layout lb = layout((kind + 1) % 5, br, bc, batch);
-          Layout lc = layout((kind + 2) % 5, m, n, batch);
-          std::mt19937 gen(7);
-          std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-          std::vector<uint16_t> a(size_t(la.size)), b(size_t(lb.size)),
-              c(size_t(lc.size));
-          for (uint16_t &x : a)
-            x = toBf16(dist(gen));
-          for (uint16_t &x : b)
-            x = toBf16(dist(gen));
-          for (uint16_t &x : c)
-            x = beta == 0.0f ? 0x7fc0 : toBf16(dist(gen)); // NaN for beta 0
+          Bf16Operands ops(ta, tb, m, n, k, batch, kind, beta, 7);
+          const Layout &la = ops.la, &lb = ops.lb, &lc = ops.lc;
+          std::vector<uint16_t> &a = ops.a, &b = ops.b, &c = ops.c;
           std::vector<uint16_t> before = c;
           gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(a.data()), la.rs, la.cs,
                          la.bs, uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, beta,
@@ -266,21 +277,10 @@ template <typename Gemm> void checkLargeBf16(Gemm gemm) {
                          << m << "x" << n << "x" << k << " ta " << ta
                          << " tb " << tb << " kind " << kind << " beta "
                          << beta);
-            int64_t ar = ta ? k : m, ac = ta ? m : k;
-            int64_t br = tb ? n : k, bc = tb ? k : n;
-            Layout la = layout(kind, ar, ac, 1);
-            Layout lb = layout((kind + 1) % 5, br, bc, 1);
-            Layout lc = layout((kind + 2) % 5, m, n, 1);
-            std::mt19937 gen(unsigned(m * 131 + n * 7 + k));
-            std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-            std::vector<uint16_t> a(size_t(la.size)), b(size_t(lb.size)),
-                c(size_t(lc.size));
-            for (uint16_t &x : a)
-              x = toBf16(dist(gen));
-            for (uint16_t &x : b)
-              x = toBf16(dist(gen));
-            for (uint16_t &x : c)
-              x = beta == 0.0f ? 0x7fc0 : toBf16(dist(gen));
+            Bf16Operands ops(ta, tb, m, n, k, 1, kind, beta,
+                             unsigned(m * 131 + n * 7 + k));
+            const Layout &la = ops.la, &lb = ops.lb, &lc = ops.lc;
+            std::vector<uint16_t> &a = ops.a, &b = ops.b, &c = ops.c;
             std::vector<uint16_t> before = c;
             gemm(ta, tb, m, n, k, a.data(), la, b.data(), lb, beta, c.data(),
                  lc);
