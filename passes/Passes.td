@@ -119,6 +119,23 @@ def HoistScalarOperandsPass
                            "mlir::arith::ArithDialect"];
 }
 
+def SequentialInnermostPass
+    : Pass<"gptc-sequential-innermost", "mlir::func::FuncOp"> {
+  let summary = "Run the innermost dimension of CPU kernels as a plain loop";
+  let description = [{
+    An `scf.parallel` of two or more dimensions without reductions becomes
+    an `scf.parallel` over all but its innermost dimension around an
+    `scf.for` over that one. `convert-scf-to-openmp` collapses every
+    dimension of a parallel loop into one induction variable and recovers
+    the indices with divisions, which LLVM's vectoriser cannot analyse; with
+    the innermost dimension sequential, the divisions happen once per row
+    and the row itself is a unit-stride loop that vectorises. Nested
+    parallel loops, one-dimensional ones and reductions are left alone. CPU
+    target only: the CUDA backend maps every dimension onto the grid.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def LowerOptimPass : Pass<"gptc-lower-optim"> {
   let summary = "Lower optim ops (Adam, Muon, Newton-Schulz, SVD, schedules) to gpt";
   let description = [{

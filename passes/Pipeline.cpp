@@ -94,7 +94,9 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
     return;
   }
 
-  // 6. CPU: OpenMP across cores, loops to LLVM (vectorized by LLVM -O3).
+  // 6. CPU: OpenMP across cores over all but the innermost dimension,
+  //    rows vectorized by LLVM -O3.
+  pm.addNestedPass<func::FuncOp>(createSequentialInnermostPass());
   addText(pm, "func.func(lower-affine),convert-scf-to-openmp,"
               "func.func(convert-math-to-llvm),convert-math-to-libm,"
               "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
