@@ -5,7 +5,8 @@ The R8 architecture of models/speedrun-r08-untied.yaml, written the way the
 speedrun writes it: untied zero-initialised head, RMSNorm after the embedding,
 pre-norm blocks, QK-norm before rotary, ReLU^2 MLP, zero-initialised output
 projections, causal attention; Muon (sum-form Nesterov, 5 quintic
-Newton-Schulz steps in bf16, scale sqrt(max(1, rows/cols))) on the hidden
+Newton-Schulz steps in bf16 in the R3-R10 form B = A X, X = a X + b B + c A B,
+scale sqrt(max(1, rows/cols))) on the hidden
 matrices and Adam on wte and lm_head. One training step = forward, backward
 and optimizer update, exactly what a gptc step.so does.
 
@@ -114,10 +115,10 @@ def newton_schulz5(G, steps=5, eps=1e-7):
     transposed = G.size(0) > G.size(1)
     if transposed:
         X = X.T
-    for _ in range(steps):
+    for _ in range(steps):  # the R3-R10 form, as models/speedrun-r08 says
         A = X @ X.T
-        B = b * A + c * A @ A
-        X = a * X + B @ X
+        B = A @ X
+        X = a * X + b * B + c * A @ B
     if transposed:
         X = X.T
     return X

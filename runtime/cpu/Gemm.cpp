@@ -310,6 +310,20 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
   uint16_t *pa = reinterpret_cast<uint16_t *>(a);
   uint16_t *pb = reinterpret_cast<uint16_t *>(b);
   uint16_t *pc = reinterpret_cast<uint16_t *>(c);
+  // C = op(A) op(A)^T (a Gram matrix: Newton-Schulz's X X^T) is
+  // symmetric: on AMX, half the blocks and a mirror.
+  const bool gram = a == b && a_rs == b_rs && a_cs == b_cs && a_bs == b_bs &&
+                    (trans_a != 0) != (trans_b != 0) && m == n;
+  if (gram && beta == 0.0f && gptc::runtime::amxBf16Available() &&
+      m * n * k >= kAMXWork && !omp_in_parallel()) {
+    for (int64_t i = 0; i < batch; ++i) {
+      View<uint16_t> stored{pa + i * a_bs, trans_a ? k : m, trans_a ? m : k,
+                            a_rs, a_cs};
+      gptc::runtime::amxSyrkBf16(opView(stored, trans_a != 0),
+                                 {pc + i * c_bs, m, n, c_rs, c_cs});
+    }
+    return;
+  }
   using Views = GemmViews<uint16_t, uint16_t>;
   std::function<Views(int64_t)> item = [&](int64_t i) {
     return Views{

@@ -124,9 +124,8 @@ block32(const uint16_t *a, int64_t lda, const uint16_t *panel, int64_t kcp,
 /// Rows [i0, i0 + mc) and columns [p0, p0 + kc) of A into `out`, mc x kcp
 /// row-major, zero beyond A.
 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc, int64_t p0,
-           int64_t kc, int64_t kcp, std::vector<uint16_t> &out) {
-  out.resize(size_t(mc * kcp));
-  const int64_t rows = std::min(mc, a.rows - i0);
+           int64_t kc, int64_t kcp, uint16_t *out) {
+  const int64_t rows = std::max<int64_t>(0, std::min(mc, a.rows - i0));
   if (a.rs == 1 && a.cs != 1) {
     // A^T row-major: transpose 32 x 32 blocks, reading along A^T's rows.
     for (int64_t ib = 0; ib < rows; ib += kBlock)
@@ -136,12 +135,12 @@ void packA(const Bf16Matrix &a, int64_t i0, int64_t mc, int64_t p0,
         for (int64_t p = pb; p < pEnd; ++p) {
           const uint16_t *src = a.ptr + (p0 + p) * a.cs + i0;
           for (int64_t i = ib; i < iEnd; ++i)
-            out[size_t(i * kcp + p)] = src[i];
+            out[i * kcp + p] = src[i];
         }
       }
   } else {
     for (int64_t i = 0; i < rows; ++i) {
-      uint16_t *dst = out.data() + i * kcp;
+      uint16_t *dst = out + i * kcp;
       const uint16_t *src = a.ptr + (i0 + i) * a.rs + p0 * a.cs;
       if (a.cs == 1) {
         std::memcpy(dst, src, size_t(kc) * sizeof(uint16_t));
@@ -152,53 +151,57 @@ void packA(const Bf16Matrix &a, int64_t i0, int64_t mc, int64_t p0,
     }
   }
   for (int64_t i = 0; i < rows; ++i)
-    std::fill(out.data() + i * kcp + kc, out.data() + (i + 1) * kcp,
-              uint16_t(0));
-  std::fill(out.data() + rows * kcp, out.data() + mc * kcp, uint16_t(0));
+    std::fill(out + i * kcp + kc, out + (i + 1) * kcp, uint16_t(0));
+  std::fill(out + rows * kcp, out + mc * kcp, uint16_t(0));
 }
 
-/// Rows [p0, p0 + kc) of B into `out` as np / 32 panels of kcp / 2
-/// k-pairs x 32 columns x 2 (VNNI), zero beyond B. The two common layouts
-/// are copied row by row (B row-major: two rows interleaved) or column by
-/// column (B^T row-major: a k-pair is one 32-bit word).
-void packB(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
-           int64_t np, std::vector<uint16_t> &out) {
-  out.assign(size_t(kcp * np), 0);
-  const int64_t n = b.cols;
-  if (b.cs == 1) {
-    // B row-major: whole rows, two at a time, spread over the panels.
-    for (int64_t p = 0; p < kc; ++p) {
-      const uint16_t *src = b.ptr + (p0 + p) * b.rs;
-      uint16_t *dst = out.data() + (p / 2) * (kBlock * 2) + (p % 2);
-      for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
-        uint16_t *panel = dst + j0 * kcp;
-        const int64_t cols = std::min(kBlock, n - j0);
-        for (int64_t j = 0; j < cols; ++j)
-          panel[2 * j] = src[j0 + j];
-      }
+/// Rows [p0, p0 + kc) and columns [j0, j0 + 32) of B into one VNNI panel of
+/// kcp / 2 k-pairs x 32 columns x 2, zero beyond B. B^T row-major (the
+/// common transposed layout) copies a k-pair as one 32-bit word.
+void packPanel(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
+               int64_t j0, uint16_t *panel) {
+  std::fill(panel, panel + kcp * kBlock, uint16_t(0));
+  const int64_t cols = std::max<int64_t>(0, std::min(kBlock, b.cols - j0));
+  if (b.rs == 1 && b.cs != 1) {
+    const int64_t pairs = kc / 2;
+    for (int64_t j = 0; j < cols; ++j) {
+      const uint16_t *col = b.ptr + p0 + (j0 + j) * b.cs;
+      uint16_t *dst = panel + 2 * j;
+      for (int64_t q = 0; q < pairs; ++q)
+        std::memcpy(dst + q * (kBlock * 2), col + 2 * q, 4);
+      if (kc % 2)
+        dst[pairs * (kBlock * 2)] = col[kc - 1];
     }
     return;
   }
-  for (int64_t j0 = 0; j0 < np; j0 += kBlock) {
-    uint16_t *panel = out.data() + j0 * kcp;
-    const int64_t cols = std::min(kBlock, n - j0);
-    if (b.rs == 1 && b.cs != 1) {
-      const int64_t pairs = kc / 2;
-      for (int64_t j = 0; j < cols; ++j) {
-        const uint16_t *col = b.ptr + p0 + (j0 + j) * b.cs;
-        uint16_t *dst = panel + 2 * j;
-        for (int64_t q = 0; q < pairs; ++q)
-          std::memcpy(dst + q * (kBlock * 2), col + 2 * q, 4);
-        if (kc % 2)
-          dst[pairs * (kBlock * 2)] = col[kc - 1];
-      }
-      continue;
-    }
-    for (int64_t p = 0; p < kc; ++p) {
-      uint16_t *dst = panel + (p / 2) * (kBlock * 2) + (p % 2);
-      const uint16_t *src = b.ptr + (p0 + p) * b.rs + j0 * b.cs;
+  for (int64_t p = 0; p < kc; ++p) {
+    uint16_t *dst = panel + (p / 2) * (kBlock * 2) + (p % 2);
+    const uint16_t *src = b.ptr + (p0 + p) * b.rs + j0 * b.cs;
+    for (int64_t j = 0; j < cols; ++j)
+      dst[2 * j] = src[j * b.cs];
+  }
+}
+
+/// Rows [p0, p0 + kc) of B into `out` as np / 32 panels (packPanel). B
+/// row-major is copied row by row across the panels instead.
+void packB(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
+           int64_t np, std::vector<uint16_t> &out) {
+  out.resize(size_t(kcp * np));
+  if (b.cs != 1) {
+    for (int64_t j0 = 0; j0 < np; j0 += kBlock)
+      packPanel(b, p0, kc, kcp, j0, out.data() + j0 * kcp);
+    return;
+  }
+  std::fill(out.begin(), out.end(), uint16_t(0));
+  const int64_t n = b.cols;
+  for (int64_t p = 0; p < kc; ++p) {
+    const uint16_t *src = b.ptr + (p0 + p) * b.rs;
+    uint16_t *dst = out.data() + (p / 2) * (kBlock * 2) + (p % 2);
+    for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+      uint16_t *panel = dst + j0 * kcp;
+      const int64_t cols = std::min(kBlock, n - j0);
       for (int64_t j = 0; j < cols; ++j)
-        dst[2 * j] = src[j * b.cs];
+        panel[2 * j] = src[j0 + j];
     }
   }
 }
@@ -252,7 +255,8 @@ void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &c,
     packB(b, p0, kc, kcp, np, packedB);
     for (int64_t i0 = 0; i0 < mp; i0 += kMc) {
       const int64_t mc = std::min(kMc, mp - i0);
-      packA(a, i0, mc, p0, kc, kcp, packedA);
+      packedA.resize(size_t(mc * kcp));
+      packA(a, i0, mc, p0, kc, kcp, packedA.data());
       for (int64_t j0 = 0; j0 < np; j0 += kBlock)
         for (int64_t ii = 0; ii < mc; ii += kBlock)
           block32(packedA.data() + ii * kcp, kcp, packedB.data() + j0 * kcp,
@@ -262,6 +266,48 @@ void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &c,
   releaseTiles();
   for (int64_t i = 0; i < m; ++i)
     storeRow(sums.data() + i * np, c.ptr + i * c.rs, c.cs, n, accumulate);
+}
+
+void amxSyrkBf16(const Bf16Matrix &a, const Bf16Matrix &c) {
+  const int64_t m = a.rows, k = a.cols;
+  if (m == 0)
+    return;
+  const int64_t mp = roundUp(m, kBlock), kp = roundUp(k, kTileK);
+  const int64_t blocks = mp / kBlock;
+  // Shared by the team: A's rows and A^T's panels packed once, the sums.
+  thread_local std::vector<uint16_t> rows, panels;
+  thread_local std::vector<float> sums;
+  rows.resize(size_t(mp * kp));
+  panels.resize(size_t(kp * mp));
+  sums.resize(size_t(mp * mp));
+  uint16_t *rowData = rows.data(), *panelData = panels.data();
+  float *sumData = sums.data();
+  const Bf16Matrix at{a.ptr, k, m, a.cs, a.rs}; // A^T as the B operand
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      packA(a, blk * kBlock, kBlock, 0, k, kp, rowData + blk * kBlock * kp);
+      packPanel(at, 0, k, kp, blk * kBlock, panelData + blk * kBlock * kp);
+    }
+    configureTiles();
+    // Block rows from the longest (bi = 0: every column block) down.
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t bi = 0; bi < blocks; ++bi)
+      for (int64_t bj = bi; bj < blocks; ++bj)
+        block32(rowData + bi * kBlock * kp, kp, panelData + bj * kBlock * kp,
+                kp, sumData + bi * kBlock * mp + bj * kBlock, mp,
+                /*load=*/false);
+    releaseTiles();
+    // Below the diagonal blocks, C[i][j] = C[j][i].
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < m; ++i) {
+      float *row = sumData + i * mp;
+      for (int64_t j = 0; j < (i / kBlock) * kBlock; ++j)
+        row[j] = sumData[j * mp + i];
+      storeRow(row, c.ptr + i * c.rs, c.cs, m, /*accumulate=*/false);
+    }
+  }
 }
 
 } // namespace gptc::runtime

@@ -34,6 +34,13 @@ bool amxBf16Available();
 void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &c,
                  bool accumulate);
 
+/// C = A A^T (m x m, symmetric), A m x k: only the 32 x 32 blocks on and
+/// above the diagonal are computed, the others are their mirror images, so
+/// C is exactly symmetric at about half the work. A is packed once and
+/// the blocks are spread over the OpenMP threads (call it outside a
+/// parallel region to use them). Same rounding as amxGemmBf16.
+void amxSyrkBf16(const Bf16Matrix &a, const Bf16Matrix &c);
+
 } // namespace gptc::runtime
 
 #endif // GPTC_RUNTIME_CPU_GEMMAMX_H

@@ -340,4 +340,71 @@ TEST(Gemm, Bf16AMXKernel) {
   });
 }
 
+// C = op(A) op(A)^T through the entry point with A and B the same buffer
+// (what Newton-Schulz's X X^T passes): on AMX the symmetric kernel, which
+// must give every entry within the bf16 bound and an exactly symmetric C.
+TEST(Gemm, Bf16GramMatrix) {
+  for (int64_t m : {1, 33, 64, 100, 300})
+    for (int64_t k : {40, 95, 700})
+      for (int ta = 0; ta < 2; ++ta)
+        for (int kind : {0, 1, 4}) {
+          SCOPED_TRACE(::testing::Message() << "m " << m << " k " << k
+                                            << " ta " << ta << " kind "
+                                            << kind);
+          Bf16Operands ops(ta, !ta, m, m, k, 1, kind, 0.0f,
+                           unsigned(m * 7 + k));
+          const Layout &la = ops.la, &lc = ops.lc;
+          std::vector<uint16_t> &a = ops.a, &c = ops.c;
+          gptc_gemm_bf16(ta, !ta, m, m, k, uintptr_t(a.data()), la.rs, la.cs,
+                         la.bs, uintptr_t(a.data()), la.rs, la.cs, la.bs, 0.0f,
+                         uintptr_t(c.data()), lc.rs, lc.cs, lc.bs, 1);
+          auto opA = [&](int64_t i, int64_t p) {
+            return double(fromBf16(
+                ta ? a[size_t(p * la.rs + i * la.cs)]
+                   : a[size_t(i * la.rs + p * la.cs)]));
+          };
+          int64_t bad = 0;
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < m; ++j) {
+              double want = 0.0, magnitude = 0.0;
+              for (int64_t p = 0; p < k; ++p) {
+                want += opA(i, p) * opA(j, p);
+                magnitude += std::fabs(opA(i, p) * opA(j, p));
+              }
+              uint16_t got = c[size_t(i * lc.rs + j * lc.cs)];
+              double tol =
+                  std::fabs(want) * 0x1p-8 + double(k) * 0x1p-23 * magnitude;
+              if (!(std::fabs(fromBf16(got) - want) <= tol) && bad++ < 3)
+                ADD_FAILURE() << "C[" << i << "][" << j << "] = "
+                              << fromBf16(got) << ", want " << want;
+              if (got != c[size_t(j * lc.rs + i * lc.cs)] && bad++ < 3)
+                ADD_FAILURE() << "C[" << i << "][" << j << "] != C[" << j
+                              << "][" << i << "]";
+            }
+          EXPECT_EQ(bad, 0);
+        }
+}
+
+// The symmetric kernel on its own (skipped without AMX).
+TEST(Gemm, Bf16AMXSymmetricKernelMirrorsBlocks) {
+  if (!gptc::runtime::amxBf16Available())
+    GTEST_SKIP() << "no AMX-BF16 on this CPU (or GPTC_GEMM_AMX=0)";
+  const int64_t m = 70, k = 50;
+  Bf16Operands ops(0, 1, m, m, k, 1, 0, 0.0f, 11);
+  std::vector<uint16_t> full(size_t(m * m)), sym(size_t(m * m));
+  gptc::runtime::Bf16Matrix a{ops.a.data(), m, k, ops.la.rs, ops.la.cs};
+  gptc::runtime::Bf16Matrix at{ops.a.data(), k, m, ops.la.cs, ops.la.rs};
+  gptc::runtime::amxGemmBf16(a, at, {full.data(), m, m, m, 1}, false);
+  gptc::runtime::amxSyrkBf16(a, {sym.data(), m, m, m, 1});
+  // Blocks on and above the diagonal are the same computation as the full
+  // GEMM's; the ones below mirror them.
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      bool upper = i / 32 <= j / 32;
+      int64_t r = upper ? i : j, col = upper ? j : i;
+      ASSERT_EQ(sym[size_t(i * m + j)], full[size_t(r * m + col)])
+          << i << ", " << j;
+    }
+}
+
 } // namespace
