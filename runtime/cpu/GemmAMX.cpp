@@ -46,6 +46,10 @@ constexpr int64_t kMc = 256;     ///< M block
 
 int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
+// Packing and write-back run only where AMX does, so on CPUs that all have
+// AVX-512: compiled for it, their loops vectorise at full width.
+#define GPTC_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+
 /// The tile configuration (palette 1): eight tiles of 16 rows x 64 bytes.
 struct alignas(64) TileConfig {
   uint8_t palette = 1;
@@ -123,7 +127,7 @@ block32(const uint16_t *a, int64_t lda, const uint16_t *panel, int64_t kcp,
 
 /// Rows [i0, i0 + mc) and columns [p0, p0 + kc) of A into `out`, mc x kcp
 /// row-major, zero beyond A.
-void packA(const Bf16Matrix &a, int64_t i0, int64_t mc, int64_t p0,
+GPTC_AVX512 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc, int64_t p0,
            int64_t kc, int64_t kcp, uint16_t *out) {
   const int64_t rows = std::max<int64_t>(0, std::min(mc, a.rows - i0));
   if (a.rs == 1 && a.cs != 1) {
@@ -158,10 +162,11 @@ void packA(const Bf16Matrix &a, int64_t i0, int64_t mc, int64_t p0,
 /// Rows [p0, p0 + kc) and columns [j0, j0 + 32) of B into one VNNI panel of
 /// kcp / 2 k-pairs x 32 columns x 2, zero beyond B. B^T row-major (the
 /// common transposed layout) copies a k-pair as one 32-bit word.
-void packPanel(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
+GPTC_AVX512 void packPanel(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
                int64_t j0, uint16_t *panel) {
-  std::fill(panel, panel + kcp * kBlock, uint16_t(0));
   const int64_t cols = std::max<int64_t>(0, std::min(kBlock, b.cols - j0));
+  if (cols < kBlock || kc < kcp) // padding: everything else is overwritten
+    std::fill(panel, panel + kcp * kBlock, uint16_t(0));
   if (b.rs == 1 && b.cs != 1) {
     const int64_t pairs = kc / 2;
     for (int64_t j = 0; j < cols; ++j) {
@@ -184,7 +189,7 @@ void packPanel(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
 
 /// Rows [p0, p0 + kc) of B into `out` as np / 32 panels (packPanel). B
 /// row-major is copied row by row across the panels instead.
-void packB(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
+GPTC_AVX512 void packB(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
            int64_t np, std::vector<uint16_t> &out) {
   out.resize(size_t(kcp * np));
   if (b.cs != 1) {
@@ -192,8 +197,9 @@ void packB(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
       packPanel(b, p0, kc, kcp, j0, out.data() + j0 * kcp);
     return;
   }
-  std::fill(out.begin(), out.end(), uint16_t(0));
   const int64_t n = b.cols;
+  if (n < np || kc < kcp) // padding: everything else is overwritten
+    std::fill(out.begin(), out.end(), uint16_t(0));
   for (int64_t p = 0; p < kc; ++p) {
     const uint16_t *src = b.ptr + (p0 + p) * b.rs;
     uint16_t *dst = out.data() + (p / 2) * (kBlock * 2) + (p % 2);
@@ -209,7 +215,7 @@ void packB(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
 /// One row of the result: out[j * stride] = bf16(sums[j] + (accumulate ?
 /// out : 0)), rounded to nearest even, NaNs kept quiet. Branch-free so that
 /// the contiguous case vectorises.
-void storeRow(const float *sums, uint16_t *out, int64_t stride, int64_t n,
+GPTC_AVX512 void storeRow(const float *sums, uint16_t *out, int64_t stride, int64_t n,
               bool accumulate) {
   auto round = [](float v) {
     uint32_t bits;
