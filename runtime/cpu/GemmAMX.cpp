@@ -3,7 +3,7 @@
 // C (m x n) = A (m x k) B (k x n) in three levels:
 //   for each K block of kKc:            B's block packed in VNNI panels
 //     for each M block of kMc rows:     A's block packed row-major (in L2)
-//       for each 32-column panel of B:  (kKc x 32, 32 KiB: in L1/L2)
+//       for each 32-column panel of B:  (kKc x 32, 64 KiB: in L2)
 //         for each 32-row slice of A's block:
 //           four 16 x 16 f32 C tiles += two A tiles x two B tiles,
 //           for every 32-wide slice of the K block (TDPBF16PS)
@@ -41,7 +41,7 @@ namespace {
 constexpr int64_t kTileRows = 16;
 constexpr int64_t kBlock = 32;   ///< C is computed in 32 x 32 blocks
 constexpr int64_t kTileK = 32;   ///< bf16 elements of k per tile row
-constexpr int64_t kKc = 512;     ///< K block
+constexpr int64_t kKc = 1024;    ///< K block
 constexpr int64_t kMc = 256;     ///< M block
 
 int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
@@ -254,7 +254,12 @@ void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &c,
   const int64_t mp = roundUp(m, kBlock), np = roundUp(n, kBlock);
   thread_local std::vector<uint16_t> packedA, packedB;
   thread_local std::vector<float> sums;
-  sums.resize(size_t(mp * np)); // the first K block stores, not adds
+  // One K block: each 32 x 32 block goes from its tiles to C at once (a
+  // block in L1); several: the f32 sums of all of C wait in `sums`.
+  const bool oneKBlock = k <= kKc;
+  float block[kBlock * kBlock];
+  if (!oneKBlock)
+    sums.resize(size_t(mp * np)); // the first K block stores, not adds
   configureTiles();
   for (int64_t p0 = 0; p0 < k; p0 += kKc) {
     const int64_t kc = std::min(kKc, k - p0), kcp = roundUp(kc, kTileK);
@@ -264,14 +269,28 @@ void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &c,
       packedA.resize(size_t(mc * kcp));
       packA(a, i0, mc, p0, kc, kcp, packedA.data());
       for (int64_t j0 = 0; j0 < np; j0 += kBlock)
-        for (int64_t ii = 0; ii < mc; ii += kBlock)
-          block32(packedA.data() + ii * kcp, kcp, packedB.data() + j0 * kcp,
-                  kcp, sums.data() + (i0 + ii) * np + j0, np, p0 > 0);
+        for (int64_t ii = 0; ii < mc; ii += kBlock) {
+          const uint16_t *rows = packedA.data() + ii * kcp;
+          const uint16_t *panel = packedB.data() + j0 * kcp;
+          if (!oneKBlock) {
+            block32(rows, kcp, panel, kcp, sums.data() + (i0 + ii) * np + j0,
+                    np, p0 > 0);
+            continue;
+          }
+          block32(rows, kcp, panel, kcp, block, kBlock, /*load=*/false);
+          const int64_t i = i0 + ii;
+          const int64_t rowsHere = std::min(kBlock, m - i);
+          const int64_t colsHere = std::min(kBlock, n - j0);
+          for (int64_t r = 0; r < rowsHere; ++r)
+            storeRow(block + r * kBlock, c.ptr + (i + r) * c.rs + j0 * c.cs,
+                     c.cs, colsHere, accumulate);
+        }
     }
   }
   releaseTiles();
-  for (int64_t i = 0; i < m; ++i)
-    storeRow(sums.data() + i * np, c.ptr + i * c.rs, c.cs, n, accumulate);
+  if (!oneKBlock)
+    for (int64_t i = 0; i < m; ++i)
+      storeRow(sums.data() + i * np, c.ptr + i * c.rs, c.cs, n, accumulate);
 }
 
 void amxSyrkBf16(const Bf16Matrix &a, const Bf16Matrix &c) {
