@@ -7,18 +7,23 @@
 //         for each 32-row slice of A's block:
 //           four 16 x 16 f32 C tiles += two A tiles x two B tiles,
 //           for every 32-wide slice of the K block (TDPBF16PS)
-// The f32 sums live in a thread-local m x n buffer between K blocks; the
-// result is rounded to bf16 once at the end. Sizes are padded to the tile
-// grid with zeros (which add nothing to the sums).
+// With one K block (k <= kKc) each 32 x 32 block is rounded into C straight
+// from the tiles; with several, the f32 sums of C wait in a thread-local
+// m x n buffer between K blocks and are rounded to bf16 once at the end.
+// Sizes are padded to the tile grid with zeros (which add nothing to the
+// sums). The Gram product A A^T (amxSyrkBf16) packs A once for the whole
+// OpenMP team, computes the blocks on and above the diagonal only and
+// mirrors them.
 //
 // Tile layouts (all tiles are 16 rows of 64 bytes):
 //   A tile: 16 rows of A, 32 consecutive k each;
 //   B tile: 16 k-pairs, each 16 columns x (B[2q][j], B[2q+1][j]) (VNNI);
 //   C tile: 16 rows x 16 columns of f32.
 //
-// Only the functions marked with the amx target attribute use AMX
-// instructions; the rest of the file is plain x86-64, so loading this code
-// on a CPU without AMX is safe (amxBf16Available() decides at run time).
+// Only the functions marked with a target attribute (AMX for the tiles,
+// AVX-512 for packing and write-back) use instructions beyond x86-64, and
+// they run only after amxBf16Available(), so loading this code on any
+// x86-64 CPU is safe.
 //
 //===----------------------------------------------------------------------===//
 
