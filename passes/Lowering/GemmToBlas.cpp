@@ -68,38 +68,84 @@ bool isZeroFill(linalg::FillOp fill) {
   return f && f.getValueAsDouble() == 0.0;
 }
 
-/// A buffer that only ever holds zeros: a memref.alloc whose one writer is
-/// a zero linalg.fill and whose other users only read it (memref.copy from
-/// it) or free it. Bufferization leaves such a buffer when one zero-filled
-/// tensor initialises several GEMMs: each GEMM's C is then a copy of it.
-bool isZeroBuffer(Value buffer) {
-  if (!buffer.getDefiningOp<memref::AllocOp>())
-    return false;
-  bool filled = false;
-  for (Operation *user : buffer.getUsers()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
-      if (fill.getDpsInits()[0] != buffer || !isZeroFill(fill))
-        return false;
-      filled = true;
-    } else if (auto copy = dyn_cast<memref::CopyOp>(user)) {
-      if (copy.getSource() != buffer)
-        return false;
-    } else if (!isa<memref::DeallocOp>(user)) {
-      return false;
-    }
-  }
-  return filled;
+/// A buffer that holds zeros for a while: a memref.alloc zero-filled once
+/// by a linalg.fill, all of whose users are in the fill's block; it holds
+/// zeros from the fill up to `until`, its first later user that may write
+/// it (null: up to its end). Bufferization leaves such a buffer when one
+/// zero-filled tensor initialises several GEMMs: each GEMM's C is a copy of
+/// it, and the last GEMM may write into the buffer itself.
+struct ZeroBuffer {
+  linalg::FillOp fill;
+  Operation *until = nullptr;
+};
+
+/// Whether `use` only reads its buffer: a copy from it or a linalg input.
+bool onlyReads(OpOperand &use) {
+  if (auto copy = dyn_cast<memref::CopyOp>(use.getOwner()))
+    return copy.getSource() == use.get();
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner()))
+    return linalgOp.isDpsInput(&use);
+  return false;
 }
 
-/// Erases a zero buffer (its alloc, fill and dealloc) that no copy reads
-/// any more.
-void eraseIfOnlyFilled(RewriterBase &rewriter, Value buffer) {
-  if (llvm::any_of(buffer.getUsers(),
-                   [](Operation *u) { return isa<memref::CopyOp>(u); }))
-    return;
-  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
-    rewriter.eraseOp(user);
-  rewriter.eraseOp(buffer.getDefiningOp());
+std::optional<ZeroBuffer> zeroBuffer(Value buffer) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  ZeroBuffer z;
+  for (Operation *user : buffer.getUsers())
+    if (auto fill = dyn_cast<linalg::FillOp>(user))
+      if (fill.getDpsInits()[0] == buffer && isZeroFill(fill) &&
+          (!z.fill || fill->isBeforeInBlock(z.fill)))
+        z.fill = fill;
+  if (!z.fill)
+    return std::nullopt;
+  Block *block = z.fill->getBlock();
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (user->getBlock() != block)
+      return std::nullopt;
+    if (user == z.fill || onlyReads(use) || isa<memref::DeallocOp>(user))
+      continue;
+    if (!z.fill->isBeforeInBlock(user))
+      return std::nullopt; // written before it is zero-filled
+    if (!z.until || user->isBeforeInBlock(z.until))
+      z.until = user;
+  }
+  return z;
+}
+
+/// Whether `op` runs while `z`'s buffer holds zeros.
+bool whileZero(const ZeroBuffer &z, Operation *op) {
+  return op->getBlock() == z.fill->getBlock() &&
+         z.fill->isBeforeInBlock(op) &&
+         (!z.until || op->isBeforeInBlock(z.until));
+}
+
+/// Every copy of a buffer while it holds zeros becomes a zero fill of its
+/// target (which the GEMM pattern folds into beta = 0 when a GEMM follows);
+/// a zero buffer that nothing else uses any more goes with its fill and
+/// dealloc.
+void replaceZeroCopiesWithFills(Operation *root) {
+  SmallVector<memref::CopyOp> copies;
+  root->walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  IRRewriter rewriter(root->getContext());
+  for (memref::CopyOp copy : copies) {
+    Value zeros = copy.getSource();
+    std::optional<ZeroBuffer> z = zeroBuffer(zeros);
+    if (!z || !whileZero(*z, copy))
+      continue;
+    rewriter.setInsertionPoint(copy);
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(
+        copy, z->fill.getInputs()[0], copy.getTarget());
+    bool used = llvm::any_of(zeros.getUsers(), [&](Operation *u) {
+      return u != z->fill && !isa<memref::DeallocOp>(u);
+    });
+    if (used)
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(zeros.getUsers()))
+      rewriter.eraseOp(user);
+    rewriter.eraseOp(zeros.getDefiningOp());
+  }
 }
 
 func::FuncOp getOrDeclareGemm(ModuleOp module, Type elt, Type betaType) {
@@ -165,21 +211,14 @@ struct GemmToCall : OpRewritePattern<GemmOp> {
                                     : aType.getRank() - 1);
     int64_t batch = batched ? cType.getDimSize(0) : 1;
 
-    // Fold a preceding zero fill of C, or copy of zeros into C, into
-    // beta = 0.
+    // Fold a preceding zero fill of C into beta = 0 (copies of zero
+    // buffers are fills by now).
     double beta = 1.0;
     Operation *prev = op->getPrevNode();
     if (auto fill = dyn_cast_or_null<linalg::FillOp>(prev)) {
       if (fill.getDpsInits()[0] == c && isZeroFill(fill)) {
         beta = 0.0;
         rewriter.eraseOp(fill);
-      }
-    } else if (auto copy = dyn_cast_or_null<memref::CopyOp>(prev)) {
-      if (copy.getTarget() == c && isZeroBuffer(copy.getSource())) {
-        beta = 0.0;
-        Value zeros = copy.getSource();
-        rewriter.eraseOp(copy);
-        eraseIfOnlyFilled(rewriter, zeros);
       }
     }
 
@@ -208,6 +247,7 @@ struct GemmToCall : OpRewritePattern<GemmOp> {
 
 struct GemmToBlasPass : gptc::impl::GemmToBlasPassBase<GemmToBlasPass> {
   void runOnOperation() override {
+    replaceZeroCopiesWithFills(getOperation());
     RewritePatternSet patterns(&getContext());
     patterns.add<GemmToCall<linalg::MatmulOp>,
                  GemmToCall<linalg::BatchMatmulOp>>(&getContext());

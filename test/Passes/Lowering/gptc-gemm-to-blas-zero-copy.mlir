@@ -1,9 +1,10 @@
 // RUN: gptc-opt %s --gptc-gemm-to-blas | FileCheck %s
 
 // After bufferization, one zero-filled tensor that initialises several GEMMs
-// is one zero-filled buffer copied into each GEMM's C. A copy of such a
-// buffer right before the GEMM folds into beta = 0 like a zero fill, and the
-// buffer goes once no copy reads it.
+// is one zero-filled buffer copied into each GEMM's C. Every copy of such a
+// buffer (one written only by a zero fill, otherwise only read) becomes a
+// zero fill of its target, which folds into beta = 0 when the GEMM follows;
+// the buffer goes once nothing reads it.
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -72,12 +73,14 @@ func.func @nonzero_fill(%a: memref<2x3xf32>, %b: memref<3x4xf32>,
   return
 }
 
-// Must not fire: the copy does not come right before the GEMM (C is read
-// in between), so the GEMM accumulates into what C holds then.
+// The copy does not come right before the GEMM (C is read in between): it
+// becomes a zero fill, but the GEMM accumulates (beta = 1) into what C
+// holds then.
 // CHECK-LABEL: func.func @copy_not_adjacent
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK: memref.copy
-// CHECK: memref.load
+// CHECK-NOT: memref.copy
+// CHECK: linalg.fill
+// CHECK-NEXT: memref.load
 // CHECK: call @gptc_gemm_f32({{.*}}, %[[ONE]], {{.*}})
 func.func @copy_not_adjacent(%a: memref<2x3xf32>, %b: memref<3x4xf32>,
                              %c: memref<2x4xf32>, %i: index) -> f32 {
@@ -90,4 +93,69 @@ func.func @copy_not_adjacent(%a: memref<2x3xf32>, %b: memref<3x4xf32>,
     ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
   memref.dealloc %z : memref<2x4xf32>
   return %x : f32
+}
+
+// The zero buffer is also an input of a GEMM (a read): the copy still folds
+// into beta = 0 and the buffer stays for the GEMM that reads it.
+// CHECK-LABEL: func.func @zero_buffer_also_read
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[Z:.*]] = memref.alloc
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[Z]]
+// CHECK-NOT: memref.copy
+// CHECK: call @gptc_gemm_f32({{.*}}, %[[ZERO]], {{.*}})
+// CHECK: memref.extract_aligned_pointer_as_index %[[Z]]
+// CHECK: call @gptc_gemm_f32
+// CHECK: memref.dealloc %[[Z]]
+func.func @zero_buffer_also_read(%a: memref<2x3xf32>, %b: memref<3x4xf32>,
+                                 %c: memref<2x4xf32>, %w: memref<4x4xf32>,
+                                 %d: memref<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<2x4xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<2x4xf32>)
+  memref.copy %z, %c : memref<2x4xf32> to memref<2x4xf32>
+  linalg.matmul indexing_maps = [#mk, #kn, #mn]
+    ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
+  linalg.matmul indexing_maps = [#mk, #kn, #mn]
+    ins(%z, %w : memref<2x4xf32>, memref<4x4xf32>) outs(%d : memref<2x4xf32>)
+  memref.dealloc %z : memref<2x4xf32>
+  return
+}
+
+// Bufferization lets the last GEMM write into the zero buffer itself: the
+// copies before that write read zeros and fold; the last GEMM had no copy
+// (its zero fill is the buffer's own, not adjacent) and accumulates onto
+// the zeros (beta = 1); the buffer stays.
+// CHECK-LABEL: func.func @last_gemm_writes_zero_buffer
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NOT: memref.copy
+// CHECK: call @gptc_gemm_f32({{.*}}, %[[ZERO]], {{.*}})
+// CHECK: call @gptc_gemm_f32({{.*}}, %[[ONE]], {{.*}})
+func.func @last_gemm_writes_zero_buffer(%a: memref<2x3xf32>, %b: memref<3x4xf32>,
+                                        %c: memref<2x4xf32>) -> memref<2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<2x4xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<2x4xf32>)
+  memref.copy %z, %c : memref<2x4xf32> to memref<2x4xf32>
+  linalg.matmul indexing_maps = [#mk, #kn, #mn]
+    ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
+  linalg.matmul indexing_maps = [#mk, #kn, #mn]
+    ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%z : memref<2x4xf32>)
+  return %z : memref<2x4xf32>
+}
+
+// Must not fire: a copy made after the buffer was written again.
+// CHECK-LABEL: func.func @copy_after_write
+// CHECK: call @gptc_gemm_f32
+// CHECK-NEXT: memref.copy
+func.func @copy_after_write(%a: memref<2x3xf32>, %b: memref<3x4xf32>,
+                            %c: memref<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<2x4xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<2x4xf32>)
+  linalg.matmul indexing_maps = [#mk, #kn, #mn]
+    ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%z : memref<2x4xf32>)
+  memref.copy %z, %c : memref<2x4xf32> to memref<2x4xf32>
+  memref.dealloc %z : memref<2x4xf32>
+  return
 }
