@@ -83,7 +83,11 @@ def GemmToBlasPass : Pass<"gptc-gemm-to-blas", "mlir::ModuleOp"> {
     becomes a call of `gptc_gemm_f32` / `_f64` / `_bf16` (runtime/gptrt.h)
     with the operands' addresses and strides, transposes read from the
     indexing maps. A zero `linalg.fill` of the output right before the GEMM
-    becomes beta = 0. Fails if a GEMM is left.
+    becomes beta = 0. First, every `memref.copy` from a buffer while it
+    holds zeros (zero-filled once, in the same block, and not written since)
+    becomes a zero fill of its target, so that the GEMM outputs bufferization
+    initialises by copying one shared zero buffer get beta = 0 too; the
+    zero buffer goes when nothing else uses it. Fails if a GEMM is left.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",

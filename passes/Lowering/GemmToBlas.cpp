@@ -4,7 +4,7 @@
 //   => func.call @gptc_gemm_<type>(trans_a, trans_b, m, n, k,
 //                                  a, a_rs, a_cs, a_bs, b, ..., beta, c, ...)
 // (runtime/gptrt.h). A linalg.fill of zero into C right before the GEMM is
-// folded into beta = 0.
+// folded into beta = 0; copies of a zero buffer become such fills first.
 //
 //===----------------------------------------------------------------------===//
 
