@@ -22,6 +22,9 @@ struct RuleCase {
   bool blamesOverride = true;
 };
 
+/// How gtest (and ctest's test names) show a case: its name.
+void PrintTo(const RuleCase &c, std::ostream *os) { *os << c.name; }
+
 class CrossFieldRule : public ::testing::TestWithParam<RuleCase> {};
 
 TEST_P(CrossFieldRule, IsEnforced) {

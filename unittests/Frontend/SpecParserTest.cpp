@@ -87,6 +87,9 @@ struct TypeCase {
   const char *message;
 };
 
+/// How gtest (and ctest's test names) show a case: its --set argument.
+void PrintTo(const TypeCase &c, std::ostream *os) { *os << c.set; }
+
 class WrongValue : public ::testing::TestWithParam<TypeCase> {};
 
 TEST_P(WrongValue, IsRejectedWithItsMessage) {
