@@ -79,8 +79,11 @@ struct ZeroBuffer {
   Operation *until = nullptr;
 };
 
-/// Whether `use` only reads its buffer: a copy from it or a linalg input.
+/// Whether `use` only reads its buffer: a load, a copy from it or a linalg
+/// input.
 bool onlyReads(OpOperand &use) {
+  if (isa<memref::LoadOp>(use.getOwner()))
+    return true;
   if (auto copy = dyn_cast<memref::CopyOp>(use.getOwner()))
     return copy.getSource() == use.get();
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner()))
@@ -211,7 +214,8 @@ struct GemmToCall : OpRewritePattern<GemmOp> {
                                     : aType.getRank() - 1);
     int64_t batch = batched ? cType.getDimSize(0) : 1;
 
-    // Fold a preceding zero fill of C into beta = 0 (copies of zero
+    // Fold a zero fill of C into beta = 0: one right before the GEMM (then
+    // erased), or an earlier one when nothing wrote C since (copies of zero
     // buffers are fills by now).
     double beta = 1.0;
     Operation *prev = op->getPrevNode();
@@ -219,6 +223,17 @@ struct GemmToCall : OpRewritePattern<GemmOp> {
       if (fill.getDpsInits()[0] == c && isZeroFill(fill)) {
         beta = 0.0;
         rewriter.eraseOp(fill);
+      }
+    } else if (std::optional<ZeroBuffer> z = zeroBuffer(c)) {
+      // C was zero-filled earlier and only read since: this GEMM is the
+      // first to write it. The fill stays only for readers in between.
+      if (z->until == op.getOperation()) {
+        beta = 0.0;
+        bool readBetween = llvm::any_of(c.getUsers(), [&](Operation *u) {
+          return z->fill->isBeforeInBlock(u) && u->isBeforeInBlock(op);
+        });
+        if (!readBetween)
+          rewriter.eraseOp(z->fill);
       }
     }
 
