@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::gpt;
@@ -37,25 +38,17 @@ LogicalResult evalRMSNorm(RMSNormOp op, ArrayRef<HostTensor> in,
   return success();
 }
 
-/// softmax(scale q k^T + mask) v per batch and head; see #gpt.mask
-/// (GPTAttrs.td). A query row with no allowed key yields zeros.
-LogicalResult evalAttention(AttentionOp op, ArrayRef<HostTensor> in,
-                            EvalResults &out) {
-  const HostTensor &q = in[0], &k = in[1], &v = in[2];
-  unsigned next = 3;
-  const HostTensor *tokens = op.getTokens() ? &in[next++] : nullptr;
-  const HostTensor *window = op.getWindow() ? &in[next++] : nullptr;
-  MaskAttr mask = op.getMask();
-  double scale = op.getScale().convertToDouble();
-  int64_t B = q.shape[0], H = q.shape[1], T = q.shape[2], D = q.shape[3];
-  int64_t S = k.shape[2]; // key length (equal to T by the op's types)
-  int64_t W = window ? asIndex((*window)[0]) : 0;
-  constexpr int64_t kBlock = 128;
-
-  // Document ids: doc[b, t] = number of bos tokens in tokens[b, 0..t].
-  SmallVector<int64_t, 2> docShape = {B, S};
-  HostTensor doc(docShape);
-  if (mask.hasDocument()) {
+/// Which (query, key) pairs attend, as #gpt.mask defines it
+/// (GPTAttrs.td); the document ids come from the tokens operand.
+class AttentionMask {
+public:
+  AttentionMask(MaskAttr mask, const HostTensor *tokens,
+                const HostTensor *window, int64_t B, int64_t S)
+      : mask(mask), S(S), doc(SmallVector<int64_t, 2>{B, S}) {
+    W = window ? asIndex((*window)[0]) : 0;
+    if (!mask.hasDocument())
+      return;
+    // doc[b, t] = number of bos tokens in tokens[b, 0..t].
     double bos = static_cast<double>(mask.getBos());
     for (int64_t b = 0; b < B; ++b) {
       double count = 0.0;
@@ -65,7 +58,9 @@ LogicalResult evalAttention(AttentionOp op, ArrayRef<HostTensor> in,
       }
     }
   }
-  auto allowed = [&](int64_t b, int64_t i, int64_t j) {
+
+  bool allowed(int64_t b, int64_t i, int64_t j) const {
+    constexpr int64_t kBlock = 128;
     if (mask.getCausal() && j > i)
       return false;
     switch (mask.getWindow()) {
@@ -80,51 +75,126 @@ LogicalResult evalAttention(AttentionOp op, ArrayRef<HostTensor> in,
         return false;
       break;
     }
-    if (mask.hasDocument() && doc[b * S + i] != doc[b * S + j])
-      return false;
-    return true;
-  };
+    return !mask.hasDocument() || doc[b * S + i] == doc[b * S + j];
+  }
 
+private:
+  MaskAttr mask;
+  int64_t S, W = 0;
+  HostTensor doc;
+};
+
+/// The attention probabilities of one (batch, head): p[i * S + j], zero
+/// where masked; a query row with no allowed key is all zeros.
+std::vector<double> probabilities(const AttentionMask &mask, int64_t b,
+                                  const double *Q, const double *K, int64_t T,
+                                  int64_t S, int64_t D, double scale) {
+  std::vector<double> p(T * S, 0.0);
+  for (int64_t i = 0; i < T; ++i) {
+    double mx = -std::numeric_limits<double>::infinity();
+    for (int64_t j = 0; j < S; ++j) {
+      if (!mask.allowed(b, i, j))
+        continue;
+      double s = 0.0;
+      for (int64_t d = 0; d < D; ++d)
+        s += Q[i * D + d] * K[j * D + d];
+      p[i * S + j] = scale * s;
+      mx = std::max(mx, scale * s);
+    }
+    if (mx == -std::numeric_limits<double>::infinity())
+      continue;
+    double z = 0.0;
+    for (int64_t j = 0; j < S; ++j)
+      if (mask.allowed(b, i, j))
+        z += p[i * S + j] = std::exp(p[i * S + j] - mx);
+    for (int64_t j = 0; j < S; ++j)
+      p[i * S + j] /= z;
+  }
+  return p;
+}
+
+/// softmax(scale q k^T + mask) v per batch and head; see #gpt.mask
+/// (GPTAttrs.td). A query row with no allowed key yields zeros.
+LogicalResult evalAttention(AttentionOp op, ArrayRef<HostTensor> in,
+                            EvalResults &out) {
+  const HostTensor &q = in[0], &k = in[1], &v = in[2];
+  unsigned next = 3;
+  const HostTensor *tokens = op.getTokens() ? &in[next++] : nullptr;
+  const HostTensor *window = op.getWindow() ? &in[next++] : nullptr;
+  double scale = op.getScale().convertToDouble();
+  int64_t B = q.shape[0], H = q.shape[1], T = q.shape[2], D = q.shape[3];
+  int64_t S = k.shape[2]; // key length (equal to T by the op's types)
+  AttentionMask mask(op.getMask(), tokens, window, B, S);
   HostTensor r(resultShape(op));
-  std::vector<double> scores(S);
-  std::vector<char> ok(S);
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h) {
-      const double *Q = q.data.data() + (b * H + h) * T * D;
-      const double *K = k.data.data() + (b * H + h) * S * D;
-      const double *V = v.data.data() + (b * H + h) * S * D;
-      double *O = r.data.data() + (b * H + h) * T * D;
-      for (int64_t i = 0; i < T; ++i) {
-        double mx = -std::numeric_limits<double>::infinity();
-        bool any = false;
-        for (int64_t j = 0; j < S; ++j) {
-          ok[j] = allowed(b, i, j);
-          if (!ok[j])
-            continue;
-          double s = 0.0;
+      int64_t bh = b * H + h;
+      const double *V = v.data.data() + bh * S * D;
+      double *O = r.data.data() + bh * T * D;
+      std::vector<double> p =
+          probabilities(mask, b, q.data.data() + bh * T * D,
+                        k.data.data() + bh * S * D, T, S, D, scale);
+      for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < S; ++j)
           for (int64_t d = 0; d < D; ++d)
-            s += Q[i * D + d] * K[j * D + d];
-          scores[j] = scale * s;
-          mx = std::max(mx, scores[j]);
-          any = true;
-        }
-        if (!any)
-          continue; // row stays zero
-        double z = 0.0;
-        for (int64_t j = 0; j < S; ++j)
-          if (ok[j]) {
-            scores[j] = std::exp(scores[j] - mx);
-            z += scores[j];
-          }
-        for (int64_t j = 0; j < S; ++j)
-          if (ok[j]) {
-            double p = scores[j] / z;
-            for (int64_t d = 0; d < D; ++d)
-              O[i * D + d] += p * V[j * D + d];
-          }
-      }
+            O[i * D + d] += p[i * S + j] * V[j * D + d];
     }
   out.push_back(std::move(r));
+  return success();
+}
+
+/// dq, dk, dv of attention from the probabilities, computed afresh:
+/// dv = p^T do, dp = do v^T, ds = p (dp - rowsum(do * o)), dq = scale ds k,
+/// dk = scale ds^T q.
+LogicalResult evalAttentionGrad(AttentionGradOp op, ArrayRef<HostTensor> in,
+                                EvalResults &out) {
+  const HostTensor &q = in[0], &k = in[1], &v = in[2], &o = in[3],
+                   &dout = in[4];
+  unsigned next = 5;
+  const HostTensor *tokens = op.getTokens() ? &in[next++] : nullptr;
+  const HostTensor *window = op.getWindow() ? &in[next++] : nullptr;
+  double scale = op.getScale().convertToDouble();
+  int64_t B = q.shape[0], H = q.shape[1], T = q.shape[2], D = q.shape[3];
+  int64_t S = k.shape[2];
+  AttentionMask mask(op.getMask(), tokens, window, B, S);
+  HostTensor dq(resultShape(op, 0)), dk(resultShape(op, 1)),
+      dv(resultShape(op, 2));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      int64_t bh = b * H + h;
+      const double *Q = q.data.data() + bh * T * D;
+      const double *K = k.data.data() + bh * S * D;
+      const double *V = v.data.data() + bh * S * D;
+      const double *O = o.data.data() + bh * T * D;
+      const double *dO = dout.data.data() + bh * T * D;
+      double *dQ = dq.data.data() + bh * T * D;
+      double *dK = dk.data.data() + bh * S * D;
+      double *dV = dv.data.data() + bh * S * D;
+      std::vector<double> p = probabilities(mask, b, Q, K, T, S, D, scale);
+      for (int64_t i = 0; i < T; ++i) {
+        double rowDot = 0.0;
+        for (int64_t d = 0; d < D; ++d)
+          rowDot += dO[i * D + d] * O[i * D + d];
+        for (int64_t j = 0; j < S; ++j) {
+          double pij = p[i * S + j];
+          if (pij == 0.0)
+            continue;
+          double dp = 0.0;
+          for (int64_t d = 0; d < D; ++d) {
+            dp += dO[i * D + d] * V[j * D + d];
+            dV[j * D + d] += pij * dO[i * D + d];
+          }
+          double ds = scale * pij * (dp - rowDot);
+          for (int64_t d = 0; d < D; ++d) {
+            dQ[i * D + d] += ds * K[j * D + d];
+            dK[j * D + d] += ds * Q[i * D + d];
+          }
+        }
+      }
+    }
+  out.push_back(std::move(dq));
+  out.push_back(std::move(dk));
+  out.push_back(std::move(dv));
   return success();
 }
 
@@ -133,6 +203,7 @@ LogicalResult evalAttention(AttentionOp op, ArrayRef<HostTensor> in,
 void attachFusedModels(MLIRContext *ctx) {
   attach<RMSNormOp, evalRMSNorm>(ctx);
   attach<AttentionOp, evalAttention>(ctx);
+  attach<AttentionGradOp, evalAttentionGrad>(ctx);
 }
 
 } // namespace gptc::ref::detail

@@ -37,7 +37,7 @@ def GPT_RMSNormOp : GPT_Op<"rms_norm",
 }
 
 def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
-    AllTypesMatch<["query", "key", "value", "result"]>]> {
+    AllTypesMatch<["query", "key", "value", "result"]>, Differentiable]> {
   let summary = "fused masked scaled-dot-product attention";
   let description = [{
     `softmax(scale * q k^T + mask) v` per batch and head, with q, k, v of
@@ -62,6 +62,43 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
   let results = (outs GPT_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`tokens` $tokens^ `:` type($tokens))?
+    (`window` $window^ `:` type($window))? `mask` `=` $mask
+    `scale` `=` $scale attr-dict `:` type($query)
+  }];
+  let hasVerifier = 1;
+}
+
+def GPT_AttentionGradOp : GPT_Op<"attention_grad", [Pure,
+    AttrSizedOperandSegments,
+    AllTypesMatch<["query", "key", "value", "out", "out_grad", "query_grad",
+                   "key_grad", "value_grad"]>]> {
+  let summary = "the adjoint of gpt.attention (FlashAttention-2 backward)";
+  let description = [{
+    Given the attention's inputs, its output `out` and the gradient of the
+    loss with respect to it, the gradients of query, key and value. The
+    probabilities are recomputed (nothing of size T x T is kept from the
+    forward pass): with `p = softmax(scale q k^T + mask)`,
+    `dv = p^T dout`, `ds = p * (dout v^T - rowsum(dout * out))`,
+    `dq = scale ds k`, `dk = scale ds^T q`.
+
+    Example:
+    ```mlir
+    %dq, %dk, %dv = gpt.attention_grad %q, %k, %v, %o, %do
+        mask = #gpt.mask<causal = true, window = none, bos = -1>
+        scale = 1.250000e-01 : tensor<1x2x256x32xf32>
+    ```
+  }];
+  let arguments = (ins GPT_FloatTensor:$query, GPT_FloatTensor:$key,
+                       GPT_FloatTensor:$value, GPT_FloatTensor:$out,
+                       GPT_FloatTensor:$out_grad,
+                       Optional<GPT_IndexTensor>:$tokens,
+                       Optional<RankedTensorOf<[I64]>>:$window,
+                       GPT_MaskAttr:$mask, F64Attr:$scale);
+  let results = (outs GPT_FloatTensor:$query_grad, GPT_FloatTensor:$key_grad,
+                      GPT_FloatTensor:$value_grad);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $out `,` $out_grad
+    (`tokens` $tokens^ `:` type($tokens))?
     (`window` $window^ `:` type($window))? `mask` `=` $mask
     `scale` `=` $scale attr-dict `:` type($query)
   }];

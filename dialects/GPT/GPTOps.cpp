@@ -168,35 +168,45 @@ LogicalResult RMSNormOp::verify() {
   return success();
 }
 
-LogicalResult AttentionOp::verify() {
-  RankedTensorType q = getQuery().getType();
+/// The checks gpt.attention and gpt.attention_grad share.
+static LogicalResult verifyAttention(Operation *op, RankedTensorType q,
+                                     MaskAttr mask, Value tokens, Value window,
+                                     double scale) {
   if (q.getRank() != 4)
-    return emitOpError("query, key and value must be [batch, heads, seq, "
-                       "head_dim]");
-  if (failed(
-          verifyPositiveFinite(*this, "scale", getScale().convertToDouble())))
+    return op->emitOpError("query, key and value must be [batch, heads, seq, "
+                           "head_dim]");
+  if (failed(verifyPositiveFinite(op, "scale", scale)))
     return failure();
-  MaskAttr mask = getMask();
-  if (mask.hasDocument() != static_cast<bool>(getTokens()))
-    return emitOpError("a document mask needs the tokens operand, and only a "
-                       "document mask takes it");
-  if (mask.hasWindow() != static_cast<bool>(getWindow()))
-    return emitOpError("a sliding window needs the window operand, and only a "
-                       "windowed mask takes it");
-  if (Value tokens = getTokens()) {
+  if (mask.hasDocument() != static_cast<bool>(tokens))
+    return op->emitOpError("a document mask needs the tokens operand, and "
+                           "only a document mask takes it");
+  if (mask.hasWindow() != static_cast<bool>(window))
+    return op->emitOpError("a sliding window needs the window operand, and "
+                           "only a windowed mask takes it");
+  if (tokens) {
     auto tt = cast<RankedTensorType>(tokens.getType());
     if (tt.getRank() != 2 || tt.getDimSize(0) != q.getDimSize(0) ||
         tt.getDimSize(1) != q.getDimSize(2))
-      return emitOpError("tokens must be [batch, seq] = [")
+      return op->emitOpError("tokens must be [batch, seq] = [")
              << q.getDimSize(0) << ", " << q.getDimSize(2) << "]";
   }
-  if (Value window = getWindow())
+  if (window)
     if (cast<RankedTensorType>(window.getType()).getRank() != 0)
-      return emitOpError("window must be a 0-d tensor");
+      return op->emitOpError("window must be a 0-d tensor");
   // A dynamic length is kDynamic (INT64_MIN), which is a multiple of 128.
   if (mask.getWindow() == WindowUnit::blocks &&
       (q.isDynamicDim(2) || q.getDimSize(2) % 128 != 0))
-    return emitOpError("a block window needs a sequence length that is a "
-                       "multiple of 128");
+    return op->emitOpError("a block window needs a sequence length that is a "
+                           "multiple of 128");
   return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttention(*this, getQuery().getType(), getMask(), getTokens(),
+                         getWindow(), getScale().convertToDouble());
+}
+
+LogicalResult AttentionGradOp::verify() {
+  return verifyAttention(*this, getQuery().getType(), getMask(), getTokens(),
+                         getWindow(), getScale().convertToDouble());
 }

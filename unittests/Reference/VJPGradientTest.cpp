@@ -18,8 +18,7 @@
 // reduce max) get inputs at least 0.1 away from the kink (ties), much more
 // than h.
 //
-// Not covered: gpt.attention has no VJP yet (its cases are skipped until it
-// implements DifferentiableOpInterface, then they run); compare, constant,
+// Not covered: compare, constant,
 // iota, cumsum, embedding_grad, scatter_last and pad are not differentiable
 // by design. `EveryDifferentiableOpIsCovered` fails when a differentiable op
 // has no case here.
@@ -404,7 +403,7 @@ std::vector<GradCase> allCases() {
                    "  %y = gpt.div %e, %z : tensor<2x4xf64>",
                    "tensor<2x4xf64>"});
 
-  // Fused attention: skipped until gpt.attention has a VJP.
+  // Fused attention (its VJP is gpt.attention_grad).
   const char *q = "tensor<1x2x4x3xf64>";
   cases.push_back({"attention_causal",
                    {param("q", q), param("k", q), param("v", q)},
@@ -420,6 +419,14 @@ std::vector<GradCase> allCases() {
                                "tensor<1x4xi32> window %w : tensor<i64> mask = "
                                "#gpt.mask<causal = true, window = tokens, bos = 9> "
                                "scale = 5.000000e-01 : ") + q,
+                   q, "gpt.attention"});
+  cases.push_back({"attention_document_not_causal",
+                   {param("q", q), param("k", q), param("v", q),
+                    input("tok", "tensor<1x4xi32>", {5, 7, 7, 5})},
+                   std::string("  %y = gpt.attention %q, %k, %v tokens %tok : "
+                               "tensor<1x4xi32> mask = "
+                               "#gpt.mask<causal = false, window = none, bos = 7> "
+                               "scale = 7.000000e-01 : ") + q,
                    q, "gpt.attention"});
   return cases;
 }
