@@ -24,6 +24,48 @@ def AutodiffPass : Pass<"gptc-autodiff", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpt::GPTDialect", "mlir::func::FuncDialect"];
 }
 
+def FuseRMSNormPass : Pass<"gptc-fuse-rmsnorm", "mlir::func::FuncOp"> {
+  let summary = "Recognise RMSNorm in a forward graph and fuse it";
+  let description = [{
+    `x * broadcast(rsqrt(mean(x^2, -1) + eps))` becomes `gpt.rms_norm`; a
+    following multiplication by a weight vector (broadcast from the last
+    dimension) becomes its `weight`, and a preceding `x = a + r` whose sum
+    has no other user becomes its `residual`. Fires only when no
+    intermediate (square, mean, rsqrt, broadcast) has a user outside the
+    pattern. Runs before autodiff, so the backward graph is built from the
+    fused op's VJP.
+
+    ```mlir
+    %1 = gpt.square %x : tensor<2x8x64xf32>
+    %2 = gpt.reduce mean %1 dims = [2] : tensor<2x8x64xf32> -> tensor<2x8x1xf32>
+    %3 = gpt.add_scalar %2, 1.000000e-06 : tensor<2x8x1xf32>
+    %4 = gpt.rsqrt %3 : tensor<2x8x1xf32>
+    %5 = gpt.broadcast %4 : tensor<2x8x1xf32> to tensor<2x8x64xf32>
+    %y = gpt.mul %x, %5 : tensor<2x8x64xf32>
+    // =>
+    %y = gpt.rms_norm %x eps = 1.000000e-06 : tensor<2x8x64xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::gpt::GPTDialect"];
+}
+
+def FuseAttentionPass : Pass<"gptc-fuse-attention", "mlir::func::FuncOp"> {
+  let summary = "Recognise masked scaled-dot-product attention and fuse it";
+  let description = [{
+    `softmax(select(mask, scale * q k^T, -inf)) v` as the frontend emits it
+    (GEMM operands possibly cast to bf16 and back) becomes
+    `gpt.attention q, k, v` on the uncast operands. The mask, an i1
+    tensor of allowed (query, key) pairs, is read back as `#gpt.mask`: any
+    conjunction of the causal mask, a sliding window in tokens or in
+    128-token blocks (its size a run-time operand) and the document mask
+    (document ids = running count of a BOS token in the input tokens). Any
+    other mask, or a T x T intermediate with a user outside the pattern,
+    leaves the primitive ops in place. The fused op's kernels never
+    materialise the T x T scores.
+  }];
+  let dependentDialects = ["mlir::gpt::GPTDialect"];
+}
+
 def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Lower gpt primitives to linalg and tensor ops";
   let description = [{
@@ -44,8 +86,9 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
     ```
   }];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect"
   ];
 }

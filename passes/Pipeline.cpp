@@ -35,14 +35,24 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (done(Stage::GPT))
     return;
 
-  // 1. Reverse-mode autodiff of @forward.
+  // 1. Fusion of the forward graph: masked attention and RMSNorm become
+  //    gpt.attention and gpt.rms_norm, whose VJPs autodiff then uses.
+  if (options.fuse) {
+    pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
+    pm.addNestedPass<func::FuncOp>(createFuseRMSNormPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+  if (done(Stage::Fused))
+    return;
+
+  // 2. Reverse-mode autodiff of @forward.
   pm.addPass(createAutodiffPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (done(Stage::Grad))
     return;
 
-  // 2. Arena entry points; the optimizer as gpt math; everything inlined.
+  // 3. Arena entry points; the optimizer as gpt math; everything inlined.
   BuildStepPassOptions step;
   step.gradAccum = options.gradAccum;
   pm.addPass(createBuildStepPass(step));
@@ -54,7 +64,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (done(Stage::Step))
     return;
 
-  // 3. Kernels as linalg on tensors; elementwise chains fused.
+  // 4. Kernels as linalg on tensors; elementwise chains fused.
   pm.addNestedPass<func::FuncOp>(createLowerToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -65,7 +75,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (done(Stage::Linalg))
     return;
 
-  // 4. Buffers: one-shot bufferization, deallocation, GEMM library calls,
+  // 5. Buffers: one-shot bufferization, deallocation, GEMM library calls,
   //    temporaries placed in the arena by liveness.
   addText(pm, "one-shot-bufferize{bufferize-function-boundaries "
               "function-boundary-type-conversion=identity-layout-map}");
@@ -76,12 +86,12 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (done(Stage::Buffers))
     return;
 
-  // 5. Every kernel an scf.parallel nest.
+  // 6. Every kernel an scf.parallel nest.
   addText(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
   if (done(Stage::Loops))
     return;
 
-  // 6. CUDA: the same nests mapped onto gpu.launch (buildNVVMPipeline
+  // 7. CUDA: the same nests mapped onto gpu.launch (buildNVVMPipeline
   //    takes them to PTX).
   if (options.target == Target::CUDA) {
     // TODO(next): tile into thread-level loops first
@@ -94,7 +104,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
     return;
   }
 
-  // 6. CPU: OpenMP across cores over all but the innermost dimension,
+  // 7. CPU: OpenMP across cores over all but the innermost dimension,
   //    rows vectorized by LLVM -O3.
   pm.addNestedPass<func::FuncOp>(createSequentialInnermostPass());
   addText(pm, "func.func(lower-affine),convert-scf-to-openmp,"
@@ -114,6 +124,8 @@ const char *stageName(Stage stage) {
   switch (stage) {
   case Stage::GPT:
     return "gpt";
+  case Stage::Fused:
+    return "fused";
   case Stage::Grad:
     return "grad";
   case Stage::Step:
@@ -131,7 +143,7 @@ const char *stageName(Stage stage) {
 }
 
 std::optional<Stage> parseStage(const std::string &name) {
-  for (Stage s : {Stage::GPT, Stage::Grad, Stage::Step, Stage::Linalg,
+  for (Stage s : {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step, Stage::Linalg,
                   Stage::Buffers, Stage::Loops, Stage::LLVM})
     if (name == stageName(s))
       return s;
@@ -146,6 +158,9 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<int64_t> gradAccum{*this, "grad-accum",
                             llvm::cl::desc("Micro-steps per optimizer step"),
                             llvm::cl::init(1)};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fuse attention and RMSNorm"),
+                    llvm::cl::init(true)};
 };
 } // namespace
 
@@ -157,6 +172,7 @@ void registerGPTCPipeline() {
         PipelineOptions options;
         options.stopAfter = parseStage(cl.stopAfter).value_or(Stage::LLVM);
         options.gradAccum = cl.gradAccum;
+        options.fuse = cl.fuse;
         buildGPTCPipeline(pm, options);
       });
 }

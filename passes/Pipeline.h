@@ -15,6 +15,8 @@ namespace gptc {
 /// after the named one.
 enum class Stage {
   GPT,     ///< forward graph (+ @update) in gpt/optim, from the frontend
+  Fused,   ///< attention and RMSNorm fused (unless PipelineOptions::fuse
+           ///< is off)
   Grad,    ///< + @forward_grad from gptc-autodiff
   Step,    ///< arena entry points, optimizer lowered: all gpt
   Linalg,  ///< linalg on tensors, elementwise chains fused
@@ -30,6 +32,9 @@ struct PipelineOptions {
   Stage stopAfter = Stage::LLVM;
   int64_t gradAccum = 1;
   Target target = Target::CPU;
+  /// gptc-fuse-attention and gptc-fuse-rmsnorm; off (--no-fuse), every
+  /// op stays a primitive all the way down.
+  bool fuse = true;
 };
 
 /// Lowers a module at Stage::LLVM for Target::CUDA (gpu.launch kernels) to

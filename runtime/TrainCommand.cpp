@@ -42,6 +42,9 @@ const char *trainCommandUsage() {
          "  --val-tokens N     validation tokens, 0 = no validation\n"
          "                     (default: validation.tokens)\n"
          "  --set key=value    override a spec key (specs only; repeatable)\n"
+         "  --dtype D          the same as --set training.dtype=D (specs only)\n"
+         "  --no-fuse          compile without attention/RMSNorm fusion (specs\n"
+         "                     only)\n"
          "  -h, --help         show this help\n";
 }
 

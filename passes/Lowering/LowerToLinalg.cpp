@@ -2,9 +2,9 @@
 //
 // Every gpt primitive becomes linalg (one linalg op = one future kernel) or
 // tensor data movement; GEMMs become linalg.matmul / batch_matmul for
-// gptc-gemm-to-blas to turn into library calls after bufferization. Fused
-// ops (rms_norm, attention) have their own lowerings and are left alone
-// here if present; any other gpt op left over is an error.
+// gptc-gemm-to-blas to turn into library calls after bufferization. The
+// fused ops become their own kernels (FusedToLinalg.cpp); any gpt op left
+// over is an error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,8 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -37,10 +39,12 @@ struct LowerToLinalgPass
     gptc::lowering::populateElementwiseToLinalgPatterns(patterns);
     gptc::lowering::populateReductionToLinalgPatterns(patterns);
     gptc::lowering::populateDataMovementToLinalgPatterns(patterns);
+    gptc::lowering::populateFusedToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, scf::SCFDialect,
+    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                           linalg::LinalgDialect, math::MathDialect,
+                           memref::MemRefDialect, scf::SCFDialect,
                            tensor::TensorDialect, func::FuncDialect>();
     target.addIllegalDialect<gpt::GPTDialect>();
     if (failed(applyPartialConversion(getOperation(), target,

@@ -13,6 +13,8 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Gathers, scatters and shape ops.
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// rms_norm (linalg), attention and attention_grad (loop nests on buffers).
+void populateFusedToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace gptc::lowering
 

@@ -51,7 +51,7 @@ void prepareContext(MLIRContext &ctx) {
 }
 
 OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
-                                     Stage stage, Target target) {
+                                     Stage stage, Target target, bool fuse) {
   OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
   if (!module || failed(buildUpdateFunction(*module, spec)))
     return nullptr;
@@ -62,6 +62,7 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   options.stopAfter = stage;
   options.gradAccum = spec.training.gradAccum();
   options.target = target;
+  options.fuse = fuse;
   buildGPTCPipeline(pm, options);
   if (failed(pm.run(*module)))
     return nullptr;
@@ -277,7 +278,8 @@ bool writeBundle(ModuleOp module, const ModelSpec &spec,
 
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
-                         const std::string &outDir, std::string &error) {
+                         const std::string &outDir, std::string &error,
+                         bool fuse) {
   ModelSpec spec;
   SpecError specError;
   if (!parseSpecFile(specPath, overrides, spec, specError)) {
@@ -292,7 +294,7 @@ bool compileSpecToBundle(const std::string &specPath,
       diagnostics = diag.str();
     return success();
   });
-  OwningOpRef<ModuleOp> module = compileToStage(ctx, spec, Stage::LLVM);
+  OwningOpRef<ModuleOp> module = compileToStage(ctx, spec, Stage::LLVM, Target::CPU, fuse);
   if (!module) {
     error = "compiling " + specPath + " failed: " + diagnostics;
     return false;

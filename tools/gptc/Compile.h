@@ -21,7 +21,7 @@ void prepareContext(mlir::MLIRContext &ctx);
 /// pipeline up to `stage`. Null after errors were emitted on `ctx`.
 mlir::OwningOpRef<mlir::ModuleOp>
 compileToStage(mlir::MLIRContext &ctx, const ModelSpec &spec, Stage stage,
-               Target target = Target::CPU);
+               Target target = Target::CPU, bool fuse = true);
 
 /// One kernel's PTX for one chip.
 struct PTXKernel {
@@ -44,7 +44,8 @@ bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec,
 /// compileToStage(LLVM) + writeBundle, for `gptc train SPEC`.
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
-                         const std::string &outDir, std::string &error);
+                         const std::string &outDir, std::string &error,
+                         bool fuse = true);
 
 } // namespace gptc
 

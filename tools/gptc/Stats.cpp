@@ -518,11 +518,28 @@ std::string findPTXAS() {
   return "";
 }
 
-bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
-                    llvm::raw_ostream &os, std::string &error) {
-  bool cuda = target == Target::CUDA;
+/// Kernels (outermost loop nests) of every entry point at the CPU Loops
+/// stage; -1 when compilation fails.
+static int64_t countCPUKernels(MLIRContext &ctx, const ModelSpec &spec,
+                               bool fuse) {
   OwningOpRef<ModuleOp> module =
-      compileToStage(ctx, spec, cuda ? Stage::LLVM : Stage::Loops, target);
+      compileToStage(ctx, spec, Stage::Loops, Target::CPU, fuse);
+  if (!module)
+    return -1;
+  int64_t count = 0;
+  for (func::FuncOp func : entryPoints(*module)) {
+    EntryStats entry;
+    collectLoopKernels(func, entry);
+    count += static_cast<int64_t>(entry.kernels.size());
+  }
+  return count;
+}
+
+bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
+                    bool fuse, llvm::raw_ostream &os, std::string &error) {
+  bool cuda = target == Target::CUDA;
+  OwningOpRef<ModuleOp> module = compileToStage(
+      ctx, spec, cuda ? Stage::LLVM : Stage::Loops, target, fuse);
   if (!module)
     return false;
 
@@ -606,6 +623,10 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
           ", /usr/local/cuda, PATH): no register columns\n";
   for (const EntryStats &e : entries)
     printEntry(e, target, cuda && !ptxas.empty(), os);
+  int64_t fused = countCPUKernels(ctx, spec, true);
+  int64_t unfused = countCPUKernels(ctx, spec, false);
+  os << "fusion (CPU kernels over all entry points): fused " << fused
+     << ", --no-fuse " << unfused << (fuse ? "" : " (this table)") << "\n";
   // The table shows which kernels failed ("fail"); then the error.
   error = ptxasFailures;
   return error.empty();

@@ -31,8 +31,11 @@ std::string findPTXAS();
 /// `os`. Returns false after errors were emitted on `ctx`, or with `error`
 /// set for errors outside the compiler; when ptxas fails on some kernels,
 /// the table is printed first (their cells read "fail").
+/// `fuse` is PipelineOptions::fuse; a last line gives the CPU kernel count
+/// of the step both fused and with --no-fuse.
 bool printStepStats(mlir::MLIRContext &ctx, const ModelSpec &spec,
-                    Target target, llvm::raw_ostream &os, std::string &error);
+                    Target target, bool fuse, llvm::raw_ostream &os,
+                    std::string &error);
 
 } // namespace gptc
 

@@ -85,6 +85,8 @@ cl::opt<Stage> emitStage(
         clEnumValN(Stage::GPT, "gpt",
                    "forward graph in gpt primitives + @update in optim ops, "
                    "as the frontend writes them"),
+        clEnumValN(Stage::Fused, "fused",
+                   "attention and RMSNorm fused (gptc-fuse-*)"),
         clEnumValN(Stage::Grad, "grad", "+ @forward_grad (gptc-autodiff)"),
         clEnumValN(Stage::Step, "step",
                    "arena entry points, optimizer lowered to gpt"),
@@ -97,6 +99,12 @@ cl::opt<Stage> emitStage(
                    "CPU: LLVM dialect; CUDA: kernels as gpu.launch"),
         clEnumValN(kPTXStage, "ptx",
                    "CUDA: PTX of every kernel for sm_80 and sm_90")),
+    cl::cat(gptcCategory));
+cl::opt<bool> noFuse(
+    "no-fuse",
+    cl::desc("Keep attention and RMSNorm as primitive ops all the way down "
+             "(no gptc-fuse-attention / gptc-fuse-rmsnorm); compile and "
+             "train"),
     cl::cat(gptcCategory));
 cl::opt<gptc::Target> target(
     "target", cl::desc("Code generation target"), cl::init(gptc::Target::CPU),
@@ -138,6 +146,8 @@ Stages (--emit), in pipeline order:
   gpt      forward graph in gpt primitives (+ @update in optim ops); every
            op is located at the YAML key that configured it (add
            --mlir-print-debuginfo to see locations)
+  fused    masked attention and RMSNorm as gpt.attention / gpt.rms_norm
+           (gptc-fuse-attention, gptc-fuse-rmsnorm; not with --no-fuse)
   grad     + @forward_grad, the backward graph made by gptc-autodiff
   step     arena entry points; the optimizer lowered to gpt math
   linalg   kernels as linalg on tensors, elementwise chains fused
@@ -238,7 +248,8 @@ int runStats(mlir::MLIRContext &ctx, const gptc::ModelSpec &spec) {
     errs() << "gptc: error: " << errorMessage << "\n";
     return 1;
   }
-  bool ok = gptc::printStepStats(ctx, spec, target, out->os(), errorMessage);
+  bool ok = gptc::printStepStats(ctx, spec, target, !noFuse, out->os(),
+                                 errorMessage);
   if (ok || !errorMessage.empty())
     out->keep(); // a table, possibly with ptxas failures in it
   if (!errorMessage.empty())
@@ -283,7 +294,7 @@ int runCompile() {
   }
   Stage stage = emit && !ptx ? emitStage.getValue() : Stage::LLVM;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      gptc::compileToStage(ctx, spec, stage, target);
+      gptc::compileToStage(ctx, spec, stage, target, !noFuse);
   if (!module)
     return 1;
   if (ptx)
@@ -362,8 +373,18 @@ int main(int argc, char **argv) {
     std::vector<std::string> args(argv + 2, argv + argc);
     if (!rewriteTrainDType(args))
       return 2;
+    // --no-fuse is the compiler's: it applies when a spec is compiled first.
+    bool fuse = true;
+    llvm::erase_if(args, [&](const std::string &a) {
+      return a == "--no-fuse" ? (fuse = false, true) : false;
+    });
+    auto compile = [fuse](const std::string &spec,
+                          const std::vector<std::string> &overrides,
+                          const std::string &outDir, std::string &error) {
+      return gptc::compileSpecToBundle(spec, overrides, outDir, error, fuse);
+    };
     return gptc::runtime::runTrainCommand(args, std::cout, std::cerr,
-                                          gptc::compileSpecToBundle);
+                                          compile);
   }
   if (command == "data") {
     std::vector<std::string> args(argv + 2, argv + argc);

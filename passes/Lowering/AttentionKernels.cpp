@@ -1,0 +1,431 @@
+//===- AttentionKernels.cpp - Flash-attention loop nests ------------------===//
+//
+// See AttentionKernels.h. Tiles live in memref.alloca buffers of the work
+// item (one query or key tile of one batch and head); the innermost loops
+// run along contiguous tile rows so that they vectorise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Lowering/AttentionKernels.h"
+#include "passes/Lowering/KernelEmitter.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::gpt;
+
+namespace gptc::lowering {
+namespace {
+
+using arith::CmpFPredicate;
+using arith::CmpIPredicate;
+
+constexpr int64_t kMaskBlock = 128;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// One 1-d scf.parallel over [0, n) (a kernel); `body` gets the work item.
+void parallelKernel(OpBuilder &b, Location loc, Type f, int64_t n,
+                    llvm::function_ref<void(KernelEmitter &, Value)> body) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  Value cn = arith::ConstantIndexOp::create(b, loc, n);
+  scf::ParallelOp::create(
+      b, loc, ValueRange{c0}, ValueRange{cn}, ValueRange{c1},
+      [&](OpBuilder &nb, Location l, ValueRange ivs) {
+        KernelEmitter e(nb, l, f);
+        body(e, ivs[0]);
+      });
+}
+
+/// Work item w of B*H*tiles as (b, h, tile).
+struct TileItem {
+  Value b, h, tile;
+};
+TileItem decompose(KernelEmitter &e, Value w, int64_t H, int64_t tiles) {
+  Value tile = e.rem(w, e.idx(tiles));
+  Value bh = e.div(w, e.idx(tiles));
+  return {e.div(bh, e.idx(H)), e.rem(bh, e.idx(H)), tile};
+}
+
+/// dst[d][c] = src[b, h, first + c, d] for c < count (a transposed tile).
+void loadTransposed(KernelEmitter &e, Value dst, Value src, TileItem t,
+                    Value first, Value count, int64_t D) {
+  e.loop(e.idx(0), count, [&](Value c) {
+    Value row = e.add(first, c);
+    e.loop(D, [&](Value d) {
+      e.store(e.load(src, {t.b, t.h, row, d}), dst, {d, c});
+    });
+  });
+}
+
+/// s[c] = sum_d x[d] * tile[d][c] * scale for c < count, where x[d] is
+/// `rowAt(d)`; s is cleared over the whole tile first.
+void rowTimesTile(KernelEmitter &e, Value s, int64_t width,
+                  llvm::function_ref<Value(Value)> rowAt, Value tile,
+                  Value count, int64_t D, Value scale) {
+  e.loop(width, [&](Value c) { e.store(e.fc(0.0), s, {c}); });
+  e.loop(D, [&](Value d) {
+    Value x = rowAt(d);
+    if (scale)
+      x = e.fmul(x, scale);
+    e.loop(e.idx(0), count, [&](Value c) {
+      Value acc = e.load(s, {c});
+      e.store(e.fadd(acc, e.fmul(x, e.load(tile, {d, c}))), s, {c});
+    });
+  });
+}
+
+/// Whether key `j` is allowed for the query whose bounds are lo, hi.
+Value allowed(KernelEmitter &e, Value j, Value lo, Value hi) {
+  return e.both(e.cmp(CmpIPredicate::sge, j, lo),
+                e.cmp(CmpIPredicate::sle, j, hi));
+}
+
+/// Online-softmax step for one query row over one key tile: masks s to
+/// -inf outside [lo, hi], turns it into exp(s - m_new) and returns
+/// (m_new, alpha = exp(m_old - m_new), sum of the new exps). A row that has
+/// seen no allowed key keeps m = -inf, alpha = 1 - safely 0 * anything.
+struct SoftmaxStep {
+  Value mNew, alpha, sum;
+};
+SoftmaxStep softmaxStep(KernelEmitter &e, Value s, Value first, Value count,
+                        Value lo, Value hi, Value mOld) {
+  Value ninf = e.fc(-kInf);
+  Value tileMax = e.loop(e.idx(0), count, e.idx(1), {ninf},
+                         [&](Value c, ValueRange acc) {
+                           Value ok = allowed(e, e.add(first, c), lo, hi);
+                           Value v = e.select(ok, e.load(s, {c}), ninf);
+                           e.store(v, s, {c});
+                           return SmallVector<Value>{e.fmax(acc[0], v)};
+                         })[0];
+  Value mNew = e.fmax(mOld, tileMax);
+  Value none = e.fcmp(CmpFPredicate::OEQ, mNew, ninf);
+  Value mSafe = e.select(none, e.fc(0.0), mNew);
+  Value alpha = e.exp(e.fsub(mOld, mSafe));
+  Value sum = e.loop(e.idx(0), count, e.idx(1), {e.fc(0.0)},
+                     [&](Value c, ValueRange acc) {
+                       Value p = e.exp(e.fsub(e.load(s, {c}), mSafe));
+                       e.store(p, s, {c});
+                       return SmallVector<Value>{e.fadd(acc[0], p)};
+                     })[0];
+  return {mNew, alpha, sum};
+}
+
+/// The keys of a query tile: [lo(first row), hi(last row) + 1).
+std::pair<Value, Value> keyRange(KernelEmitter &e, Value lo, Value hi,
+                                 Value b, Value i0, Value rows) {
+  Value last = e.sub(e.add(i0, rows), e.idx(1));
+  return {e.load(lo, {b, i0}), e.add(e.load(hi, {b, last}), e.idx(1))};
+}
+
+/// Loops over the key tiles of [begin, end): body(first key, count).
+void forKeyTiles(KernelEmitter &e, Value begin, Value end,
+                 llvm::function_ref<void(Value, Value)> body) {
+  e.loop(begin, end, e.idx(kAttentionKeyTile), {},
+         [&](Value j0, ValueRange) {
+           body(j0, e.min(e.idx(kAttentionKeyTile), e.sub(end, j0)));
+           return SmallVector<Value>{};
+         });
+}
+
+} // namespace
+
+std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
+                                      const AttentionProblem &p) {
+  auto type = MemRefType::get({p.B, p.T}, b.getIndexType());
+  Value lo = memref::AllocOp::create(b, loc, type);
+  Value hi = memref::AllocOp::create(b, loc, type);
+  MaskAttr mask = p.mask;
+  parallelKernel(b, loc, b.getF32Type(), p.B, [&](KernelEmitter &e, Value bi) {
+    Value window, windowBlocks;
+    if (mask.hasWindow()) {
+      Value w = e.load(p.window, {});
+      window = arith::IndexCastOp::create(e.builder(), loc,
+                                          e.builder().getIndexType(), w);
+      windowBlocks = e.div(window, e.idx(kMaskBlock));
+    }
+    auto isBos = [&](Value t) -> Value {
+      Value tok = e.load(p.tokens, {bi, t});
+      Value bos = arith::ConstantOp::create(
+          e.builder(), loc, tok.getType(),
+          e.builder().getIntegerAttr(tok.getType(), mask.getBos()));
+      return arith::CmpIOp::create(e.builder(), loc, CmpIPredicate::eq, tok,
+                                   bos);
+    };
+    // Forward scan: document starts, window and causal bounds.
+    e.loop(e.idx(0), e.idx(p.T), e.idx(1), {e.idx(0)},
+           [&](Value t, ValueRange carried) {
+             Value docStart = carried[0];
+             if (mask.hasDocument())
+               docStart = e.select(isBos(t), t, docStart);
+             Value first = docStart;
+             if (mask.getWindow() == WindowUnit::tokens)
+               first = e.max(first, e.add(e.sub(t, window), e.idx(1)));
+             if (mask.getWindow() == WindowUnit::blocks) {
+               Value qb = e.div(t, e.idx(kMaskBlock));
+               Value kb = e.add(e.sub(qb, windowBlocks), e.idx(1));
+               first = e.max(first, e.mul(kb, e.idx(kMaskBlock)));
+             }
+             e.store(first, lo, {bi, t});
+             e.store(mask.getCausal() ? t : e.idx(p.T - 1), hi, {bi, t});
+             return SmallVector<Value>{docStart};
+           });
+    if (!mask.hasDocument() || mask.getCausal())
+      return;
+    // Backward scan: a query sees no key past the end of its document.
+    e.loop(e.idx(0), e.idx(p.T), e.idx(1), {e.idx(p.T - 1)},
+           [&](Value u, ValueRange carried) {
+             Value t = e.sub(e.idx(p.T - 1), u);
+             e.store(e.min(e.load(hi, {bi, t}), carried[0]), hi, {bi, t});
+             Value before = e.sub(t, e.idx(1));
+             return SmallVector<Value>{e.select(isBos(t), before, carried[0])};
+           });
+  });
+  return {lo, hi};
+}
+
+void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
+                          Value lo, Value hi, Value q, Value k, Value v,
+                          Value out) {
+  Type f = cast<MemRefType>(q.getType()).getElementType();
+  constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
+  int64_t tiles = (p.T + Bq - 1) / Bq, D = p.D;
+  parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
+    TileItem t = decompose(e, w, p.H, tiles);
+    Value kt = e.tile({D, Bk}), s = e.tile({Bk});
+    Value m = e.tile({Bq}), l = e.tile({Bq}), acc = e.tile({Bq, D});
+    Value scale = e.fc(p.scale);
+    Value i0 = e.mul(t.tile, e.idx(Bq));
+    Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
+    e.loop(Bq, [&](Value r) {
+      e.store(e.fc(-kInf), m, {r});
+      e.store(e.fc(0.0), l, {r});
+      e.loop(D, [&](Value d) { e.store(e.fc(0.0), acc, {r, d}); });
+    });
+    auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
+    forKeyTiles(e, begin, end, [&](Value j0, Value count) {
+      loadTransposed(e, kt, k, t, j0, count, D);
+      e.loop(e.idx(0), rows, [&](Value r) {
+        Value i = e.add(i0, r);
+        rowTimesTile(
+            e, s, Bk, [&](Value d) { return e.load(q, {t.b, t.h, i, d}); },
+            kt, count, D, scale);
+        SoftmaxStep st = softmaxStep(e, s, j0, count, e.load(lo, {t.b, i}),
+                                     e.load(hi, {t.b, i}), e.load(m, {r}));
+        e.store(st.mNew, m, {r});
+        e.store(e.fadd(e.fmul(e.load(l, {r}), st.alpha), st.sum), l, {r});
+        e.loop(D, [&](Value d) {
+          e.store(e.fmul(e.load(acc, {r, d}), st.alpha), acc, {r, d});
+        });
+        e.loop(e.idx(0), count, [&](Value c) {
+          Value pc = e.load(s, {c});
+          Value j = e.add(j0, c);
+          e.loop(D, [&](Value d) {
+            Value a = e.load(acc, {r, d});
+            e.store(e.fadd(a, e.fmul(pc, e.load(v, {t.b, t.h, j, d}))), acc,
+                    {r, d});
+          });
+        });
+      });
+    });
+    e.loop(e.idx(0), rows, [&](Value r) {
+      Value lr = e.load(l, {r});
+      Value inv = e.select(e.fcmp(CmpFPredicate::OGT, lr, e.fc(0.0)),
+                           e.fdiv(e.fc(1.0), lr), e.fc(0.0));
+      Value i = e.add(i0, r);
+      e.loop(D, [&](Value d) {
+        e.store(e.fmul(e.load(acc, {r, d}), inv), out, {t.b, t.h, i, d});
+      });
+    });
+  });
+}
+
+namespace {
+
+/// Backward, kernel 1: per query tile, lse and delta = rowsum(dO * O) into
+/// `stats` ([B, H, T, 2]) and dQ.
+void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
+                   Value lo, Value hi, Value q, Value k, Value v, Value out,
+                   Value dout, Value dq, Value stats) {
+  Type f = cast<MemRefType>(q.getType()).getElementType();
+  constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
+  int64_t tiles = (p.T + Bq - 1) / Bq, D = p.D;
+  parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
+    TileItem t = decompose(e, w, p.H, tiles);
+    Value kt = e.tile({D, Bk}), vt = e.tile({D, Bk});
+    Value s = e.tile({Bk}), dp = e.tile({Bk});
+    Value m = e.tile({Bq}), l = e.tile({Bq}), acc = e.tile({Bq, D});
+    Value scale = e.fc(p.scale);
+    Value i0 = e.mul(t.tile, e.idx(Bq));
+    Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
+    e.loop(Bq, [&](Value r) {
+      e.store(e.fc(-kInf), m, {r});
+      e.store(e.fc(0.0), l, {r});
+      e.loop(D, [&](Value d) { e.store(e.fc(0.0), acc, {r, d}); });
+    });
+    auto qRow = [&](Value i) {
+      return [&, i](Value d) { return e.load(q, {t.b, t.h, i, d}); };
+    };
+    auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
+    // Pass 1: the softmax statistics, as in the forward kernel.
+    forKeyTiles(e, begin, end, [&](Value j0, Value count) {
+      loadTransposed(e, kt, k, t, j0, count, D);
+      e.loop(e.idx(0), rows, [&](Value r) {
+        Value i = e.add(i0, r);
+        rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
+        SoftmaxStep st = softmaxStep(e, s, j0, count, e.load(lo, {t.b, i}),
+                                     e.load(hi, {t.b, i}), e.load(m, {r}));
+        e.store(st.mNew, m, {r});
+        e.store(e.fadd(e.fmul(e.load(l, {r}), st.alpha), st.sum), l, {r});
+      });
+    });
+    // lse = m + log(l) (a row without keys is never used); delta.
+    e.loop(e.idx(0), rows, [&](Value r) {
+      Value i = e.add(i0, r);
+      Value lse = e.fadd(e.load(m, {r}), e.log(e.load(l, {r})));
+      Value delta = e.loop(e.idx(0), e.idx(D), e.idx(1), {e.fc(0.0)},
+                           [&](Value d, ValueRange a) {
+                             Value x = e.fmul(e.load(dout, {t.b, t.h, i, d}),
+                                              e.load(out, {t.b, t.h, i, d}));
+                             return SmallVector<Value>{e.fadd(a[0], x)};
+                           })[0];
+      e.store(lse, m, {r});
+      e.store(delta, l, {r});
+      e.store(lse, stats, {t.b, t.h, i, e.idx(0)});
+      e.store(delta, stats, {t.b, t.h, i, e.idx(1)});
+    });
+    // Pass 2: ds = p (dO v^T - delta) scale; dQ += ds K.
+    forKeyTiles(e, begin, end, [&](Value j0, Value count) {
+      loadTransposed(e, kt, k, t, j0, count, D);
+      loadTransposed(e, vt, v, t, j0, count, D);
+      e.loop(e.idx(0), rows, [&](Value r) {
+        Value i = e.add(i0, r);
+        rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
+        rowTimesTile(
+            e, dp, Bk, [&](Value d) { return e.load(dout, {t.b, t.h, i, d}); },
+            vt, count, D, Value());
+        Value rlo = e.load(lo, {t.b, i}), rhi = e.load(hi, {t.b, i});
+        Value lse = e.load(m, {r}), delta = e.load(l, {r});
+        e.loop(e.idx(0), count, [&](Value c) {
+          Value ok = allowed(e, e.add(j0, c), rlo, rhi);
+          Value pc = e.select(ok, e.exp(e.fsub(e.load(s, {c}), lse)),
+                              e.fc(0.0));
+          Value ds = e.fmul(e.fmul(pc, e.fsub(e.load(dp, {c}), delta)), scale);
+          e.store(ds, s, {c});
+        });
+        e.loop(e.idx(0), count, [&](Value c) {
+          Value ds = e.load(s, {c});
+          Value j = e.add(j0, c);
+          e.loop(D, [&](Value d) {
+            Value a = e.load(acc, {r, d});
+            e.store(e.fadd(a, e.fmul(ds, e.load(k, {t.b, t.h, j, d}))), acc,
+                    {r, d});
+          });
+        });
+      });
+    });
+    e.loop(e.idx(0), rows, [&](Value r) {
+      Value i = e.add(i0, r);
+      e.loop(D, [&](Value d) {
+        e.store(e.load(acc, {r, d}), dq, {t.b, t.h, i, d});
+      });
+    });
+  });
+}
+
+/// Backward, kernel 2: per key tile, dV = P^T dO and dK = dS^T Q over the
+/// queries that can attend to some key of the tile.
+void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
+                      Value lo, Value hi, Value q, Value k, Value v,
+                      Value dout, Value stats, Value dk, Value dv) {
+  Type f = cast<MemRefType>(q.getType()).getElementType();
+  constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
+  int64_t tiles = (p.T + Bk - 1) / Bk, D = p.D;
+  parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
+    TileItem t = decompose(e, w, p.H, tiles);
+    Value qt = e.tile({D, Bq}), dot = e.tile({D, Bq});
+    Value s = e.tile({Bq}), dp = e.tile({Bq});
+    Value dkAcc = e.tile({Bk, D}), dvAcc = e.tile({Bk, D});
+    Value scale = e.fc(p.scale);
+    Value j0 = e.mul(t.tile, e.idx(Bk));
+    Value cols = e.min(e.idx(Bk), e.sub(e.idx(p.T), j0));
+    Value jLast = e.sub(e.add(j0, cols), e.idx(1));
+    e.loop(Bk, [&](Value c) {
+      e.loop(D, [&](Value d) {
+        e.store(e.fc(0.0), dkAcc, {c, d});
+        e.store(e.fc(0.0), dvAcc, {c, d});
+      });
+    });
+    // The queries that see a key of the tile: hi >= j0 and lo <= jLast
+    // (both bounds are non-decreasing, so this is one range).
+    SmallVector<Value> range = e.loop(
+        e.idx(0), e.idx(p.T), e.idx(1), {e.idx(p.T), e.idx(0)},
+        [&](Value i, ValueRange a) {
+          Value seesTile =
+              e.both(e.cmp(CmpIPredicate::sge, e.load(hi, {t.b, i}), j0),
+                     e.cmp(CmpIPredicate::sle, e.load(lo, {t.b, i}), jLast));
+          return SmallVector<Value>{
+              e.select(seesTile, e.min(a[0], i), a[0]),
+              e.select(seesTile, e.max(a[1], e.add(i, e.idx(1))), a[1])};
+        });
+    e.loop(range[0], range[1], e.idx(Bq), {}, [&](Value i0, ValueRange) {
+      Value count = e.min(e.idx(Bq), e.sub(range[1], i0));
+      loadTransposed(e, qt, q, t, i0, count, D);
+      loadTransposed(e, dot, dout, t, i0, count, D);
+      e.loop(e.idx(0), cols, [&](Value c) {
+        Value j = e.add(j0, c);
+        rowTimesTile(
+            e, s, Bq, [&](Value d) { return e.load(k, {t.b, t.h, j, d}); },
+            qt, count, D, scale);
+        rowTimesTile(
+            e, dp, Bq, [&](Value d) { return e.load(v, {t.b, t.h, j, d}); },
+            dot, count, D, Value());
+        e.loop(e.idx(0), count, [&](Value r) {
+          Value i = e.add(i0, r);
+          Value ok = allowed(e, j, e.load(lo, {t.b, i}), e.load(hi, {t.b, i}));
+          Value lse = e.load(stats, {t.b, t.h, i, e.idx(0)});
+          Value delta = e.load(stats, {t.b, t.h, i, e.idx(1)});
+          Value pr = e.select(ok, e.exp(e.fsub(e.load(s, {r}), lse)),
+                              e.fc(0.0));
+          Value ds = e.fmul(e.fmul(pr, e.fsub(e.load(dp, {r}), delta)), scale);
+          e.store(pr, s, {r});
+          e.store(ds, dp, {r});
+        });
+        e.loop(e.idx(0), count, [&](Value r) {
+          Value i = e.add(i0, r);
+          Value pr = e.load(s, {r}), ds = e.load(dp, {r});
+          e.loop(D, [&](Value d) {
+            Value gv = e.load(dvAcc, {c, d}), gk = e.load(dkAcc, {c, d});
+            e.store(e.fadd(gv, e.fmul(pr, e.load(dout, {t.b, t.h, i, d}))),
+                    dvAcc, {c, d});
+            e.store(e.fadd(gk, e.fmul(ds, e.load(q, {t.b, t.h, i, d}))),
+                    dkAcc, {c, d});
+          });
+        });
+      });
+      return SmallVector<Value>{};
+    });
+    e.loop(e.idx(0), cols, [&](Value c) {
+      Value j = e.add(j0, c);
+      e.loop(D, [&](Value d) {
+        e.store(e.load(dkAcc, {c, d}), dk, {t.b, t.h, j, d});
+        e.store(e.load(dvAcc, {c, d}), dv, {t.b, t.h, j, d});
+      });
+    });
+  });
+}
+
+} // namespace
+
+void emitAttentionBackward(OpBuilder &b, Location loc,
+                           const AttentionProblem &p, Value lo, Value hi,
+                           Value q, Value k, Value v, Value out, Value dout,
+                           Value dq, Value dk, Value dv) {
+  Type f = cast<MemRefType>(q.getType()).getElementType();
+  Value stats =
+      memref::AllocOp::create(b, loc, MemRefType::get({p.B, p.H, p.T, 2}, f));
+  emitQueryGrad(b, loc, p, lo, hi, q, k, v, out, dout, dq, stats);
+  emitKeyValueGrad(b, loc, p, lo, hi, q, k, v, dout, stats, dk, dv);
+}
+
+} // namespace gptc::lowering

@@ -1,0 +1,66 @@
+//===- AttentionKernels.h - Flash-attention loop nests ----------*- C++ -*-===//
+//
+// The kernels of gpt.attention and gpt.attention_grad on buffers, as
+// scf.parallel nests (one kernel each, like every other kernel of the step)
+// over tiles of queries or keys:
+//
+//  - bounds:   per (batch, query) the allowed keys [lo, hi], from the mask:
+//              every mask gptc knows (causal, window in tokens or blocks,
+//              document) allows one contiguous key range per query, and lo,
+//              hi never decrease along the queries. Document starts and
+//              ends come from scanning the batch's tokens for BOS at run
+//              time; the window size is read at run time.
+//  - forward:  per query tile, online softmax over the key tiles of
+//              [lo(first), hi(last)] (keys outside are skipped, never
+//              computed): the T x T scores are never materialised.
+//  - backward: per query tile, the row statistics (log-sum-exp and
+//              rowsum(dO * O)) and dQ, recomputing the probabilities; per
+//              key tile, dK and dV over the queries that can see it.
+//
+// Everything accumulates in the element type of the operands (f32 or f64).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_PASSES_LOWERING_ATTENTIONKERNELS_H
+#define GPTC_PASSES_LOWERING_ATTENTIONKERNELS_H
+
+#include "dialects/GPT/GPTDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace gptc::lowering {
+
+/// Query rows per tile (forward and dQ) and key rows per tile (dK/dV).
+constexpr int64_t kAttentionQueryTile = 32;
+constexpr int64_t kAttentionKeyTile = 64;
+
+/// Shapes, mask and run-time mask operands of one attention op (buffers).
+struct AttentionProblem {
+  int64_t B = 0, H = 0, T = 0, D = 0;
+  mlir::gpt::MaskAttr mask;
+  double scale = 1.0;
+  mlir::Value tokens; ///< memref<BxTxi32/i64> when the mask has documents
+  mlir::Value window; ///< memref<i64> when the mask has a window
+};
+
+/// Allocates and fills the key bounds: (lo, hi) as memref<BxTxindex>.
+std::pair<mlir::Value, mlir::Value>
+emitKeyBounds(mlir::OpBuilder &b, mlir::Location loc,
+              const AttentionProblem &p);
+
+/// out = softmax(scale q k^T + mask) v, all memref<BxHxTxDxf>.
+void emitAttentionForward(mlir::OpBuilder &b, mlir::Location loc,
+                          const AttentionProblem &p, mlir::Value lo,
+                          mlir::Value hi, mlir::Value q, mlir::Value k,
+                          mlir::Value v, mlir::Value out);
+
+/// dq, dk, dv of the attention that produced `out`, given `dout`.
+void emitAttentionBackward(mlir::OpBuilder &b, mlir::Location loc,
+                           const AttentionProblem &p, mlir::Value lo,
+                           mlir::Value hi, mlir::Value q, mlir::Value k,
+                           mlir::Value v, mlir::Value out, mlir::Value dout,
+                           mlir::Value dq, mlir::Value dk, mlir::Value dv);
+
+} // namespace gptc::lowering
+
+#endif // GPTC_PASSES_LOWERING_ATTENTIONKERNELS_H

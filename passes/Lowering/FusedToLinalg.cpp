@@ -1,0 +1,180 @@
+//===- FusedToLinalg.cpp - gpt.rms_norm, gpt.attention(_grad) -> kernels --===//
+//
+// gpt.rms_norm   => a row reduction (sum of squares) and one elementwise
+//                   kernel (x * rsqrt(ss / n + eps) * w), the residual add
+//                   feeding both
+// gpt.attention, => the flash-attention loop nests of AttentionKernels.h on
+// attention_grad    buffers: operands read through bufferization.to_buffer,
+//                   results written to fresh buffers and returned through
+//                   bufferization.to_tensor, so that one-shot bufferization
+//                   sees ordinary tensor values around them
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Lowering/AttentionKernels.h"
+#include "passes/Lowering/LinalgBuilders.h"
+#include "passes/Lowering/LowerToLinalg.h"
+
+#include "dialects/GPT/GPTDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::gpt;
+
+namespace gptc::lowering {
+namespace {
+
+struct RMSNormToLinalg : OpRewritePattern<RMSNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RMSNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getInput().getType();
+    int64_t rank = type.getRank(), n = type.getShape().back();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getInput();
+    if (Value r = op.getResidual())
+      x = parallelGeneric(rewriter, loc, type, ValueRange{x, r}, {},
+                          [](OpBuilder &b, Location l, ValueRange a) {
+                            return Value(arith::AddFOp::create(b, l, a[0], a[1]));
+                          });
+    // ss[rows] = sum over the last dimension of x^2.
+    auto rowType = RankedTensorType::get(type.getShape().drop_back(),
+                                         type.getElementType());
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = identity.dropResult(rank - 1);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.back() = utils::IteratorType::reduction;
+    Value ss =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{rowType}, ValueRange{x},
+            ValueRange{filled(rewriter, loc, rowType, 0.0)},
+            ArrayRef<AffineMap>{identity, rowMap}, iterators,
+            [](OpBuilder &b, Location l, ValueRange a) {
+              Value sq = arith::MulFOp::create(b, l, a[0], a[0]);
+              linalg::YieldOp::create(b, l,
+                                      Value(arith::AddFOp::create(b, l, sq, a[1])));
+            })
+            .getResult(0);
+    SmallVector<Value> inputs = {x, ss};
+    SmallVector<AffineMap> maps = {identity, rowMap};
+    if (Value w = op.getWeight()) {
+      inputs.push_back(w);
+      maps.push_back(AffineMap::get(rank, 0, rewriter.getAffineDimExpr(rank - 1),
+                                    ctx));
+    }
+    double eps = op.getEps().convertToDouble();
+    double invN = 1.0 / static_cast<double>(n);
+    Value y = parallelGeneric(
+        rewriter, loc, type, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Type f = a[0].getType();
+          Value ms = arith::MulFOp::create(b, l, a[1],
+                                           scalarConstant(b, l, f, invN));
+          Value shifted =
+              arith::AddFOp::create(b, l, ms, scalarConstant(b, l, f, eps));
+          Value r = math::RsqrtOp::create(b, l, shifted);
+          Value yv = arith::MulFOp::create(b, l, a[0], r);
+          if (a.size() > 2)
+            yv = arith::MulFOp::create(b, l, yv, a[2]);
+          return yv;
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// The buffer of a tensor operand, for reading.
+Value readBuffer(OpBuilder &b, Location loc, Value tensor) {
+  auto t = cast<RankedTensorType>(tensor.getType());
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(t.getShape(), t.getElementType()), tensor,
+      b.getUnitAttr());
+}
+
+/// A fresh buffer for a result of `type`.
+Value resultBuffer(OpBuilder &b, Location loc, RankedTensorType type) {
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+}
+
+Value asTensor(OpBuilder &b, Location loc, RankedTensorType type, Value m) {
+  return bufferization::ToTensorOp::create(b, loc, type, m, /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
+template <typename OpT>
+AttentionProblem problemOf(OpT op, OpBuilder &b) {
+  RankedTensorType t = op.getQuery().getType();
+  AttentionProblem p;
+  p.B = t.getDimSize(0), p.H = t.getDimSize(1), p.T = t.getDimSize(2),
+  p.D = t.getDimSize(3);
+  p.mask = op.getMask();
+  p.scale = op.getScale().convertToDouble();
+  if (Value tokens = op.getTokens())
+    p.tokens = readBuffer(b, op.getLoc(), tokens);
+  if (Value window = op.getWindow())
+    p.window = readBuffer(b, op.getLoc(), window);
+  return p;
+}
+
+struct AttentionToLoops : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getQuery().getType();
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    AttentionProblem p = problemOf(op, rewriter);
+    auto [lo, hi] = emitKeyBounds(rewriter, loc, p);
+    Value out = resultBuffer(rewriter, loc, type);
+    emitAttentionForward(rewriter, loc, p, lo, hi,
+                         readBuffer(rewriter, loc, op.getQuery()),
+                         readBuffer(rewriter, loc, op.getKey()),
+                         readBuffer(rewriter, loc, op.getValue()), out);
+    rewriter.replaceOp(op, asTensor(rewriter, loc, type, out));
+    return success();
+  }
+};
+
+struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getQuery().getType();
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    AttentionProblem p = problemOf(op, rewriter);
+    auto [lo, hi] = emitKeyBounds(rewriter, loc, p);
+    Value dq = resultBuffer(rewriter, loc, type);
+    Value dk = resultBuffer(rewriter, loc, type);
+    Value dv = resultBuffer(rewriter, loc, type);
+    emitAttentionBackward(rewriter, loc, p, lo, hi,
+                          readBuffer(rewriter, loc, op.getQuery()),
+                          readBuffer(rewriter, loc, op.getKey()),
+                          readBuffer(rewriter, loc, op.getValue()),
+                          readBuffer(rewriter, loc, op.getOut()),
+                          readBuffer(rewriter, loc, op.getOutGrad()), dq, dk,
+                          dv);
+    rewriter.replaceOp(op, {asTensor(rewriter, loc, type, dq),
+                            asTensor(rewriter, loc, type, dk),
+                            asTensor(rewriter, loc, type, dv)});
+    return success();
+  }
+};
+
+} // namespace
+
+void populateFusedToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<RMSNormToLinalg, AttentionToLoops, AttentionGradToLoops>(
+      patterns.getContext());
+}
+
+} // namespace gptc::lowering

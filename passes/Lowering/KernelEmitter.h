@@ -1,0 +1,82 @@
+//===- KernelEmitter.h - Hand-written loop-nest kernels ---------*- C++ -*-===//
+//
+// A thin layer over OpBuilder for kernels that are not linalg ops (the
+// attention kernels): index and float arithmetic, loads and stores, and
+// scf.for loops whose bodies are C++ lambdas. Everything is built at one
+// insertion point, which loop() moves into the body and back.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_PASSES_LOWERING_KERNELEMITTER_H
+#define GPTC_PASSES_LOWERING_KERNELEMITTER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace gptc::lowering {
+
+class KernelEmitter {
+public:
+  KernelEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::Type floatType)
+      : b(b), loc(loc), f(floatType) {}
+
+  mlir::OpBuilder &builder() { return b; }
+  mlir::Location location() const { return loc; }
+  mlir::Type floatType() const { return f; }
+
+  // Index arithmetic.
+  mlir::Value idx(int64_t v);
+  mlir::Value add(mlir::Value x, mlir::Value y);
+  mlir::Value sub(mlir::Value x, mlir::Value y);
+  mlir::Value mul(mlir::Value x, mlir::Value y);
+  mlir::Value div(mlir::Value x, mlir::Value y); ///< floor for x >= 0
+  mlir::Value rem(mlir::Value x, mlir::Value y);
+  mlir::Value min(mlir::Value x, mlir::Value y);
+  mlir::Value max(mlir::Value x, mlir::Value y);
+  mlir::Value cmp(mlir::arith::CmpIPredicate p, mlir::Value x, mlir::Value y);
+  mlir::Value both(mlir::Value x, mlir::Value y); ///< i1 and
+  mlir::Value select(mlir::Value c, mlir::Value x, mlir::Value y);
+
+  // Float arithmetic in floatType().
+  mlir::Value fc(double v);
+  mlir::Value fadd(mlir::Value x, mlir::Value y);
+  mlir::Value fsub(mlir::Value x, mlir::Value y);
+  mlir::Value fmul(mlir::Value x, mlir::Value y);
+  mlir::Value fdiv(mlir::Value x, mlir::Value y);
+  mlir::Value fmax(mlir::Value x, mlir::Value y);
+  mlir::Value fcmp(mlir::arith::CmpFPredicate p, mlir::Value x, mlir::Value y);
+  mlir::Value exp(mlir::Value x);
+  mlir::Value log(mlir::Value x);
+
+  // Memory.
+  mlir::Value load(mlir::Value m, mlir::ValueRange at);
+  void store(mlir::Value v, mlir::Value m, mlir::ValueRange at);
+  /// A memref.alloca of a static shape of floatType() (or `elt`): a tile
+  /// private to the work item.
+  mlir::Value tile(llvm::ArrayRef<int64_t> shape, mlir::Type elt = {});
+
+  /// for (iv = lb; iv < ub; iv += step) with loop-carried `init`; `body`
+  /// returns the values carried to the next iteration (empty without
+  /// `init`). Returns the final values.
+  using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+      mlir::Value iv, mlir::ValueRange carried)>;
+  llvm::SmallVector<mlir::Value> loop(mlir::Value lb, mlir::Value ub,
+                                      mlir::Value step, mlir::ValueRange init,
+                                      LoopBody body);
+  /// A loop without carried values, step 1.
+  void loop(mlir::Value lb, mlir::Value ub,
+            llvm::function_ref<void(mlir::Value iv)> body);
+  /// for (iv = 0; iv < n; ++iv) over a constant trip count.
+  void loop(int64_t n, llvm::function_ref<void(mlir::Value iv)> body);
+
+private:
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::Type f;
+};
+
+} // namespace gptc::lowering
+
+#endif // GPTC_PASSES_LOWERING_KERNELEMITTER_H
