@@ -41,6 +41,8 @@ const char *trainCommandUsage() {
          "                     (default: validation.every)\n"
          "  --val-tokens N     validation tokens, 0 = no validation\n"
          "                     (default: validation.tokens)\n"
+         "  --save-params FILE after the last step, write the parameters to\n"
+         "                     FILE (float32; format in runtime/ParamFile.h)\n"
          "  --set key=value    override a spec key (specs only; repeatable)\n"
          "  --dtype D          the same as --set training.dtype=D (specs only)\n"
          "  --no-fuse          compile without attention/RMSNorm fusion (specs\n"
@@ -154,7 +156,7 @@ int64_t countParameters(const Manifest &m) {
 int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
                     std::ostream &err, const CompileHook &compile) {
   std::vector<std::string> inputs, overrides;
-  std::string dataGlob, valGlob;
+  std::string dataGlob, valGlob, saveParamsPath;
   int64_t steps = -1, seed = -1, valEvery = -1, valTokens = -1;
 
   for (size_t i = 0; i < args.size(); ++i) {
@@ -171,7 +173,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     std::string value;
     if (!data::takeOptionValue(args, i,
                                {"--data", "--val", "--steps", "--seed",
-                                "--val-every", "--val-tokens", "--set"},
+                                "--val-every", "--val-tokens", "--set",
+                                "--save-params"},
                                kMe, "train", err, arg, value))
       return 2;
     if (arg == "--data") {
@@ -180,6 +183,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
       valGlob = value;
     } else if (arg == "--set") {
       overrides.push_back(value);
+    } else if (arg == "--save-params") {
+      saveParamsPath = value;
     } else {
       int64_t *target = arg == "--steps"       ? &steps
                         : arg == "--seed"      ? &seed
@@ -267,6 +272,7 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   config.valEvery = valEvery >= 0 ? valEvery : spec.validation.every;
   config.valTokens = valTokens >= 0 ? valTokens : spec.validation.tokens;
   config.timingSkipSteps = spec.training.timingSkipSteps;
+  config.saveParamsPath = saveParamsPath;
 
   const int64_t tokensPerStep =
       manifest.microBatchTokens() * manifest.gradAccum;

@@ -1,6 +1,7 @@
 //===- Trainer.cpp - The training loop ------------------------------------===//
 
 #include "runtime/Trainer.h"
+#include "runtime/ParamFile.h"
 
 #include "frontend/Parameters.h"
 #include "runtime/Arena.h"
@@ -198,7 +199,7 @@ bool Loop::run(TrainResult &result, std::string &error) {
     result.losses.push_back(*loss);
 
     char buf[256];
-    int len = std::snprintf(buf, sizeof(buf), "step %lld/%lld | loss %.4f",
+    int len = std::snprintf(buf, sizeof(buf), "step %lld/%lld | loss %.6f",
                             (long long)(s + 1), (long long)n, double(*loss));
     if (lrMult)
       len += std::snprintf(buf + len, sizeof(buf) - size_t(len), " | lr %.4g",
@@ -249,6 +250,11 @@ bool Loop::run(TrainResult &result, std::string &error) {
   std::snprintf(buf + len, sizeof(buf) - size_t(len), " | peak RSS %.1f MiB",
                 double(result.peakRssKiB) / 1024.0);
   line(buf);
+  if (!config.saveParamsPath.empty()) {
+    if (!saveParams(m, arena, config.saveParamsPath, error))
+      return false;
+    line(("saved parameters to " + config.saveParamsPath).c_str());
+  }
   return true;
 }
 

@@ -5,7 +5,7 @@
 //   zero grad.* and loss; step = s
 //   grad_accum times: next batch -> tokens/targets, window, gptc_grad_step
 //   gptc_update_step (the entry points of runtime/gptrt.h)
-//   print  step 12/200 | loss 3.4567 | lr 0.985 | 12,345 tok/s | 1.23 s
+//   print  step 12/200 | loss 3.456789 | lr 0.985 | 12,345 tok/s | 1.23 s
 //
 // Validation (before the first step, every `valEvery` steps and after the
 // last) runs gptc_eval_step over the same first `valTokens` tokens of the
@@ -43,6 +43,8 @@ struct TrainConfig {
   int64_t timingSkipSteps = 10;
   /// Read the next training batch on a background thread.
   bool prefetch = true;
+  /// After the last step, write the parameters here (runtime/ParamFile.h).
+  std::string saveParamsPath;
 };
 
 struct ValPoint {

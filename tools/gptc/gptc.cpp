@@ -331,7 +331,8 @@ bool rewriteTrainDType(std::vector<std::string> &args) {
       result.push_back(arg);
       // The value of an option that takes one is not an option.
       for (const char *withValue : {"--data", "--val", "--steps", "--seed",
-                                    "--val-every", "--val-tokens", "--set"})
+                                    "--val-every", "--val-tokens", "--set",
+                                    "--save-params"})
         if (arg == withValue && i + 1 < args.size())
           result.push_back(args[++i]);
       continue;

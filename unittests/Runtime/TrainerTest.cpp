@@ -78,7 +78,7 @@ TEST_F(TrainerTest, LossFallsAndLinesAreWellFormed) {
   std::istringstream lines(out);
   std::string line;
   int steps = 0, vals = 0, done = 0;
-  std::regex stepRe(R"(step \d+/40 \| loss \d+\.\d{4} \| lr [0-9.e-]+ \| )"
+  std::regex stepRe(R"(step \d+/40 \| loss \d+\.\d{6} \| lr [0-9.e-]+ \| )"
                     R"([0-9,]+ tok/s \| [0-9.e+-]+ s)");
   std::regex valRe(R"(val step \d+/40 \| val_loss \d+\.\d{4})");
   std::regex doneRe(R"(done: 40 steps \| val_loss \d+\.\d{4} \(first )"
