@@ -1,0 +1,52 @@
+// RUN: gptc-opt %s --gptc-lower-to-linalg --split-input-file | FileCheck %s
+
+// rms_norm: one row reduction (sum of squares) and one elementwise kernel.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:           math.rsqrt
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @rms_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32> {
+  %y = gpt.rms_norm %x weight %w : tensor<64xf32> eps = 1.000000e-06 : tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+
+// -----
+
+// attention: key bounds, then one flash kernel over (batch, head, query
+// tile) work items with key tiles in private buffers; nothing of size
+// T x T exists.
+// CHECK-LABEL: func.func @attention
+// CHECK-NOT:     256x256
+// CHECK:         bufferization.to_buffer %arg3 read_only
+// CHECK:         memref.alloc() : memref<2x256xindex>
+// CHECK:         scf.parallel
+// CHECK:         bufferization.to_buffer %arg0 read_only
+// CHECK:         scf.parallel
+// CHECK:           memref.alloca() : memref<16x64xf32>
+// CHECK:           math.exp
+// CHECK:         bufferization.to_tensor {{.*}} restrict writable
+// CHECK-NOT:     256x256
+func.func @attention(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %tok: tensor<2x256xi32>, %w: tensor<i64>) -> tensor<2x4x256x16xf32> {
+  %o = gpt.attention %q, %k, %v tokens %tok : tensor<2x256xi32> window %w : tensor<i64> mask = #gpt.mask<causal = true, window = tokens, bos = 7> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
+  return %o : tensor<2x4x256x16xf32>
+}
+
+// -----
+
+// attention_grad: dQ per query tile, dK and dV per key tile; the row
+// statistics are [B, H, T, 2], not T x T.
+// CHECK-LABEL: func.func @attention_grad
+// CHECK-NOT:     256x256
+// CHECK:         scf.parallel
+// CHECK:         memref.alloc() : memref<2x4x256x2xf32>
+// CHECK-COUNT-2: scf.parallel
+// CHECK-COUNT-3: bufferization.to_tensor
+// CHECK-NOT:     256x256
+func.func @attention_grad(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %o: tensor<2x4x256x16xf32>, %do: tensor<2x4x256x16xf32>) -> (tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>) {
+  %g:3 = gpt.attention_grad %q, %k, %v, %o, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
+  return %g#0, %g#1, %g#2 : tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>
+}
