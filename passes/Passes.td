@@ -66,6 +66,20 @@ def FuseAttentionPass : Pass<"gptc-fuse-attention", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::gpt::GPTDialect"];
 }
 
+def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
+  let summary = "Stage the shared tiles of GPU kernels in shared memory";
+  let description = [{
+    CUDA only, after the kernels became `gpu.launch` ops: every
+    `memref.alloca` marked `gptc.workgroup_tile` inside a launch (a tile
+    that all threads of the block read, such as the K tile of the flash
+    attention kernels) becomes a workgroup attribution of that launch, in
+    `#gpu.address_space<workgroup>`: shared memory in PTX. Unmarked allocas
+    stay private, and marked ones outside a launch (the CPU) are left
+    alone.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Lower gpt primitives to linalg and tensor ops";
   let description = [{

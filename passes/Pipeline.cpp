@@ -100,6 +100,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
     // the grid as they are.
     addText(pm, "func.func(gpu-map-parallel-loops),"
                 "func.func(convert-parallel-loops-to-gpu),"
+                "func.func(gptc-workgroup-tiles),"
                 "func.func(lower-affine),canonicalize,cse");
     return;
   }

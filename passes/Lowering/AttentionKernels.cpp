@@ -2,7 +2,10 @@
 //
 // See AttentionKernels.h. Tiles live in memref.alloca buffers of the work
 // item (one query or key tile of one batch and head); the innermost loops
-// run along contiguous tile rows so that they vectorise.
+// run along contiguous tile rows so that they vectorise. The tiles loaded
+// from K (forward, dQ) and from Q and dO (dK/dV) are shared tiles: on
+// CUDA, where a work item is a thread block, they are staged in shared
+// memory (gptc-workgroup-tiles); the others are per-row state.
 //
 //===----------------------------------------------------------------------===//
 
@@ -192,7 +195,7 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
   int64_t tiles = (p.T + Bq - 1) / Bq, D = p.D;
   parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
     TileItem t = decompose(e, w, p.H, tiles);
-    Value kt = e.tile({D, Bk}), s = e.tile({Bk});
+    Value kt = e.sharedTile({D, Bk}), s = e.tile({Bk});
     Value m = e.tile({Bq}), l = e.tile({Bq}), acc = e.tile({Bq, D});
     Value scale = e.fc(p.scale);
     Value i0 = e.mul(t.tile, e.idx(Bq));
@@ -252,7 +255,7 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
   int64_t tiles = (p.T + Bq - 1) / Bq, D = p.D;
   parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
     TileItem t = decompose(e, w, p.H, tiles);
-    Value kt = e.tile({D, Bk}), vt = e.tile({D, Bk});
+    Value kt = e.sharedTile({D, Bk}), vt = e.tile({D, Bk});
     Value s = e.tile({Bk}), dp = e.tile({Bk});
     Value m = e.tile({Bq}), l = e.tile({Bq}), acc = e.tile({Bq, D});
     Value scale = e.fc(p.scale);
@@ -343,7 +346,7 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
   int64_t tiles = (p.T + Bk - 1) / Bk, D = p.D;
   parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
     TileItem t = decompose(e, w, p.H, tiles);
-    Value qt = e.tile({D, Bq}), dot = e.tile({D, Bq});
+    Value qt = e.sharedTile({D, Bq}), dot = e.sharedTile({D, Bq});
     Value s = e.tile({Bq}), dp = e.tile({Bq});
     Value dkAcc = e.tile({Bk, D}), dvAcc = e.tile({Bk, D});
     Value scale = e.fc(p.scale);

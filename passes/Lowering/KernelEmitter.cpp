@@ -77,6 +77,12 @@ Value KernelEmitter::tile(ArrayRef<int64_t> shape, Type elt) {
                                   MemRefType::get(shape, elt ? elt : f));
 }
 
+Value KernelEmitter::sharedTile(ArrayRef<int64_t> shape) {
+  Value t = tile(shape);
+  t.getDefiningOp()->setAttr(kWorkgroupTileAttr, b.getUnitAttr());
+  return t;
+}
+
 SmallVector<Value> KernelEmitter::loop(Value lb, Value ub, Value step,
                                        ValueRange init, LoopBody body) {
   auto op = scf::ForOp::create(b, loc, lb, ub, step, init);

@@ -17,6 +17,9 @@
 
 namespace gptc::lowering {
 
+/// The unit attribute on a memref.alloca that marks a shared tile.
+constexpr llvm::StringLiteral kWorkgroupTileAttr = "gptc.workgroup_tile";
+
 class KernelEmitter {
 public:
   KernelEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::Type floatType)
@@ -56,6 +59,10 @@ public:
   /// A memref.alloca of a static shape of floatType() (or `elt`): a tile
   /// private to the work item.
   mlir::Value tile(llvm::ArrayRef<int64_t> shape, mlir::Type elt = {});
+  /// A tile every thread of a GPU block reads: marked kWorkgroupTileAttr,
+  /// which gptc-workgroup-tiles turns into GPU shared memory (CPU: an
+  /// ordinary tile).
+  mlir::Value sharedTile(llvm::ArrayRef<int64_t> shape);
 
   /// for (iv = lb; iv < ub; iv += step) with loop-carried `init`; `body`
   /// returns the values carried to the next iteration (empty without
