@@ -7,15 +7,17 @@
 # shard, with the same number of threads (2 unless GPTC_BENCH_THREADS).
 #
 #   bash bench/step-vs-pytorch.sh             both configs
-#   GPTC_BENCH_CONFIGS=small bash bench/...   one of: small gpt2
+#   GPTC_BENCH_CONFIGS=small bash bench/...   one of: small gpt2 t4096
 #   GPTC_BENCH_STEPS=12 ...                   steps per run (first 3 untimed)
 #
 # Configs (f32 parameters and activations, vocab 50304, one rank, no
 # gradient accumulation):
 #   small: L=4,  d=256, 4 heads of 64,  T=256, B=4
 #   gpt2:  L=12, d=768, 12 heads of 64, T=64,  B=4   (GPT-2 small)
-# Prints per config: gptc tok/s, pytorch tok/s and the ratio gptc/pytorch
-# (the target is >= 1).
+#   t4096: L=4,  d=256, 4 heads of 64,  T=4096, B=1  (the small model, long)
+# Prints per config: gptc tok/s fused and with --no-fuse, pytorch tok/s and
+# the ratios fused/pytorch and fused/unfused (targets: fused >= 2x pytorch
+# on small).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -44,34 +46,47 @@ shard=$(ls "$work"/data/bench_train_*.bin | head -n 1)
 declare -A configs=(
   [small]="4 256 4 64 256 4"
   [gpt2]="12 768 12 64 64 4"
+  [t4096]="4 256 4 64 4096 1"
 )
 export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads
 
-printf '%-6s %12s %12s %8s\n' config gptc pytorch ratio
-for name in ${GPTC_BENCH_CONFIGS:-small gpt2}; do
+# The tok/s of a gptc train log.
+gptc_rate_of() { sed -n 's/^done:.* | \([0-9,]*\) tok\/s.*/\1/p' "$1" | tr -d ,; }
+
+printf '%-6s %12s %12s %12s %8s %8s\n' config gptc no-fuse pytorch \
+  vs-torch vs-nofuse
+for name in ${GPTC_BENCH_CONFIGS:-small gpt2 t4096}; do
   read -r L d H hd T B <<<"${configs[$name]}"
-  "$gptc" compile models/speedrun-r08-untied.yaml -o "$work/$name" \
-    --set model.n_layer="$L" --set model.d_model="$d" \
-    --set model.n_head="$H" --set model.head_dim="$hd" \
-    --set model.vocab_size=50304 --set model.attention.bos_token=256 \
-    --set training.seq_len="$T" --set training.device_batch="$B" \
-    --set training.batch="$B" --set training.ranks=1 \
-    --set training.dtype=f32 --set training.timing_skip_steps=$skip
-  "$gptc" train "$work/$name" --data "$shard" --steps "$steps" \
-    --val-tokens 0 >"$work/$name.gptc.log"
-  gptc_rate=$(sed -n 's/^done:.* | \([0-9,]*\) tok\/s.*/\1/p' \
-    "$work/$name.gptc.log" | tr -d ,)
+  for variant in fused unfused; do
+    flag=""
+    [ $variant = unfused ] && flag=--no-fuse
+    "$gptc" compile models/speedrun-r08-untied.yaml -o "$work/$name.$variant" \
+      $flag \
+      --set model.n_layer="$L" --set model.d_model="$d" \
+      --set model.n_head="$H" --set model.head_dim="$hd" \
+      --set model.vocab_size=50304 --set model.attention.bos_token=256 \
+      --set training.seq_len="$T" --set training.device_batch="$B" \
+      --set training.batch="$B" --set training.ranks=1 \
+      --set training.dtype=f32 --set training.timing_skip_steps=$skip \
+      >/dev/null
+    "$gptc" train "$work/$name.$variant" --data "$shard" --steps "$steps" \
+      --val-tokens 0 >"$work/$name.$variant.log"
+  done
+  gptc_rate=$(gptc_rate_of "$work/$name.fused.log")
+  unfused_rate=$(gptc_rate_of "$work/$name.unfused.log")
   /usr/bin/python3 bench/pytorch_step.py --layers "$L" --width "$d" \
     --heads "$H" --head-dim "$hd" --seq "$T" --batch "$B" --vocab 50304 \
     --data "$shard" --steps "$steps" --skip $skip --threads "$threads" \
     >"$work/$name.torch.log"
   torch_rate=$(sed -n 's/^pytorch: \([0-9]*\) tok\/s.*/\1/p' \
     "$work/$name.torch.log")
-  if [ -z "$gptc_rate" ] || [ -z "$torch_rate" ]; then
+  if [ -z "$gptc_rate" ] || [ -z "$unfused_rate" ] || [ -z "$torch_rate" ]; then
     echo "bench: $name: no rate found; logs:" >&2
-    cat "$work/$name.gptc.log" "$work/$name.torch.log" >&2
+    cat "$work/$name".*.log >&2
     exit 1
   fi
   ratio=$(awk -v a="$gptc_rate" -v b="$torch_rate" 'BEGIN{printf "%.2f", a/b}')
-  printf '%-6s %12s %12s %7sx\n' "$name" "$gptc_rate" "$torch_rate" "$ratio"
+  fusion=$(awk -v a="$gptc_rate" -v b="$unfused_rate" 'BEGIN{printf "%.2f", a/b}')
+  printf '%-6s %12s %12s %12s %7sx %7sx\n' "$name" "$gptc_rate" \
+    "$unfused_rate" "$torch_rate" "$ratio" "$fusion"
 done

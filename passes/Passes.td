@@ -218,9 +218,34 @@ def LowerOptimPass : Pass<"gptc-lower-optim"> {
     and reports an error otherwise. `optim.window_schedule` is not lowered
     yet and is reported as an error.
   }];
+  let options = [
+    Option<"keepNewtonSchulz", "keep-newton-schulz", "bool",
+           /*default=*/"false",
+           "Leave optim.newton_schulz ops for gptc-fuse-newton-schulz (a "
+           "second run lowers them)">,
+  ];
   let dependentDialects = ["mlir::gpt::GPTDialect",
                            "mlir::bufferization::BufferizationDialect",
                            "mlir::memref::MemRefDialect"];
+}
+
+def FuseNewtonSchulzPass : Pass<"gptc-fuse-newton-schulz",
+                                "mlir::func::FuncOp"> {
+  let summary = "Batch same-shape Newton-Schulz orthogonalisations";
+  let description = [{
+    The `optim.newton_schulz` ops of an update (one per Muon parameter, or
+    per Q/K/V block) that share the matrix type and every setting (steps,
+    coefficients, form, transpose rule, normalisation, compute dtype)
+    become one op on the stacked [N, rows, cols] tensor, whose GEMMs lower
+    to one strided batched runtime call each instead of N calls; the
+    results are sliced back out. The Gram product X X^T of each iteration
+    is computed symmetrically by the runtime (one triangle, mirrored).
+    Ops alone in their group, and rank > 2 inputs, stay as they are. Runs
+    between `gptc-lower-optim{keep-newton-schulz}` and a second
+    `gptc-lower-optim`.
+  }];
+  let dependentDialects = ["mlir::gpt::GPTDialect",
+                           "mlir::optim::OptimDialect"];
 }
 
 def BuildStepPass : Pass<"gptc-build-step", "mlir::ModuleOp"> {

@@ -58,6 +58,13 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createBuildStepPass(step));
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
+  if (options.fuse) {
+    // Newton-Schulz of same-shape parameters batched, then lowered.
+    LowerOptimPassOptions keep;
+    keep.keepNewtonSchulz = true;
+    pm.addNestedPass<func::FuncOp>(createLowerOptimPass(keep));
+    pm.addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
+  }
   pm.addNestedPass<func::FuncOp>(createLowerOptimPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -466,18 +466,23 @@ LogicalResult prepareSvdCallees(Operation *root) {
 }
 
 struct LowerOptimPass : gptc::impl::LowerOptimPassBase<LowerOptimPass> {
+  using LowerOptimPassBase::LowerOptimPassBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     if (failed(prepareSvdCallees(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(ctx);
     patterns.add<LowerLRSchedule, LowerMomentumWarmup, LowerAdam, LowerMuon,
-                 LowerNewtonSchulz, LowerSVDOrthogonalize>(ctx);
+                 LowerSVDOrthogonalize>(ctx);
+    if (!keepNewtonSchulz)
+      patterns.add<LowerNewtonSchulz>(ctx);
     ConversionTarget target(*ctx);
     target.addLegalDialect<gpt::GPTDialect, func::FuncDialect,
                            bufferization::BufferizationDialect,
                            memref::MemRefDialect>();
     target.addIllegalDialect<optim::OptimDialect>();
+    if (keepNewtonSchulz)
+      target.addLegalOp<optim::NewtonSchulzOp>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -15,6 +15,8 @@
 
 #include "tools/gptc/Compile.h"
 
+#include "frontend/Parameters.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -518,6 +520,39 @@ std::string findPTXAS() {
   return "";
 }
 
+/// GEMM calls of the update step per optimizer group, in group order: the
+/// group of the parameter its location names ("update.PARAM"; a batched
+/// Newton-Schulz call is named after its first parameter).
+static std::vector<std::pair<std::string, int64_t>>
+gemmCallsPerGroup(ModuleOp module, const ModelSpec &spec) {
+  std::map<std::string, std::string> groupOf;
+  std::vector<ParameterInfo> params = enumerateParameters(spec);
+  if (assignGroups(spec, params).empty())
+    for (const ParameterInfo &p : params)
+      if (p.group >= 0)
+        groupOf[p.name] = spec.groups[size_t(p.group)].name;
+  std::map<std::string, int64_t> calls;
+  for (func::FuncOp func : entryPoints(module)) {
+    if (func.getSymName() != "gptc_update_step")
+      continue;
+    func.walk([&](func::CallOp call) {
+      if (!call.getCallee().starts_with("gptc_gemm_"))
+        return;
+      std::string origin = originOf(call.getLoc());
+      StringRef param(origin);
+      auto it = param.consume_front("update.") ? groupOf.find(param.str())
+                                               : groupOf.end();
+      ++calls[it == groupOf.end() ? "(other)" : it->second];
+    });
+  }
+  std::vector<std::pair<std::string, int64_t>> result;
+  for (const OptimizerGroup &g : spec.groups)
+    result.push_back({g.name, calls[g.name]});
+  if (calls.count("(other)"))
+    result.push_back({"(other)", calls["(other)"]});
+  return result;
+}
+
 /// Kernels (outermost loop nests) of every entry point at the CPU Loops
 /// stage; -1 when compilation fails.
 static int64_t countCPUKernels(MLIRContext &ctx, const ModelSpec &spec,
@@ -627,6 +662,10 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
   int64_t unfused = countCPUKernels(ctx, spec, false);
   os << "fusion (CPU kernels over all entry points): fused " << fused
      << ", --no-fuse " << unfused << (fuse ? "" : " (this table)") << "\n";
+  os << "gptc_update_step GEMM calls per parameter group:";
+  for (auto &[group, calls] : gemmCallsPerGroup(*module, spec))
+    os << " " << group << " " << calls;
+  os << (fuse ? " (same-shape Newton-Schulz batched)" : "") << "\n";
   // The table shows which kernels failed ("fail"); then the error.
   error = ptxasFailures;
   return error.empty();

@@ -38,20 +38,6 @@ func.func @forward(%x: tensor<f32> {gpt.name = "x", gpt.param}) -> (tensor<f32>,
 
 // -----
 
-// A fused attention on the path from a parameter to the loss: it has no VJP
-// (yet).
-func.func @forward(%q: tensor<1x1x4x8xf32> {gpt.name = "q", gpt.param},
-                   %k: tensor<1x1x4x8xf32> {gpt.name = "k"},
-                   %v: tensor<1x1x4x8xf32> {gpt.name = "v"}) -> tensor<f32> {
-  // expected-error@+1 {{'gpt.attention' op is not differentiable, but the loss depends on it through a parameter}}
-  %o = gpt.attention %q, %k, %v mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x4x8xf32>
-  %s = gpt.reduce sum %o dims = [0, 1, 2, 3] : tensor<1x1x4x8xf32> -> tensor<1x1x1x1xf32>
-  %l = gpt.reshape %s : tensor<1x1x1x1xf32> to tensor<f32>
-  return %l : tensor<f32>
-}
-
-// -----
-
 // The backward-only ops are not differentiable (no second derivatives).
 func.func @forward(%g: tensor<2x4xf32> {gpt.name = "g", gpt.param},
                    %ids: tensor<2xi32> {gpt.name = "ids"}) -> tensor<f32> {
@@ -59,6 +45,18 @@ func.func @forward(%g: tensor<2x4xf32> {gpt.name = "g", gpt.param},
   %w = gpt.embedding_grad %g[%ids] : tensor<2x4xf32>, tensor<2xi32> -> tensor<8x4xf32>
   %s = gpt.reduce sum %w dims = [0, 1] : tensor<8x4xf32> -> tensor<1x1xf32>
   %l = gpt.reshape %s : tensor<1x1xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Nor is the adjoint of fused attention.
+func.func @forward(%q: tensor<1x1x4x8xf32> {gpt.name = "q", gpt.param},
+                   %o: tensor<1x1x4x8xf32> {gpt.name = "o"}) -> tensor<f32> {
+  // expected-error@+1 {{'gpt.attention_grad' op is not differentiable, but the loss depends on it through a parameter}}
+  %g:3 = gpt.attention_grad %q, %q, %q, %o, %o mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x4x8xf32>
+  %s = gpt.reduce sum %g#0 dims = [0, 1, 2, 3] : tensor<1x1x4x8xf32> -> tensor<1x1x1x1xf32>
+  %l = gpt.reshape %s : tensor<1x1x1x1xf32> to tensor<f32>
   return %l : tensor<f32>
 }
 
