@@ -17,7 +17,7 @@ func.func @rms_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32
 // -----
 
 // attention: key bounds, then one flash kernel over (batch, head, query
-// tile) work items with key tiles in private buffers; nothing of size
+// tile) work items with the K tile marked for shared memory; nothing of size
 // T x T exists.
 // CHECK-LABEL: func.func @attention
 // CHECK-NOT:     256x256
@@ -26,7 +26,7 @@ func.func @rms_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32
 // CHECK:         scf.parallel
 // CHECK:         bufferization.to_buffer %arg0 read_only
 // CHECK:         scf.parallel
-// CHECK:           memref.alloca() : memref<16x64xf32>
+// CHECK:           memref.alloca() {gptc.workgroup_tile} : memref<16x64xf32>
 // CHECK:           math.exp
 // CHECK:         bufferization.to_tensor {{.*}} restrict writable
 // CHECK-NOT:     256x256
