@@ -131,6 +131,44 @@ void forKeyTiles(KernelEmitter &e, Value begin, Value end,
          });
 }
 
+/// m = -inf, l = 0 and acc = 0 for every row of a query tile.
+void initRowState(KernelEmitter &e, Value m, Value l, Value acc, int64_t rows,
+                  int64_t D) {
+  e.loop(rows, [&](Value r) {
+    e.store(e.fc(-kInf), m, {r});
+    e.store(e.fc(0.0), l, {r});
+    e.loop(D, [&](Value d) { e.store(e.fc(0.0), acc, {r, d}); });
+  });
+}
+
+/// Row r (query i) meets one key tile: s becomes exp(s - m_new) (0 where
+/// masked), m[r] and l[r] are updated; returns alpha, the factor that
+/// rescales what row r accumulated before.
+Value updateRowStats(KernelEmitter &e, Value s, Value first, Value count,
+                     Value lo, Value hi, TileItem t, Value i, Value m,
+                     Value l, Value r) {
+  SoftmaxStep st = softmaxStep(e, s, first, count, e.load(lo, {t.b, i}),
+                               e.load(hi, {t.b, i}), e.load(m, {r}));
+  e.store(st.mNew, m, {r});
+  e.store(e.fadd(e.fmul(e.load(l, {r}), st.alpha), st.sum), l, {r});
+  return st.alpha;
+}
+
+/// acc[r][d] += sum over c < count of w[c] * src[b, h, first + c, d].
+void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w,
+                    Value count, Value first, Value src, TileItem t,
+                    int64_t D) {
+  e.loop(e.idx(0), count, [&](Value c) {
+    Value wc = e.load(w, {c});
+    Value row = e.add(first, c);
+    e.loop(D, [&](Value d) {
+      Value a = e.load(acc, {r, d});
+      e.store(e.fadd(a, e.fmul(wc, e.load(src, {t.b, t.h, row, d}))), acc,
+              {r, d});
+    });
+  });
+}
+
 } // namespace
 
 std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
@@ -200,11 +238,7 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
     Value scale = e.fc(p.scale);
     Value i0 = e.mul(t.tile, e.idx(Bq));
     Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
-    e.loop(Bq, [&](Value r) {
-      e.store(e.fc(-kInf), m, {r});
-      e.store(e.fc(0.0), l, {r});
-      e.loop(D, [&](Value d) { e.store(e.fc(0.0), acc, {r, d}); });
-    });
+    initRowState(e, m, l, acc, Bq, D);
     auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
     forKeyTiles(e, begin, end, [&](Value j0, Value count) {
       loadTransposed(e, kt, k, t, j0, count, D);
@@ -213,22 +247,11 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
         rowTimesTile(
             e, s, Bk, [&](Value d) { return e.load(q, {t.b, t.h, i, d}); },
             kt, count, D, scale);
-        SoftmaxStep st = softmaxStep(e, s, j0, count, e.load(lo, {t.b, i}),
-                                     e.load(hi, {t.b, i}), e.load(m, {r}));
-        e.store(st.mNew, m, {r});
-        e.store(e.fadd(e.fmul(e.load(l, {r}), st.alpha), st.sum), l, {r});
+        Value alpha = updateRowStats(e, s, j0, count, lo, hi, t, i, m, l, r);
         e.loop(D, [&](Value d) {
-          e.store(e.fmul(e.load(acc, {r, d}), st.alpha), acc, {r, d});
+          e.store(e.fmul(e.load(acc, {r, d}), alpha), acc, {r, d});
         });
-        e.loop(e.idx(0), count, [&](Value c) {
-          Value pc = e.load(s, {c});
-          Value j = e.add(j0, c);
-          e.loop(D, [&](Value d) {
-            Value a = e.load(acc, {r, d});
-            e.store(e.fadd(a, e.fmul(pc, e.load(v, {t.b, t.h, j, d}))), acc,
-                    {r, d});
-          });
-        });
+        accumulateRows(e, acc, r, s, count, j0, v, t, D);
       });
     });
     e.loop(e.idx(0), rows, [&](Value r) {
@@ -261,11 +284,7 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
     Value scale = e.fc(p.scale);
     Value i0 = e.mul(t.tile, e.idx(Bq));
     Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
-    e.loop(Bq, [&](Value r) {
-      e.store(e.fc(-kInf), m, {r});
-      e.store(e.fc(0.0), l, {r});
-      e.loop(D, [&](Value d) { e.store(e.fc(0.0), acc, {r, d}); });
-    });
+    initRowState(e, m, l, acc, Bq, D);
     auto qRow = [&](Value i) {
       return [&, i](Value d) { return e.load(q, {t.b, t.h, i, d}); };
     };
@@ -276,10 +295,7 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
       e.loop(e.idx(0), rows, [&](Value r) {
         Value i = e.add(i0, r);
         rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
-        SoftmaxStep st = softmaxStep(e, s, j0, count, e.load(lo, {t.b, i}),
-                                     e.load(hi, {t.b, i}), e.load(m, {r}));
-        e.store(st.mNew, m, {r});
-        e.store(e.fadd(e.fmul(e.load(l, {r}), st.alpha), st.sum), l, {r});
+        updateRowStats(e, s, j0, count, lo, hi, t, i, m, l, r);
       });
     });
     // lse = m + log(l) (a row without keys is never used); delta.
@@ -316,15 +332,7 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
           Value ds = e.fmul(e.fmul(pc, e.fsub(e.load(dp, {c}), delta)), scale);
           e.store(ds, s, {c});
         });
-        e.loop(e.idx(0), count, [&](Value c) {
-          Value ds = e.load(s, {c});
-          Value j = e.add(j0, c);
-          e.loop(D, [&](Value d) {
-            Value a = e.load(acc, {r, d});
-            e.store(e.fadd(a, e.fmul(ds, e.load(k, {t.b, t.h, j, d}))), acc,
-                    {r, d});
-          });
-        });
+        accumulateRows(e, acc, r, s, count, j0, k, t, D);
       });
     });
     e.loop(e.idx(0), rows, [&](Value r) {
