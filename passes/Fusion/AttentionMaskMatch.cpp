@@ -34,7 +34,7 @@ bool isPosition(Value v, int64_t dim) {
   if (!iota)
     return false;
   auto t = cast<RankedTensorType>(iota.getType());
-  return t.getRank() == 4 && iota.getDim() == dim &&
+  return t.getRank() == 4 && static_cast<int64_t>(iota.getDim()) == dim &&
          t.getDimSize(2) == t.getDimSize(3);
 }
 

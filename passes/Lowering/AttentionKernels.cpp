@@ -61,21 +61,49 @@ void loadTransposed(KernelEmitter &e, Value dst, Value src, TileItem t,
   });
 }
 
+/// Accumulating loops take this many terms per load and store of their
+/// accumulator (the accumulators live in memory, the terms in registers).
+constexpr int64_t kUnroll = 4;
+
 /// s[c] = sum_d x[d] * tile[d][c] * scale for c < count, where x[d] is
 /// `rowAt(d)`; s is cleared over the whole tile first.
 void rowTimesTile(KernelEmitter &e, Value s, int64_t width,
                   llvm::function_ref<Value(Value)> rowAt, Value tile,
                   Value count, int64_t D, Value scale) {
   e.loop(width, [&](Value c) { e.store(e.fc(0.0), s, {c}); });
-  e.loop(D, [&](Value d) {
-    Value x = rowAt(d);
-    if (scale)
-      x = e.fmul(x, scale);
+  // Tile rows d0 .. d0+n-1 at once.
+  auto rowsAt = [&](Value d0, int64_t n) {
+    SmallVector<Value> xs, ds;
+    for (int64_t k = 0; k < n; ++k) {
+      ds.push_back(e.add(d0, e.idx(k)));
+      xs.push_back(scale ? e.fmul(rowAt(ds.back()), scale) : rowAt(ds.back()));
+    }
     e.loop(e.idx(0), count, [&](Value c) {
       Value acc = e.load(s, {c});
-      e.store(e.fadd(acc, e.fmul(x, e.load(tile, {d, c}))), s, {c});
+      for (int64_t k = 0; k < n; ++k)
+        acc = e.fma(xs[k], e.load(tile, {ds[k], c}), acc);
+      e.store(acc, s, {c});
     });
+  };
+  int64_t main = D / kUnroll * kUnroll;
+  e.loop(e.idx(0), e.idx(main), e.idx(kUnroll), {}, [&](Value d0, ValueRange) {
+    rowsAt(d0, kUnroll);
+    return SmallVector<Value>{};
   });
+  for (int64_t d = main; d < D; ++d)
+    rowsAt(e.idx(d), 1);
+}
+
+/// For c in [0, count): body(c0, n) handles c0 .. c0+n-1, n = kUnroll but
+/// for the remainder (n = 1).
+void unrolledLoop(KernelEmitter &e, Value count,
+                  llvm::function_ref<void(Value, int64_t)> body) {
+  Value main = e.mul(e.div(count, e.idx(kUnroll)), e.idx(kUnroll));
+  e.loop(e.idx(0), main, e.idx(kUnroll), {}, [&](Value c0, ValueRange) {
+    body(c0, kUnroll);
+    return SmallVector<Value>{};
+  });
+  e.loop(main, count, [&](Value c) { body(c, 1); });
 }
 
 /// Whether key `j` is allowed for the query whose bounds are lo, hi.
@@ -158,13 +186,18 @@ Value updateRowStats(KernelEmitter &e, Value s, Value first, Value count,
 void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w,
                     Value count, Value first, Value src, TileItem t,
                     int64_t D) {
-  e.loop(e.idx(0), count, [&](Value c) {
-    Value wc = e.load(w, {c});
-    Value row = e.add(first, c);
+  unrolledLoop(e, count, [&](Value c0, int64_t n) {
+    SmallVector<Value> ws, rows;
+    for (int64_t k = 0; k < n; ++k) {
+      Value c = e.add(c0, e.idx(k));
+      ws.push_back(e.load(w, {c}));
+      rows.push_back(e.add(first, c));
+    }
     e.loop(D, [&](Value d) {
       Value a = e.load(acc, {r, d});
-      e.store(e.fadd(a, e.fmul(wc, e.load(src, {t.b, t.h, row, d}))), acc,
-              {r, d});
+      for (int64_t k = 0; k < n; ++k)
+        a = e.fma(ws[k], e.load(src, {t.b, t.h, rows[k], d}), a);
+      e.store(a, acc, {r, d});
     });
   });
 }
@@ -402,17 +435,8 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
           e.store(pr, s, {r});
           e.store(ds, dp, {r});
         });
-        e.loop(e.idx(0), count, [&](Value r) {
-          Value i = e.add(i0, r);
-          Value pr = e.load(s, {r}), ds = e.load(dp, {r});
-          e.loop(D, [&](Value d) {
-            Value gv = e.load(dvAcc, {c, d}), gk = e.load(dkAcc, {c, d});
-            e.store(e.fadd(gv, e.fmul(pr, e.load(dout, {t.b, t.h, i, d}))),
-                    dvAcc, {c, d});
-            e.store(e.fadd(gk, e.fmul(ds, e.load(q, {t.b, t.h, i, d}))),
-                    dkAcc, {c, d});
-          });
-        });
+        accumulateRows(e, dvAcc, c, s, count, i0, dout, t, D);
+        accumulateRows(e, dkAcc, c, dp, count, i0, q, t, D);
       });
       return SmallVector<Value>{};
     });

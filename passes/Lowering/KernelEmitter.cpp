@@ -60,6 +60,9 @@ Value KernelEmitter::fdiv(Value x, Value y) {
 Value KernelEmitter::fmax(Value x, Value y) {
   return arith::MaximumFOp::create(b, loc, x, y);
 }
+Value KernelEmitter::fma(Value x, Value y, Value z) {
+  return math::FmaOp::create(b, loc, x, y, z);
+}
 Value KernelEmitter::fcmp(arith::CmpFPredicate p, Value x, Value y) {
   return arith::CmpFOp::create(b, loc, p, x, y);
 }

@@ -49,6 +49,9 @@ public:
   mlir::Value fmul(mlir::Value x, mlir::Value y);
   mlir::Value fdiv(mlir::Value x, mlir::Value y);
   mlir::Value fmax(mlir::Value x, mlir::Value y);
+  /// x * y + z in one rounding (math.fma: an FMA instruction on both
+  /// targets).
+  mlir::Value fma(mlir::Value x, mlir::Value y, mlir::Value z);
   mlir::Value fcmp(mlir::arith::CmpFPredicate p, mlir::Value x, mlir::Value y);
   mlir::Value exp(mlir::Value x);
   mlir::Value log(mlir::Value x);
