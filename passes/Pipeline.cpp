@@ -115,6 +115,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 7. CPU: OpenMP across cores over all but the innermost dimension,
   //    rows vectorized by LLVM -O3.
   pm.addNestedPass<func::FuncOp>(createSequentialInnermostPass());
+  pm.addNestedPass<func::FuncOp>(createRegisterAccumulatorsPass());
   addText(pm, "func.func(lower-affine),convert-scf-to-openmp,"
               "func.func(convert-math-to-llvm),convert-math-to-libm,"
               "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
