@@ -38,6 +38,42 @@ LogicalResult evalRMSNorm(RMSNormOp op, ArrayRef<HostTensor> in,
   return success();
 }
 
+/// dx = r gw - x r^3 mean(gw x) per row, x = input (+ residual),
+/// r = 1 / sqrt(mean(x^2) + eps), gw = grad (* weight).
+LogicalResult evalRMSNormGrad(RMSNormGradOp op, ArrayRef<HostTensor> in,
+                              EvalResults &out) {
+  unsigned next = 2;
+  const HostTensor *residual = op.getResidual() ? &in[next++] : nullptr;
+  const HostTensor *weight = op.getWeight() ? &in[next++] : nullptr;
+  HostTensor x = in[0];
+  const HostTensor &g = in[1];
+  if (residual)
+    for (int64_t i = 0, e = x.size(); i < e; ++i)
+      x[i] += (*residual)[i];
+  double eps = op.getEps().convertToDouble();
+  int64_t n = x.shape.empty() ? 1 : x.shape.back();
+  int64_t rows = x.size() / std::max<int64_t>(n, 1);
+  HostTensor dx(resultShape(op));
+  for (int64_t row = 0; row < rows; ++row) {
+    const double *v = x.data.data() + row * n;
+    const double *gr = g.data.data() + row * n;
+    double ms = 0.0, dot = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+      double gw = gr[j] * (weight ? (*weight)[j] : 1.0);
+      ms += v[j] * v[j];
+      dot += gw * v[j];
+    }
+    double r = 1.0 / std::sqrt(ms / static_cast<double>(n) + eps);
+    double corr = r * r * r * dot / static_cast<double>(n);
+    for (int64_t j = 0; j < n; ++j) {
+      double gw = gr[j] * (weight ? (*weight)[j] : 1.0);
+      dx[row * n + j] = r * gw - v[j] * corr;
+    }
+  }
+  out.push_back(std::move(dx));
+  return success();
+}
+
 /// Which (query, key) pairs attend, as #gpt.mask defines it
 /// (GPTAttrs.td); the document ids come from the tokens operand.
 class AttentionMask {
@@ -202,6 +238,7 @@ LogicalResult evalAttentionGrad(AttentionGradOp op, ArrayRef<HostTensor> in,
 
 void attachFusedModels(MLIRContext *ctx) {
   attach<RMSNormOp, evalRMSNorm>(ctx);
+  attach<RMSNormGradOp, evalRMSNormGrad>(ctx);
   attach<AttentionOp, evalAttention>(ctx);
   attach<AttentionGradOp, evalAttentionGrad>(ctx);
 }

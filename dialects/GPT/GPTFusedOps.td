@@ -36,6 +36,33 @@ def GPT_RMSNormOp : GPT_Op<"rms_norm",
   let hasVerifier = 1;
 }
 
+def GPT_RMSNormGradOp : GPT_Op<"rms_norm_grad", [Pure,
+    AttrSizedOperandSegments, AllTypesMatch<["input", "grad", "input_grad"]>]> {
+  let summary = "the input gradient of gpt.rms_norm, in one pass per row";
+  let description = [{
+    With x the normalised tensor (input, plus residual when present),
+    r = rsqrt(mean(x^2) + eps) per row and gw = grad * weight (or grad):
+    `input_grad = r * gw - x * r^3 * mean(gw * x)`. Both row sums (x^2 and
+    gw * x) come from one reduction over the row; the weight's gradient
+    (a sum over rows) is not part of this op.
+
+    Example:
+    ```mlir
+    %dx = gpt.rms_norm_grad %x, %g eps = 1.000000e-06 : tensor<2x8x64xf32>
+    ```
+  }];
+  let arguments = (ins GPT_FloatTensor:$input, GPT_FloatTensor:$grad,
+                       Optional<GPT_FloatTensor>:$residual,
+                       Optional<GPT_FloatTensor>:$weight, F64Attr:$eps);
+  let results = (outs GPT_FloatTensor:$input_grad);
+  let assemblyFormat = [{
+    $input `,` $grad (`residual` $residual^ `:` type($residual))?
+    (`weight` $weight^ `:` type($weight))? `eps` `=` $eps attr-dict `:`
+    type($input)
+  }];
+  let hasVerifier = 1;
+}
+
 def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
     AllTypesMatch<["query", "key", "value", "result"]>, Differentiable]> {
   let summary = "fused masked scaled-dot-product attention";

@@ -148,24 +148,34 @@ LogicalResult MatmulOp::verify() {
 // Fused ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult RMSNormOp::verify() {
-  RankedTensorType in = getInput().getType();
+/// The checks gpt.rms_norm and gpt.rms_norm_grad share.
+static LogicalResult verifyRMSNorm(Operation *op, RankedTensorType in,
+                                   Value residual, Value weight, double eps) {
   if (in.getRank() < 1)
-    return emitOpError("input must have rank >= 1 (it is normalised over its "
-                       "last dimension)");
-  if (failed(verifyPositiveFinite(*this, "eps", getEps().convertToDouble())))
+    return op->emitOpError("input must have rank >= 1 (it is normalised "
+                           "over its last dimension)");
+  if (failed(verifyPositiveFinite(op, "eps", eps)))
     return failure();
-  if (Value w = getWeight()) {
-    auto wt = cast<RankedTensorType>(w.getType());
+  if (weight) {
+    auto wt = cast<RankedTensorType>(weight.getType());
     if (wt.getRank() != 1 || wt.getDimSize(0) != in.getShape().back() ||
         wt.getElementType() != in.getElementType())
-      return emitOpError("weight must be a vector of the last dimension (")
+      return op->emitOpError("weight must be a vector of the last dimension (")
              << in.getShape().back() << ") with the input's element type";
   }
-  if (Value r = getResidual())
-    if (r.getType() != in)
-      return emitOpError("residual must have the input's type");
+  if (residual && residual.getType() != in)
+    return op->emitOpError("residual must have the input's type");
   return success();
+}
+
+LogicalResult RMSNormGradOp::verify() {
+  return verifyRMSNorm(*this, getInput().getType(), getResidual(),
+                       getWeight(), getEps().convertToDouble());
+}
+
+LogicalResult RMSNormOp::verify() {
+  return verifyRMSNorm(*this, getInput().getType(), getResidual(),
+                       getWeight(), getEps().convertToDouble());
 }
 
 /// The checks gpt.attention and gpt.attention_grad share.

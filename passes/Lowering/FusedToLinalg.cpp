@@ -3,6 +3,8 @@
 // gpt.rms_norm   => a row reduction (sum of squares) and one elementwise
 //                   kernel (x * rsqrt(ss / n + eps) * w), the residual add
 //                   feeding both
+// gpt.rms_norm_grad => one reduction with two results (sum x^2 and
+//                   sum gw x per row) and one elementwise kernel
 // gpt.attention, => the flash-attention loop nests of AttentionKernels.h on
 // attention_grad    buffers: operands read through bufferization.to_buffer,
 //                   results written to fresh buffers and returned through
@@ -85,6 +87,90 @@ struct RMSNormToLinalg : OpRewritePattern<RMSNormOp> {
           return yv;
         });
     rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// gpt.rms_norm_grad => one reduction with two outputs (sum x^2, sum gw x
+/// per row) and one elementwise kernel.
+struct RMSNormGradToLinalg : OpRewritePattern<RMSNormGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RMSNormGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getInput().getType();
+    int64_t rank = type.getRank(), n = type.getShape().back();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getInput();
+    if (Value r = op.getResidual())
+      x = parallelGeneric(rewriter, loc, type, ValueRange{x, r}, {},
+                          [](OpBuilder &b, Location l, ValueRange a) {
+                            return Value(arith::AddFOp::create(b, l, a[0], a[1]));
+                          });
+    auto rowType = RankedTensorType::get(type.getShape().drop_back(),
+                                         type.getElementType());
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = identity.dropResult(rank - 1);
+    AffineMap lastMap =
+        AffineMap::get(rank, 0, rewriter.getAffineDimExpr(rank - 1), ctx);
+    SmallVector<Value> inputs = {x, op.getGrad()};
+    SmallVector<AffineMap> inMaps = {identity, identity};
+    if (Value w = op.getWeight()) {
+      inputs.push_back(w);
+      inMaps.push_back(lastMap);
+    }
+    bool weighted = static_cast<bool>(op.getWeight());
+    SmallVector<AffineMap> maps = inMaps;
+    maps.push_back(rowMap);
+    maps.push_back(rowMap);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.back() = utils::IteratorType::reduction;
+    Value zero = filled(rewriter, loc, rowType, 0.0);
+    auto sums = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{rowType, rowType}, inputs,
+        ValueRange{zero, zero}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value xv = a[0];
+          Value gw = weighted ? Value(arith::MulFOp::create(b, l, a[1], a[2]))
+                              : a[1];
+          unsigned acc = weighted ? 3 : 2;
+          Value ss = arith::AddFOp::create(
+              b, l, a[acc], arith::MulFOp::create(b, l, xv, xv));
+          Value dot = arith::AddFOp::create(
+              b, l, a[acc + 1], arith::MulFOp::create(b, l, gw, xv));
+          linalg::YieldOp::create(b, l, ValueRange{ss, dot});
+        });
+    SmallVector<Value> ins = inputs;
+    ins.push_back(sums.getResult(0));
+    ins.push_back(sums.getResult(1));
+    SmallVector<AffineMap> elMaps = inMaps;
+    elMaps.push_back(rowMap);
+    elMaps.push_back(rowMap);
+    double eps = op.getEps().convertToDouble();
+    double invN = 1.0 / static_cast<double>(n);
+    Value dx = parallelGeneric(
+        rewriter, loc, type, ins, elMaps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Type f = a[0].getType();
+          Value xv = a[0];
+          Value gw = weighted ? Value(arith::MulFOp::create(b, l, a[1], a[2]))
+                              : a[1];
+          unsigned at = weighted ? 3 : 2;
+          Value c = scalarConstant(b, l, f, invN);
+          Value ms = arith::MulFOp::create(b, l, a[at], c);
+          Value r = math::RsqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, ms,
+                                          scalarConstant(b, l, f, eps)));
+          Value dot = arith::MulFOp::create(b, l, a[at + 1], c);
+          Value r3 = arith::MulFOp::create(
+              b, l, arith::MulFOp::create(b, l, r, r), r);
+          Value corr = arith::MulFOp::create(
+              b, l, xv, arith::MulFOp::create(b, l, r3, dot));
+          return Value(arith::SubFOp::create(
+              b, l, arith::MulFOp::create(b, l, r, gw), corr));
+        });
+    rewriter.replaceOp(op, dx);
     return success();
   }
 };
@@ -173,7 +259,8 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
 } // namespace
 
 void populateFusedToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<RMSNormToLinalg, AttentionToLoops, AttentionGradToLoops>(
+  patterns.add<RMSNormToLinalg, RMSNormGradToLinalg, AttentionToLoops,
+               AttentionGradToLoops>(
       patterns.getContext());
 }
 

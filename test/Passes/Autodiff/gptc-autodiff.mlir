@@ -644,29 +644,17 @@ func.func @forward(%x: tensor<2x6xf32> {gpt.name = "x", gpt.param}) -> tensor<f3
 
 //===----------------------------------------------------------------------===//
 // Fused RMSNorm: y = x r w, r = rsqrt(mean(x^2) + eps)
-//   dx = r g w - x r^3 mean(g w x),  dw = sum over rows of g x r
+//   dx = gpt.rms_norm_grad (r g w - x r^3 mean(g w x), one pass per row),
+//   dw = sum over rows of g x r (x r recomputed as an unweighted rms_norm)
 //===----------------------------------------------------------------------===//
 
 // -----
 
-// Plain: r is recomputed, dx = g r - x r^3 mean(g x).
+// Plain.
 // CHECK-LABEL: func.func @forward_grad
 // CHECK-SAME: ([[X:%arg[0-9]+]]: tensor<2x4xf32>
 // CHECK: %[[G:.*]] = gpt.broadcast %{{.*}} to tensor<2x4xf32>
-// CHECK-NEXT: %[[SQ:.*]] = gpt.square [[X]]
-// CHECK-NEXT: %[[MS:.*]] = gpt.reduce mean %[[SQ]] dims = [1] : tensor<2x4xf32> -> tensor<2x1xf32>
-// CHECK-NEXT: %[[MSE:.*]] = gpt.add_scalar %[[MS]], 9.9999999999999995E-7
-// CHECK-NEXT: %[[R:.*]] = gpt.rsqrt %[[MSE]]
-// CHECK-NEXT: %[[RB:.*]] = gpt.broadcast %[[R]] : tensor<2x1xf32> to tensor<2x4xf32>
-// CHECK-NEXT: %[[GX:.*]] = gpt.mul %[[G]], [[X]]
-// CHECK-NEXT: %[[DOT:.*]] = gpt.reduce mean %[[GX]] dims = [1]
-// CHECK-NEXT: %[[R2:.*]] = gpt.square %[[R]]
-// CHECK-NEXT: %[[R3:.*]] = gpt.mul %[[R2]], %[[R]]
-// CHECK-NEXT: %[[R3DOT:.*]] = gpt.mul %[[R3]], %[[DOT]]
-// CHECK-NEXT: %[[R3DOTB:.*]] = gpt.broadcast %[[R3DOT]]
-// CHECK-NEXT: %[[CORR:.*]] = gpt.mul [[X]], %[[R3DOTB]]
-// CHECK-NEXT: %[[GR:.*]] = gpt.mul %[[G]], %[[RB]]
-// CHECK-NEXT: %[[DX:.*]] = gpt.sub %[[GR]], %[[CORR]]
+// CHECK-NEXT: %[[DX:.*]] = gpt.rms_norm_grad [[X]], %[[G]] eps = 9.9999999999999995E-7 : tensor<2x4xf32>
 // CHECK-NEXT: return %{{.*}}, %[[DX]]
 func.func @forward(%x: tensor<2x4xf32> {gpt.name = "x", gpt.param}) -> tensor<f32> {
   %y = gpt.rms_norm %x eps = 1.0e-6 : tensor<2x4xf32>
@@ -677,14 +665,10 @@ func.func @forward(%x: tensor<2x4xf32> {gpt.name = "x", gpt.param}) -> tensor<f3
 
 // -----
 
-// With a residual: the sum x + res is normalised, and x and res share dx.
+// With a residual: x and res share dx.
 // CHECK-LABEL: func.func @forward_grad
 // CHECK-SAME: ([[X:%arg[0-9]+]]: tensor<2x4xf32> {{.*}}, [[RES:%arg[0-9]+]]: tensor<2x4xf32>
-// CHECK: %[[S:.*]] = gpt.add [[X]], [[RES]]
-// CHECK-NEXT: %[[SQ:.*]] = gpt.square %[[S]]
-// CHECK: %[[CORR:.*]] = gpt.mul %[[S]], %{{.*}}
-// CHECK-NEXT: %[[GR:.*]] = gpt.mul %
-// CHECK-NEXT: %[[DX:.*]] = gpt.sub %[[GR]], %[[CORR]]
+// CHECK: %[[DX:.*]] = gpt.rms_norm_grad [[X]], %{{.*}} residual [[RES]] : tensor<2x4xf32> eps
 // CHECK-NEXT: return %{{.*}}, %[[DX]], %[[DX]]
 func.func @forward(%x: tensor<2x4xf32> {gpt.name = "x", gpt.param},
                    %r: tensor<2x4xf32> {gpt.name = "r", gpt.param}) -> tensor<f32> {
@@ -696,20 +680,14 @@ func.func @forward(%x: tensor<2x4xf32> {gpt.name = "x", gpt.param},
 
 // -----
 
-// With a weight: g is scaled by the broadcast weight first; dw sums g x r
-// over the rows and reshapes to the weight's shape.
+// With a weight: dw sums g x r over the rows and reshapes to the weight's
+// shape.
 // CHECK-LABEL: func.func @forward_grad
 // CHECK-SAME: ([[X:%arg[0-9]+]]: tensor<2x4xf32> {{.*}}, [[W:%arg[0-9]+]]: tensor<4xf32>
 // CHECK-SAME: -> (tensor<f32>, tensor<2x4xf32>, tensor<4xf32>)
 // CHECK: %[[G:.*]] = gpt.broadcast %{{.*}} : tensor<1x1xf32> to tensor<2x4xf32>
-// CHECK: %[[RB:.*]] = gpt.broadcast %{{.*}} : tensor<2x1xf32> to tensor<2x4xf32>
-// CHECK-NEXT: %[[W1:.*]] = gpt.reshape [[W]] : tensor<4xf32> to tensor<1x4xf32>
-// CHECK-NEXT: %[[WB:.*]] = gpt.broadcast %[[W1]] : tensor<1x4xf32> to tensor<2x4xf32>
-// CHECK-NEXT: %[[GW:.*]] = gpt.mul %[[G]], %[[WB]]
-// CHECK-NEXT: %[[GWX:.*]] = gpt.mul %[[GW]], [[X]]
-// CHECK: %[[GR:.*]] = gpt.mul %[[GW]], %[[RB]]
-// CHECK-NEXT: %[[DX:.*]] = gpt.sub %[[GR]], %{{.*}}
-// CHECK-NEXT: %[[XR:.*]] = gpt.mul [[X]], %[[RB]]
+// CHECK-NEXT: %[[DX:.*]] = gpt.rms_norm_grad [[X]], %[[G]] weight [[W]] : tensor<4xf32> eps
+// CHECK-NEXT: %[[XR:.*]] = gpt.rms_norm [[X]] eps
 // CHECK-NEXT: %[[GXR:.*]] = gpt.mul %[[G]], %[[XR]]
 // CHECK-NEXT: %[[SUM:.*]] = gpt.reduce sum %[[GXR]] dims = [0] : tensor<2x4xf32> -> tensor<1x4xf32>
 // CHECK-NEXT: %[[DW:.*]] = gpt.reshape %[[SUM]] : tensor<1x4xf32> to tensor<4xf32>
@@ -728,9 +706,8 @@ func.func @forward(%x: tensor<2x4xf32> {gpt.name = "x", gpt.param},
 // CHECK-LABEL: func.func @forward_grad
 // CHECK-SAME: ([[X:%arg[0-9]+]]: tensor<2x4xf32> {{.*}}, [[RES:%arg[0-9]+]]: tensor<2x4xf32> {{.*}}, [[W:%arg[0-9]+]]: tensor<4xf32>
 // CHECK-SAME: -> (tensor<f32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>)
-// CHECK: %[[S:.*]] = gpt.add [[X]], [[RES]]
-// CHECK: %[[DX:.*]] = gpt.sub
-// CHECK-NEXT: %[[XR:.*]] = gpt.mul %[[S]], %{{.*}}
+// CHECK: %[[DX:.*]] = gpt.rms_norm_grad [[X]], %{{.*}} residual [[RES]] : tensor<2x4xf32> weight [[W]] : tensor<4xf32> eps
+// CHECK-NEXT: %[[XR:.*]] = gpt.rms_norm [[X]] residual [[RES]] : tensor<2x4xf32> eps
 // CHECK-NEXT: %[[GXR:.*]] = gpt.mul %{{.*}}, %[[XR]]
 // CHECK-NEXT: %[[SUM:.*]] = gpt.reduce sum %[[GXR]] dims = [0]
 // CHECK-NEXT: %[[DW:.*]] = gpt.reshape %[[SUM]] : tensor<1x4xf32> to tensor<4xf32>

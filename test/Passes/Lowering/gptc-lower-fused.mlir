@@ -50,3 +50,19 @@ func.func @attention_grad(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>
   %g:3 = gpt.attention_grad %q, %k, %v, %o, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
   return %g#0, %g#1, %g#2 : tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>
 }
+
+// -----
+
+// rms_norm_grad: both row sums (x^2 and g w x) in one reduction kernel with
+// two results, then one elementwise kernel.
+// CHECK-LABEL: func.func @rms_norm_grad
+// CHECK:         %[[S:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:           linalg.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}}ins({{.*}}%[[S]]#0, %[[S]]#1
+// CHECK:           math.rsqrt
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @rms_norm_grad(%x: tensor<8x64xf32>, %g: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32> {
+  %dx = gpt.rms_norm_grad %x, %g weight %w : tensor<64xf32> eps = 1.000000e-06 : tensor<8x64xf32>
+  return %dx : tensor<8x64xf32>
+}
