@@ -80,6 +80,20 @@ def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def ApproximateExpPass : Pass<"gptc-approximate-exp", "mlir::func::FuncOp"> {
+  let summary = "f32 exp as a vectorisable polynomial (CPU)";
+  let description = [{
+    Rewrites f32 `math.exp` with MLIR's polynomial approximation
+    (`populateMathPolynomialApproximationPatterns`, exp only): plain `arith`
+    operations that LLVM vectorises in the kernels' loops, where libm's
+    `expf` would be called once per element. Softmax, cross-entropy and the
+    attention kernels are the users. f64 is left to libm.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def RegisterAccumulatorsPass : Pass<"gptc-register-accumulators",
                                     "mlir::func::FuncOp"> {
   let summary = "Keep a loop's accumulator in a register";

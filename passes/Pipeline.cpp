@@ -116,6 +116,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   //    rows vectorized by LLVM -O3.
   pm.addNestedPass<func::FuncOp>(createSequentialInnermostPass());
   pm.addNestedPass<func::FuncOp>(createRegisterAccumulatorsPass());
+  pm.addNestedPass<func::FuncOp>(createApproximateExpPass());
   addText(pm, "func.func(lower-affine),convert-scf-to-openmp,"
               "func.func(convert-math-to-llvm),convert-math-to-libm,"
               "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"

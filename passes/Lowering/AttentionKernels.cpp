@@ -137,7 +137,7 @@ SoftmaxStep softmaxStep(KernelEmitter &e, Value s, Value first, Value count,
                      [&](Value c, ValueRange acc) {
                        Value p = e.exp(e.fsub(e.load(s, {c}), mSafe));
                        e.store(p, s, {c});
-                       return SmallVector<Value>{e.fadd(acc[0], p)};
+                       return SmallVector<Value>{e.faddAnyOrder(acc[0], p)};
                      })[0];
   return {mNew, alpha, sum};
 }

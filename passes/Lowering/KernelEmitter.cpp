@@ -60,6 +60,9 @@ Value KernelEmitter::fdiv(Value x, Value y) {
 Value KernelEmitter::fmax(Value x, Value y) {
   return arith::MaximumFOp::create(b, loc, x, y);
 }
+Value KernelEmitter::faddAnyOrder(Value x, Value y) {
+  return arith::AddFOp::create(b, loc, x, y, arith::FastMathFlags::reassoc);
+}
 Value KernelEmitter::fma(Value x, Value y, Value z) {
   return math::FmaOp::create(b, loc, x, y, z);
 }

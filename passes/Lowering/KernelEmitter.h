@@ -49,6 +49,9 @@ public:
   mlir::Value fmul(mlir::Value x, mlir::Value y);
   mlir::Value fdiv(mlir::Value x, mlir::Value y);
   mlir::Value fmax(mlir::Value x, mlir::Value y);
+  /// x + y for a loop-carried sum that may be formed in any order
+  /// (fastmath<reassoc>: the loop vectorises, partial sums in lanes).
+  mlir::Value faddAnyOrder(mlir::Value x, mlir::Value y);
   /// x * y + z in one rounding (math.fma: an FMA instruction on both
   /// targets).
   mlir::Value fma(mlir::Value x, mlir::Value y, mlir::Value z);
