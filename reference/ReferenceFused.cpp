@@ -12,19 +12,38 @@ using namespace mlir::gpt;
 namespace gptc::ref::detail {
 namespace {
 
+/// The operands of rms_norm / rms_norm_grad seen row by row: x = input
+/// (+ residual), the optional weight, rows of n elements.
+struct NormRows {
+  HostTensor x;
+  const HostTensor *weight = nullptr;
+  int64_t n = 1, rows = 0;
+};
+
+/// `first` is the index of the first optional operand (residual, weight).
+template <typename OpT>
+NormRows normRows(OpT op, ArrayRef<HostTensor> in, unsigned first) {
+  NormRows r;
+  unsigned next = first;
+  const HostTensor *residual = op.getResidual() ? &in[next++] : nullptr;
+  r.weight = op.getWeight() ? &in[next++] : nullptr;
+  r.x = in[0];
+  if (residual)
+    for (int64_t i = 0, e = r.x.size(); i < e; ++i)
+      r.x[i] += (*residual)[i];
+  r.n = r.x.shape.empty() ? 1 : r.x.shape.back();
+  r.rows = r.x.size() / std::max<int64_t>(r.n, 1);
+  return r;
+}
+
 /// x' = input (+ residual); y = x' / sqrt(mean(x'^2, -1) + eps) (* weight).
 LogicalResult evalRMSNorm(RMSNormOp op, ArrayRef<HostTensor> in,
                           EvalResults &out) {
-  unsigned next = 1;
-  const HostTensor *residual = op.getResidual() ? &in[next++] : nullptr;
-  const HostTensor *weight = op.getWeight() ? &in[next++] : nullptr;
-  HostTensor x = in[0];
-  if (residual)
-    for (int64_t i = 0, e = x.size(); i < e; ++i)
-      x[i] += (*residual)[i];
+  NormRows nr = normRows(op, in, 1);
+  HostTensor x = std::move(nr.x);
+  const HostTensor *weight = nr.weight;
   double eps = op.getEps().convertToDouble();
-  int64_t n = x.shape.empty() ? 1 : x.shape.back();
-  int64_t rows = x.size() / std::max<int64_t>(n, 1);
+  int64_t n = nr.n, rows = nr.rows;
   for (int64_t row = 0; row < rows; ++row) {
     double *v = x.data.data() + row * n;
     double ms = 0.0;
@@ -42,17 +61,11 @@ LogicalResult evalRMSNorm(RMSNormOp op, ArrayRef<HostTensor> in,
 /// r = 1 / sqrt(mean(x^2) + eps), gw = grad (* weight).
 LogicalResult evalRMSNormGrad(RMSNormGradOp op, ArrayRef<HostTensor> in,
                               EvalResults &out) {
-  unsigned next = 2;
-  const HostTensor *residual = op.getResidual() ? &in[next++] : nullptr;
-  const HostTensor *weight = op.getWeight() ? &in[next++] : nullptr;
-  HostTensor x = in[0];
-  const HostTensor &g = in[1];
-  if (residual)
-    for (int64_t i = 0, e = x.size(); i < e; ++i)
-      x[i] += (*residual)[i];
+  NormRows nr = normRows(op, in, 2);
+  const HostTensor &x = nr.x, &g = in[1];
+  const HostTensor *weight = nr.weight;
   double eps = op.getEps().convertToDouble();
-  int64_t n = x.shape.empty() ? 1 : x.shape.back();
-  int64_t rows = x.size() / std::max<int64_t>(n, 1);
+  int64_t n = nr.n, rows = nr.rows;
   HostTensor dx(resultShape(op));
   for (int64_t row = 0; row < rows; ++row) {
     const double *v = x.data.data() + row * n;

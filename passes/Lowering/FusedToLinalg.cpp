@@ -30,33 +30,54 @@ using namespace mlir::gpt;
 namespace gptc::lowering {
 namespace {
 
+/// What both RMSNorm lowerings start from: the normalised tensor x (input
+/// plus residual), the row type and the maps of a row-wise kernel.
+struct RowFrame {
+  Value x;
+  RankedTensorType type, rowType;
+  int64_t rank = 0, n = 0;
+  AffineMap identity, rowMap, lastMap;
+  SmallVector<utils::IteratorType> rowReduction;
+};
+
+RowFrame rowFrame(OpBuilder &b, Location loc, Value input, Value residual) {
+  RowFrame f;
+  f.type = cast<RankedTensorType>(input.getType());
+  f.rank = f.type.getRank();
+  f.n = f.type.getShape().back();
+  f.x = input;
+  if (residual)
+    f.x = parallelGeneric(b, loc, f.type, ValueRange{input, residual}, {},
+                          [](OpBuilder &nb, Location l, ValueRange a) {
+                            return Value(arith::AddFOp::create(nb, l, a[0], a[1]));
+                          });
+  f.rowType = RankedTensorType::get(f.type.getShape().drop_back(),
+                                    f.type.getElementType());
+  f.identity = b.getMultiDimIdentityMap(f.rank);
+  f.rowMap = f.identity.dropResult(f.rank - 1);
+  f.lastMap = AffineMap::get(f.rank, 0, b.getAffineDimExpr(f.rank - 1),
+                             b.getContext());
+  f.rowReduction.assign(f.rank, utils::IteratorType::parallel);
+  f.rowReduction.back() = utils::IteratorType::reduction;
+  return f;
+}
+
 struct RMSNormToLinalg : OpRewritePattern<RMSNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RMSNormOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType type = op.getInput().getType();
-    int64_t rank = type.getRank(), n = type.getShape().back();
-    MLIRContext *ctx = rewriter.getContext();
-    Value x = op.getInput();
-    if (Value r = op.getResidual())
-      x = parallelGeneric(rewriter, loc, type, ValueRange{x, r}, {},
-                          [](OpBuilder &b, Location l, ValueRange a) {
-                            return Value(arith::AddFOp::create(b, l, a[0], a[1]));
-                          });
+    RowFrame f = rowFrame(rewriter, loc, op.getInput(), op.getResidual());
+    RankedTensorType type = f.type, rowType = f.rowType;
+    Value x = f.x;
+    int64_t n = f.n;
+    AffineMap identity = f.identity, rowMap = f.rowMap;
     // ss[rows] = sum over the last dimension of x^2.
-    auto rowType = RankedTensorType::get(type.getShape().drop_back(),
-                                         type.getElementType());
-    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap rowMap = identity.dropResult(rank - 1);
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    iterators.back() = utils::IteratorType::reduction;
     Value ss =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{rowType}, ValueRange{x},
             ValueRange{filled(rewriter, loc, rowType, 0.0)},
-            ArrayRef<AffineMap>{identity, rowMap}, iterators,
+            ArrayRef<AffineMap>{identity, rowMap}, f.rowReduction,
             [](OpBuilder &b, Location l, ValueRange a) {
               Value sq = arith::MulFOp::create(b, l, a[0], a[0]);
               linalg::YieldOp::create(b, l,
@@ -67,8 +88,7 @@ struct RMSNormToLinalg : OpRewritePattern<RMSNormOp> {
     SmallVector<AffineMap> maps = {identity, rowMap};
     if (Value w = op.getWeight()) {
       inputs.push_back(w);
-      maps.push_back(AffineMap::get(rank, 0, rewriter.getAffineDimExpr(rank - 1),
-                                    ctx));
+      maps.push_back(f.lastMap);
     }
     double eps = op.getEps().convertToDouble();
     double invN = 1.0 / static_cast<double>(n);
@@ -98,21 +118,11 @@ struct RMSNormGradToLinalg : OpRewritePattern<RMSNormGradOp> {
   LogicalResult matchAndRewrite(RMSNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType type = op.getInput().getType();
-    int64_t rank = type.getRank(), n = type.getShape().back();
-    MLIRContext *ctx = rewriter.getContext();
-    Value x = op.getInput();
-    if (Value r = op.getResidual())
-      x = parallelGeneric(rewriter, loc, type, ValueRange{x, r}, {},
-                          [](OpBuilder &b, Location l, ValueRange a) {
-                            return Value(arith::AddFOp::create(b, l, a[0], a[1]));
-                          });
-    auto rowType = RankedTensorType::get(type.getShape().drop_back(),
-                                         type.getElementType());
-    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap rowMap = identity.dropResult(rank - 1);
-    AffineMap lastMap =
-        AffineMap::get(rank, 0, rewriter.getAffineDimExpr(rank - 1), ctx);
+    RowFrame f = rowFrame(rewriter, loc, op.getInput(), op.getResidual());
+    RankedTensorType type = f.type, rowType = f.rowType;
+    Value x = f.x;
+    int64_t n = f.n;
+    AffineMap identity = f.identity, rowMap = f.rowMap, lastMap = f.lastMap;
     SmallVector<Value> inputs = {x, op.getGrad()};
     SmallVector<AffineMap> inMaps = {identity, identity};
     if (Value w = op.getWeight()) {
@@ -123,13 +133,10 @@ struct RMSNormGradToLinalg : OpRewritePattern<RMSNormGradOp> {
     SmallVector<AffineMap> maps = inMaps;
     maps.push_back(rowMap);
     maps.push_back(rowMap);
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    iterators.back() = utils::IteratorType::reduction;
     Value zero = filled(rewriter, loc, rowType, 0.0);
     auto sums = linalg::GenericOp::create(
         rewriter, loc, TypeRange{rowType, rowType}, inputs,
-        ValueRange{zero, zero}, maps, iterators,
+        ValueRange{zero, zero}, maps, f.rowReduction,
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value xv = a[0];
           Value gw = weighted ? Value(arith::MulFOp::create(b, l, a[1], a[2]))
