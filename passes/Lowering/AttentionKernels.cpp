@@ -202,6 +202,18 @@ void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w,
   });
 }
 
+/// One kernel over the (batch, head, tile) work items of tiles of
+/// `tileSize` rows along the sequence, in the element type of `like`.
+void tileKernel(OpBuilder &b, Location loc, const AttentionProblem &p,
+                Value like, int64_t tileSize,
+                llvm::function_ref<void(KernelEmitter &, TileItem)> body) {
+  Type f = cast<MemRefType>(like.getType()).getElementType();
+  int64_t tiles = (p.T + tileSize - 1) / tileSize;
+  parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
+    body(e, decompose(e, w, p.H, tiles));
+  });
+}
+
 } // namespace
 
 std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
@@ -261,11 +273,9 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
 void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
                           Value lo, Value hi, Value q, Value k, Value v,
                           Value out) {
-  Type f = cast<MemRefType>(q.getType()).getElementType();
   constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
-  int64_t tiles = (p.T + Bq - 1) / Bq, D = p.D;
-  parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
-    TileItem t = decompose(e, w, p.H, tiles);
+  int64_t D = p.D;
+  tileKernel(b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t) {
     Value kt = e.sharedTile({D, Bk}), s = e.tile({Bk});
     Value m = e.tile({Bq}), l = e.tile({Bq}), acc = e.tile({Bq, D});
     Value scale = e.fc(p.scale);
@@ -306,11 +316,9 @@ namespace {
 void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                    Value lo, Value hi, Value q, Value k, Value v, Value out,
                    Value dout, Value dq, Value stats) {
-  Type f = cast<MemRefType>(q.getType()).getElementType();
   constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
-  int64_t tiles = (p.T + Bq - 1) / Bq, D = p.D;
-  parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
-    TileItem t = decompose(e, w, p.H, tiles);
+  int64_t D = p.D;
+  tileKernel(b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t) {
     Value kt = e.sharedTile({D, Bk}), vt = e.tile({D, Bk});
     Value s = e.tile({Bk}), dp = e.tile({Bk});
     Value m = e.tile({Bq}), l = e.tile({Bq}), acc = e.tile({Bq, D});
@@ -382,11 +390,9 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
 void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                       Value lo, Value hi, Value q, Value k, Value v,
                       Value dout, Value stats, Value dk, Value dv) {
-  Type f = cast<MemRefType>(q.getType()).getElementType();
   constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
-  int64_t tiles = (p.T + Bk - 1) / Bk, D = p.D;
-  parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
-    TileItem t = decompose(e, w, p.H, tiles);
+  int64_t D = p.D;
+  tileKernel(b, loc, p, q, Bk, [&](KernelEmitter &e, TileItem t) {
     Value qt = e.sharedTile({D, Bq}), dot = e.sharedTile({D, Bq});
     Value s = e.tile({Bq}), dp = e.tile({Bq});
     Value dkAcc = e.tile({Bk, D}), dvAcc = e.tile({Bk, D});

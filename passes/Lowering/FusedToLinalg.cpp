@@ -216,21 +216,38 @@ AttentionProblem problemOf(OpT op, OpBuilder &b) {
   return p;
 }
 
+/// The buffers and key bounds both attention lowerings start from.
+struct AttentionInputs {
+  AttentionProblem problem;
+  Value lo, hi, q, k, v;
+};
+
+template <typename OpT>
+FailureOr<AttentionInputs> prepareAttention(OpT op, PatternRewriter &rewriter) {
+  if (!op.getQuery().getType().hasStaticShape())
+    return rewriter.notifyMatchFailure(op, "dynamic shape");
+  Location loc = op.getLoc();
+  AttentionInputs in;
+  in.problem = problemOf(op, rewriter);
+  std::tie(in.lo, in.hi) = emitKeyBounds(rewriter, loc, in.problem);
+  in.q = readBuffer(rewriter, loc, op.getQuery());
+  in.k = readBuffer(rewriter, loc, op.getKey());
+  in.v = readBuffer(rewriter, loc, op.getValue());
+  return in;
+}
+
 struct AttentionToLoops : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    FailureOr<AttentionInputs> in = prepareAttention(op, rewriter);
+    if (failed(in))
+      return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getQuery().getType();
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
-    AttentionProblem p = problemOf(op, rewriter);
-    auto [lo, hi] = emitKeyBounds(rewriter, loc, p);
     Value out = resultBuffer(rewriter, loc, type);
-    emitAttentionForward(rewriter, loc, p, lo, hi,
-                         readBuffer(rewriter, loc, op.getQuery()),
-                         readBuffer(rewriter, loc, op.getKey()),
-                         readBuffer(rewriter, loc, op.getValue()), out);
+    emitAttentionForward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
+                         in->k, in->v, out);
     rewriter.replaceOp(op, asTensor(rewriter, loc, type, out));
     return success();
   }
@@ -240,20 +257,16 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionGradOp op,
                                 PatternRewriter &rewriter) const override {
+    FailureOr<AttentionInputs> in = prepareAttention(op, rewriter);
+    if (failed(in))
+      return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getQuery().getType();
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
-    AttentionProblem p = problemOf(op, rewriter);
-    auto [lo, hi] = emitKeyBounds(rewriter, loc, p);
     Value dq = resultBuffer(rewriter, loc, type);
     Value dk = resultBuffer(rewriter, loc, type);
     Value dv = resultBuffer(rewriter, loc, type);
-    emitAttentionBackward(rewriter, loc, p, lo, hi,
-                          readBuffer(rewriter, loc, op.getQuery()),
-                          readBuffer(rewriter, loc, op.getKey()),
-                          readBuffer(rewriter, loc, op.getValue()),
-                          readBuffer(rewriter, loc, op.getOut()),
+    emitAttentionBackward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
+                          in->k, in->v, readBuffer(rewriter, loc, op.getOut()),
                           readBuffer(rewriter, loc, op.getOutGrad()), dq, dk,
                           dv);
     rewriter.replaceOp(op, {asTensor(rewriter, loc, type, dq),
