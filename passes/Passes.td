@@ -49,6 +49,35 @@ def FuseRMSNormPass : Pass<"gptc-fuse-rmsnorm", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::gpt::GPTDialect"];
 }
 
+def FuseCrossEntropyPass : Pass<"gptc-fuse-cross-entropy",
+                                 "mlir::func::FuncOp"> {
+  let summary = "Recognise softmax cross-entropy over logits and fuse it";
+  let description = [{
+    `logsumexp(l) - gather_last(l[targets])` over the last dimension, with
+    the log-sum-exp as the frontend writes it (`log(sum(exp(l - m))) + m`,
+    `m = max(l)`), becomes `gpt.cross_entropy l[targets]`. Its VJP,
+    `gpt.cross_entropy_grad`, writes `g (softmax(l) - onehot(targets))` in
+    one pass per row: no one-hot tensor, no gradient through the max.
+    Fires only when no intermediate has a user outside the pattern.
+
+    ```mlir
+    %m = gpt.reduce max %l dims = [2] : tensor<2x8x512xf32> -> tensor<2x8x1xf32>
+    %b = gpt.broadcast %m : tensor<2x8x1xf32> to tensor<2x8x512xf32>
+    %s = gpt.sub %l, %b : tensor<2x8x512xf32>
+    %e = gpt.exp %s : tensor<2x8x512xf32>
+    %z = gpt.reduce sum %e dims = [2] : tensor<2x8x512xf32> -> tensor<2x8x1xf32>
+    %g = gpt.log %z : tensor<2x8x1xf32>
+    %lse = gpt.add %g, %m : tensor<2x8x1xf32>
+    %r = gpt.reshape %lse : tensor<2x8x1xf32> to tensor<2x8xf32>
+    %t = gpt.gather_last %l[%targets] : tensor<2x8x512xf32>, tensor<2x8xi32> -> tensor<2x8xf32>
+    %nll = gpt.sub %r, %t : tensor<2x8xf32>
+    // =>
+    %nll = gpt.cross_entropy %l[%targets] : tensor<2x8x512xf32>, tensor<2x8xi32> -> tensor<2x8xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::gpt::GPTDialect"];
+}
+
 def FuseAttentionPass : Pass<"gptc-fuse-attention", "mlir::func::FuncOp"> {
   let summary = "Recognise masked scaled-dot-product attention and fuse it";
   let description = [{

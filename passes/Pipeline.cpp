@@ -35,11 +35,13 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (done(Stage::GPT))
     return;
 
-  // 1. Fusion of the forward graph: masked attention and RMSNorm become
-  //    gpt.attention and gpt.rms_norm, whose VJPs autodiff then uses.
+  // 1. Fusion of the forward graph: masked attention, RMSNorm and the
+  //    cross-entropy become gpt.attention, gpt.rms_norm and
+  //    gpt.cross_entropy, whose VJPs autodiff then uses.
   if (options.fuse) {
     pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
     pm.addNestedPass<func::FuncOp>(createFuseRMSNormPass());
+    pm.addNestedPass<func::FuncOp>(createFuseCrossEntropyPass());
     pm.addPass(createCanonicalizerPass());
   }
   if (done(Stage::Fused))
@@ -169,7 +171,7 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
                             llvm::cl::desc("Micro-steps per optimizer step"),
                             llvm::cl::init(1)};
   Option<bool> fuse{*this, "fuse",
-                    llvm::cl::desc("Fuse attention and RMSNorm"),
+                    llvm::cl::desc("Fuse attention, RMSNorm, cross-entropy, Newton-Schulz"),
                     llvm::cl::init(true)};
 };
 } // namespace

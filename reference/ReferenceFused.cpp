@@ -1,4 +1,4 @@
-//===- ReferenceFused.cpp - Reference semantics: rms_norm, attention ------===//
+//===- ReferenceFused.cpp - Reference semantics: fused ops -----------------===//
 
 #include "reference/ReferenceModels.h"
 
@@ -247,6 +247,63 @@ LogicalResult evalAttentionGrad(AttentionGradOp op, ArrayRef<HostTensor> in,
   return success();
 }
 
+/// The rows of a cross-entropy: `rows` rows of `n` logits, and per row
+/// the max and the sum of exp(logit - max).
+struct SoftmaxRows {
+  int64_t n = 1, rows = 0;
+  std::vector<double> max, sumExp;
+};
+
+SoftmaxRows softmaxRows(const HostTensor &logits) {
+  SoftmaxRows r;
+  r.n = logits.shape.back();
+  r.rows = logits.size() / std::max<int64_t>(r.n, 1);
+  r.max.assign(r.rows, -std::numeric_limits<double>::infinity());
+  r.sumExp.assign(r.rows, 0.0);
+  for (int64_t row = 0; row < r.rows; ++row) {
+    const double *l = logits.data.data() + row * r.n;
+    for (int64_t j = 0; j < r.n; ++j)
+      r.max[row] = std::max(r.max[row], l[j]);
+    for (int64_t j = 0; j < r.n; ++j)
+      r.sumExp[row] += std::exp(l[j] - r.max[row]);
+  }
+  return r;
+}
+
+/// nll = max + log(sum exp(l - max)) - l[target], per row.
+LogicalResult evalCrossEntropy(CrossEntropyOp op, ArrayRef<HostTensor> in,
+                               EvalResults &out) {
+  const HostTensor &logits = in[0], &targets = in[1];
+  SoftmaxRows s = softmaxRows(logits);
+  if (failed(checkIds(op, targets, s.n, "target")))
+    return failure();
+  HostTensor nll(resultShape(op));
+  for (int64_t row = 0; row < s.rows; ++row)
+    nll[row] = s.max[row] + std::log(s.sumExp[row]) -
+               logits[row * s.n + asIndex(targets[row])];
+  out.push_back(std::move(nll));
+  return success();
+}
+
+/// dl = g (exp(l - max) / sum - [j == target]), per row.
+LogicalResult evalCrossEntropyGrad(CrossEntropyGradOp op,
+                                   ArrayRef<HostTensor> in, EvalResults &out) {
+  const HostTensor &logits = in[0], &targets = in[1], &grad = in[2];
+  SoftmaxRows s = softmaxRows(logits);
+  if (failed(checkIds(op, targets, s.n, "target")))
+    return failure();
+  HostTensor dl(resultShape(op));
+  for (int64_t row = 0; row < s.rows; ++row) {
+    for (int64_t j = 0; j < s.n; ++j)
+      dl[row * s.n + j] = grad[row] *
+                          std::exp(logits[row * s.n + j] - s.max[row]) /
+                          s.sumExp[row];
+    dl[row * s.n + asIndex(targets[row])] -= grad[row];
+  }
+  out.push_back(std::move(dl));
+  return success();
+}
+
 } // namespace
 
 void attachFusedModels(MLIRContext *ctx) {
@@ -254,6 +311,8 @@ void attachFusedModels(MLIRContext *ctx) {
   attach<RMSNormGradOp, evalRMSNormGrad>(ctx);
   attach<AttentionOp, evalAttention>(ctx);
   attach<AttentionGradOp, evalAttentionGrad>(ctx);
+  attach<CrossEntropyOp, evalCrossEntropy>(ctx);
+  attach<CrossEntropyGradOp, evalCrossEntropyGrad>(ctx);
 }
 
 } // namespace gptc::ref::detail

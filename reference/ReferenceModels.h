@@ -57,6 +57,11 @@ inline bool isIntegerLike(mlir::Type type) {
 /// Reads an integer stored in a HostTensor element (exact by construction).
 inline int64_t asIndex(double v) { return static_cast<int64_t>(v); }
 
+/// Checks that every id of `ids` indexes [0, bound); an op error naming
+/// `what` and the first bad position otherwise.
+llvm::LogicalResult checkIds(mlir::Operation *op, const HostTensor &ids,
+                             int64_t bound, llvm::StringRef what);
+
 // Registration of each op family (called when the gpt dialect loads).
 void attachElementwiseModels(mlir::MLIRContext *ctx);
 void attachContractionModels(mlir::MLIRContext *ctx);

@@ -12,7 +12,6 @@ using namespace mlir;
 using namespace mlir::gpt;
 
 namespace gptc::ref::detail {
-namespace {
 
 /// Checks that every id of `ids` indexes [0, bound).
 LogicalResult checkIds(Operation *op, const HostTensor &ids, int64_t bound,
@@ -25,6 +24,8 @@ LogicalResult checkIds(Operation *op, const HostTensor &ids, int64_t bound,
   }
   return success();
 }
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Gathers and their adjoints

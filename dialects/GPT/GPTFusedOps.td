@@ -1,7 +1,7 @@
 //===- GPTFusedOps.td - gpt fused ops ----------------------*- tablegen -*-===//
 //
 // Ops produced by the fusion passes (gptc-fuse-rmsnorm,
-// gptc-fuse-attention). Included from GPTOps.td.
+// gptc-fuse-attention, gptc-fuse-cross-entropy). Included from GPTOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +128,54 @@ def GPT_AttentionGradOp : GPT_Op<"attention_grad", [Pure,
     (`tokens` $tokens^ `:` type($tokens))?
     (`window` $window^ `:` type($window))? `mask` `=` $mask
     `scale` `=` $scale attr-dict `:` type($query)
+  }];
+  let hasVerifier = 1;
+}
+
+def GPT_CrossEntropyOp : GPT_Op<"cross_entropy", [Pure, Differentiable]> {
+  let summary = "fused softmax cross-entropy per position";
+  let description = [{
+    `result[i...] = logsumexp(logits[i..., :]) - logits[i..., targets[i...]]`
+    over the last (vocabulary) dimension, with the log-sum-exp taken
+    relative to the row's max. One pass over each row; the probabilities
+    are never stored. The mean over positions stays a `gpt.reduce`.
+
+    Example:
+    ```mlir
+    %nll = gpt.cross_entropy %logits[%targets]
+        : tensor<2x8x512xf32>, tensor<2x8xi32> -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins GPT_FloatTensor:$logits, GPT_IndexTensor:$targets);
+  let results = (outs GPT_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `[` $targets `]` attr-dict `:` type($logits) `,` type($targets)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GPT_CrossEntropyGradOp : GPT_Op<"cross_entropy_grad",
+    [Pure, AllTypesMatch<["logits", "logits_grad"]>]> {
+  let summary = "the logits gradient of gpt.cross_entropy";
+  let description = [{
+    `logits_grad[i..., j] = grad[i...] * (softmax(logits[i..., :])[j] -
+    (j == targets[i...]))`: the softmax is recomputed row by row from the
+    logits (max, sum of exponentials, then one write of the row). Nothing
+    flows to the max: it is a shift, not a function of the row's values.
+
+    Example:
+    ```mlir
+    %dl = gpt.cross_entropy_grad %logits[%targets], %g
+        : tensor<2x8x512xf32>, tensor<2x8xi32>, tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins GPT_FloatTensor:$logits, GPT_IndexTensor:$targets,
+                       GPT_FloatTensor:$grad);
+  let results = (outs GPT_FloatTensor:$logits_grad);
+  let assemblyFormat = [{
+    $logits `[` $targets `]` `,` $grad attr-dict `:` type($logits) `,`
+    type($targets) `,` type($grad)
   }];
   let hasVerifier = 1;
 }

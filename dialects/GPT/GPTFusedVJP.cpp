@@ -3,7 +3,9 @@
 // gpt.rms_norm differentiates into gpt.rms_norm_grad (both row sums in one
 // reduction, then one elementwise kernel); gpt.attention into
 // gpt.attention_grad, whose kernels recompute the
-// probabilities instead of keeping them (FlashAttention-2).
+// probabilities instead of keeping them (FlashAttention-2);
+// gpt.cross_entropy into gpt.cross_entropy_grad, which recomputes the
+// softmax of each row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,5 +60,15 @@ LogicalResult AttentionOp::buildVJP(OpBuilder &b, ValueRange grads,
     out.push_back(Value());
   if (getWindow())
     out.push_back(Value());
+  return success();
+}
+
+// d logits = g (softmax(logits) - onehot(targets)); targets have none.
+LogicalResult CrossEntropyOp::buildVJP(OpBuilder &b, ValueRange grads,
+                                       SmallVectorImpl<Value> &out) {
+  out.push_back(CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(),
+                                           getLogits(), getTargets(),
+                                           grads[0]));
+  out.push_back(Value());
   return success();
 }

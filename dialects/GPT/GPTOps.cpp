@@ -220,3 +220,31 @@ LogicalResult AttentionGradOp::verify() {
   return verifyAttention(*this, getQuery().getType(), getMask(), getTokens(),
                          getWindow(), getScale().convertToDouble());
 }
+
+/// The checks gpt.cross_entropy and gpt.cross_entropy_grad share: targets
+/// and per-position values have the logits' shape without the vocabulary.
+static LogicalResult verifyCrossEntropy(Operation *op, RankedTensorType logits,
+                                        RankedTensorType targets,
+                                        RankedTensorType perPosition) {
+  if (logits.getRank() < 2)
+    return op->emitOpError("logits must have positions and a vocabulary "
+                           "dimension");
+  if (targets.getShape() != logits.getShape().drop_back())
+    return op->emitOpError("targets must have the logits' shape without the "
+                           "vocabulary dimension");
+  if (perPosition.getShape() != targets.getShape() ||
+      perPosition.getElementType() != logits.getElementType())
+    return op->emitOpError("the per-position values must have the targets' "
+                           "shape and the logits' element type");
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  return verifyCrossEntropy(*this, getLogits().getType(),
+                            getTargets().getType(), getResult().getType());
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  return verifyCrossEntropy(*this, getLogits().getType(),
+                            getTargets().getType(), getGrad().getType());
+}

@@ -237,28 +237,40 @@ LogicalResult CastOp::buildVJP(OpBuilder &b, ValueRange grads,
 // Reductions and contraction
 //===----------------------------------------------------------------------===//
 
-// sum: broadcast g; mean: broadcast g / n; max: g where x equals the max.
+// sum: broadcast g; mean: broadcast g / n; max: g / (number of elements
+// equal to the max) where x equals the max.
 LogicalResult ReduceOp::buildVJP(OpBuilder &b, ValueRange grads,
                                  SmallVectorImpl<Value> &out) {
   Location loc = getLoc();
   RankedTensorType inType = getInput().getType();
-  Value g = BroadcastOp::create(b, loc, inType, grads[0]);
+  auto broadcastGrad = [&] {
+    return BroadcastOp::create(b, loc, inType, grads[0]);
+  };
   switch (getKind()) {
   case ReduceKind::sum:
-    out.push_back(g);
+    out.push_back(broadcastGrad());
     return success();
   case ReduceKind::mean: {
     int64_t n = 1;
     for (int64_t d : getDims())
       n *= inType.getDimSize(d);
-    out.push_back(scale(b, loc, g, 1.0 / static_cast<double>(n)));
+    out.push_back(
+        scale(b, loc, broadcastGrad(), 1.0 / static_cast<double>(n)));
     return success();
   }
   case ReduceKind::max: {
+    // Elements tied for the max share g equally (as torch.amax): a tie must
+    // not multiply the gradient. All logits tie at a zero-initialised head,
+    // and the max of a log-sum-exp carries round-off there.
     Value mx = BroadcastOp::create(b, loc, inType, getResult());
     Value isMax = compare(b, loc, CompareKind::eq, getInput(), mx);
+    Value ones = CastOp::create(b, loc, inType, isMax);
+    Value ties = ReduceOp::create(b, loc, getResult().getType(),
+                                  ReduceKind::sum, ones, getDimsAttr());
+    Value share = BroadcastOp::create(
+        b, loc, inType, DivOp::create(b, loc, grads[0], ties));
     out.push_back(
-        SelectOp::create(b, loc, isMax, g, zerosLike(b, loc, inType)));
+        SelectOp::create(b, loc, isMax, share, zerosLike(b, loc, inType)));
     return success();
   }
   }

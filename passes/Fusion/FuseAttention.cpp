@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Fusion/AttentionMaskMatch.h"
+#include "passes/Fusion/SoleUse.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -30,6 +31,8 @@ namespace gptc {
 
 using namespace mlir;
 using namespace mlir::gpt;
+using gptc::fusion::onlyUsedBy;
+using gptc::fusion::soleUseDef;
 
 namespace {
 
@@ -39,22 +42,6 @@ Value throughCast(Value v) {
   if (auto cast = v.getDefiningOp<CastOp>())
     return cast.getInput();
   return v;
-}
-
-/// True when every user of `v` is one of `users`.
-bool onlyUsedBy(Value v, std::initializer_list<Operation *> users) {
-  return llvm::all_of(v.getUsers(), [&](Operation *u) {
-    return llvm::is_contained(users, u);
-  });
-}
-
-/// `op` when `v` is defined by an OpT used only by `user`.
-template <typename OpT>
-OpT soleUseDef(Value v, Operation *user) {
-  auto op = v.getDefiningOp<OpT>();
-  if (!op || !onlyUsedBy(v, {user}))
-    return nullptr;
-  return op;
 }
 
 /// The reduction of kind `kind` over the last dimension of `of`, broadcast

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Fusion/SoleUse.h"
 #include "passes/Passes.h"
 
 #include "dialects/GPT/GPTDialect.h"
@@ -23,17 +24,9 @@ namespace gptc {
 
 using namespace mlir;
 using namespace mlir::gpt;
+using gptc::fusion::soleUseDef;
 
 namespace {
-
-/// The op defining `v` when it is an OpT whose only user is `user`.
-template <typename OpT>
-OpT soleUseDef(Value v, Operation *user) {
-  auto op = v.getDefiningOp<OpT>();
-  if (!op || !v.hasOneUse() || *v.getUsers().begin() != user)
-    return nullptr;
-  return op;
-}
 
 /// The normalised tensor and eps of `mul(x, broadcast(rsqrt(...)))`.
 struct NormMatch {

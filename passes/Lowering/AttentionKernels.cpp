@@ -26,20 +26,6 @@ using arith::CmpIPredicate;
 constexpr int64_t kMaskBlock = 128;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/// One 1-d scf.parallel over [0, n) (a kernel); `body` gets the work item.
-void parallelKernel(OpBuilder &b, Location loc, Type f, int64_t n,
-                    llvm::function_ref<void(KernelEmitter &, Value)> body) {
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-  Value cn = arith::ConstantIndexOp::create(b, loc, n);
-  scf::ParallelOp::create(
-      b, loc, ValueRange{c0}, ValueRange{cn}, ValueRange{c1},
-      [&](OpBuilder &nb, Location l, ValueRange ivs) {
-        KernelEmitter e(nb, l, f);
-        body(e, ivs[0]);
-      });
-}
-
 /// Work item w of B*H*tiles as (b, h, tile).
 struct TileItem {
   Value b, h, tile;

@@ -10,10 +10,13 @@
 //                   results written to fresh buffers and returned through
 //                   bufferization.to_tensor, so that one-shot bufferization
 //                   sees ordinary tensor values around them
+// gpt.cross_entropy, => the row kernels of CrossEntropyKernels.h, on
+// cross_entropy_grad    buffers the same way, leading dimensions collapsed
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Lowering/AttentionKernels.h"
+#include "passes/Lowering/CrossEntropyKernels.h"
 #include "passes/Lowering/LinalgBuilders.h"
 #include "passes/Lowering/LowerToLinalg.h"
 
@@ -276,11 +279,70 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
   }
 };
 
+/// `m` with its leading dimensions collapsed into one: [N, V] for logits
+/// ([N] for per-position values with `keepLast` false).
+Value asRows(OpBuilder &b, Location loc, Value m, bool keepLast) {
+  auto type = cast<MemRefType>(m.getType());
+  int64_t rank = type.getRank();
+  int64_t lead = keepLast ? rank - 1 : rank;
+  if (lead <= 1)
+    return m;
+  ReassociationIndices leading;
+  for (int64_t i = 0; i < lead; ++i)
+    leading.push_back(i);
+  SmallVector<ReassociationIndices> groups{leading};
+  if (keepLast)
+    groups.push_back({rank - 1});
+  return memref::CollapseShapeOp::create(b, loc, m, groups);
+}
+
+struct CrossEntropyToLoops : OpRewritePattern<CrossEntropyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getLogits().getType().hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value nll = resultBuffer(rewriter, loc, type);
+    emitCrossEntropyForward(
+        rewriter, loc,
+        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getLogits()), true),
+        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getTargets()),
+               false),
+        asRows(rewriter, loc, nll, false));
+    rewriter.replaceOp(op, asTensor(rewriter, loc, type, nll));
+    return success();
+  }
+};
+
+struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getLogits().getType().hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value dl = resultBuffer(rewriter, loc, type);
+    emitCrossEntropyBackward(
+        rewriter, loc,
+        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getLogits()), true),
+        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getTargets()),
+               false),
+        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getGrad()), false),
+        asRows(rewriter, loc, dl, true));
+    rewriter.replaceOp(op, asTensor(rewriter, loc, type, dl));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateFusedToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<RMSNormToLinalg, RMSNormGradToLinalg, AttentionToLoops,
-               AttentionGradToLoops>(
+               AttentionGradToLoops, CrossEntropyToLoops,
+               CrossEntropyGradToLoops>(
       patterns.getContext());
 }
 

@@ -102,9 +102,9 @@ cl::opt<Stage> emitStage(
     cl::cat(gptcCategory));
 cl::opt<bool> noFuse(
     "no-fuse",
-    cl::desc("Keep attention and RMSNorm as primitive ops all the way down "
-             "(no gptc-fuse-attention / gptc-fuse-rmsnorm); compile and "
-             "train"),
+    cl::desc("Keep attention, RMSNorm, the cross-entropy and Newton-Schulz "
+             "as primitive ops all the way down (no gptc-fuse-* pass); "
+             "compile and train"),
     cl::cat(gptcCategory));
 cl::opt<gptc::Target> target(
     "target", cl::desc("Code generation target"), cl::init(gptc::Target::CPU),
@@ -146,8 +146,9 @@ Stages (--emit), in pipeline order:
   gpt      forward graph in gpt primitives (+ @update in optim ops); every
            op is located at the YAML key that configured it (add
            --mlir-print-debuginfo to see locations)
-  fused    masked attention and RMSNorm as gpt.attention / gpt.rms_norm
-           (gptc-fuse-attention, gptc-fuse-rmsnorm; not with --no-fuse)
+  fused    masked attention, RMSNorm and the loss as gpt.attention,
+           gpt.rms_norm, gpt.cross_entropy (gptc-fuse-attention,
+           -rmsnorm, -cross-entropy; not with --no-fuse)
   grad     + @forward_grad, the backward graph made by gptc-autodiff
   step     arena entry points; the optimizer lowered to gpt math
   linalg   kernels as linalg on tensors, elementwise chains fused

@@ -385,15 +385,20 @@ func.func @forward(%x: tensor<2x3xf32> {gpt.name = "x", gpt.param}) -> tensor<f3
 
 // -----
 
-// d max = broadcast(g) where x equals the (broadcast) max, 0 elsewhere.
+// d max = broadcast(g / ties) where x equals the (broadcast) max, 0
+// elsewhere: elements tied for the max share the gradient.
 // CHECK-LABEL: func.func @forward_grad
 // CHECK-SAME: ([[X:%arg[0-9]+]]: tensor<2x3xf32>
 // CHECK: %[[MX:.*]] = gpt.reduce max [[X]]
-// CHECK: %[[G:.*]] = gpt.broadcast %{{.*}} : tensor<1x1xf32> to tensor<2x3xf32>
-// CHECK-NEXT: %[[MB:.*]] = gpt.broadcast %[[MX]] : tensor<1x1xf32> to tensor<2x3xf32>
+// CHECK: %[[G:.*]] = gpt.reshape %{{.*}} : tensor<f32> to tensor<1x1xf32>
+// CHECK: %[[MB:.*]] = gpt.broadcast %[[MX]] : tensor<1x1xf32> to tensor<2x3xf32>
 // CHECK-NEXT: %[[EQ:.*]] = gpt.compare eq, [[X]], %[[MB]]
+// CHECK-NEXT: %[[ONE:.*]] = gpt.cast %[[EQ]] : tensor<2x3xi1> to tensor<2x3xf32>
+// CHECK-NEXT: %[[TIES:.*]] = gpt.reduce sum %[[ONE]] dims = [0, 1] : tensor<2x3xf32> -> tensor<1x1xf32>
+// CHECK-NEXT: %[[SH:.*]] = gpt.div %[[G]], %[[TIES]] : tensor<1x1xf32>
+// CHECK-NEXT: %[[SB:.*]] = gpt.broadcast %[[SH]] : tensor<1x1xf32> to tensor<2x3xf32>
 // CHECK-NEXT: %[[Z:.*]] = gpt.constant dense<0.000000e+00> : tensor<2x3xf32>
-// CHECK-NEXT: %[[DX:.*]] = gpt.select %[[EQ]], %[[G]], %[[Z]]
+// CHECK-NEXT: %[[DX:.*]] = gpt.select %[[EQ]], %[[SB]], %[[Z]]
 // CHECK-NEXT: return %{{.*}}, %[[DX]]
 func.func @forward(%x: tensor<2x3xf32> {gpt.name = "x", gpt.param}) -> tensor<f32> {
   %s = gpt.reduce max %x dims = [0, 1] : tensor<2x3xf32> -> tensor<1x1xf32>
