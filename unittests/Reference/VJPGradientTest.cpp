@@ -387,6 +387,14 @@ std::vector<GradCase> allCases() {
                    "tensor<2x3xi64> -> tensor<2x3xf64>",
                    "tensor<2x3xf64>"});
 
+  // Fused cross-entropy (its VJP is gpt.cross_entropy_grad).
+  cases.push_back({"cross_entropy",
+                   {param("x", "tensor<2x3x5xf64>"),
+                    input("t", "tensor<2x3xi32>", {0, 4, 2, 2, 1, 4})},
+                   "  %y = gpt.cross_entropy %x[%t] : tensor<2x3x5xf64>, "
+                   "tensor<2x3xi32> -> tensor<2x3xf64>",
+                   "tensor<2x3xf64>"});
+
   // A composite: softmax cross-entropy as the frontend writes it (max,
   // sub, exp, sum, log, gather_last, mean) with masked (-inf) entries.
   cases.push_back({"masked_softmax_chain",
@@ -559,3 +567,33 @@ TEST(VJPCoverage, EveryDifferentiableOpIsCovered) {
 }
 
 } // namespace
+
+// Where elements tie for a max the VJP is not differentiable, and central
+// differences cannot check it; the ties must share the gradient (as
+// torch.amax), never each receive all of it. A cross-entropy over a
+// zero-initialised head ties every logit of a row: there a duplicated
+// share multiplied the max's round-off by the vocabulary size.
+TEST(VJPTies, ReduceMaxSharesTheGradientAmongTies) {
+  TestContext tc;
+  OwningOpRef<ModuleOp> module = tc.parse(R"mlir(
+    func.func @forward(%x: tensor<2x4xf64> {gpt.name = "x", gpt.param},
+                       %r: tensor<2x1xf64> {gpt.name = "r"}) -> tensor<f64> {
+      %m = gpt.reduce max %x dims = [1] : tensor<2x4xf64> -> tensor<2x1xf64>
+      %p = gpt.mul %m, %r : tensor<2x1xf64>
+      %s = gpt.reduce sum %p dims = [0, 1] : tensor<2x1xf64> -> tensor<1x1xf64>
+      %l = gpt.reshape %s : tensor<1x1xf64> to tensor<f64>
+      return %l : tensor<f64>
+    })mlir");
+  ASSERT_TRUE(module) << tc.diagnostics;
+  ASSERT_TRUE(succeeded(tc.autodiff(*module))) << tc.diagnostics;
+  auto grad = module->lookupSymbol<func::FuncOp>("forward_grad");
+  ASSERT_TRUE(grad);
+  HostTensor x(SmallVector<int64_t>{2, 4}), r(SmallVector<int64_t>{2, 1});
+  // Row 0: a three-way tie at 3; row 1: a single max.
+  x.data = {3, 1, 3, 3, -1, 2, 0.5, 1};
+  r.data = {6, 5};
+  FailureOr<SmallVector<HostTensor>> out = evaluate(grad, {x, r});
+  ASSERT_TRUE(succeeded(out)) << tc.diagnostics;
+  std::vector<double> want = {2, 0, 2, 2, 0, 5, 0, 0};
+  EXPECT_EQ((*out)[1].data, want);
+}

@@ -984,3 +984,35 @@ func.func @pad_dynamic(%x: tensor<?x8xf32>) -> tensor<4x8xf32> {
   %0 = gpt.pad %x offsets = [0, 0] : tensor<?x8xf32> to tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @cross_entropy_rank1(%l: tensor<8xf32>, %t: tensor<i32>) {
+  // expected-error @+1 {{'gpt.cross_entropy' op logits must have positions and a vocabulary dimension}}
+  %0 = gpt.cross_entropy %l[%t] : tensor<8xf32>, tensor<i32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_targets(%l: tensor<2x8x64xf32>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{'gpt.cross_entropy' op targets must have the logits' shape without the vocabulary dimension}}
+  %0 = gpt.cross_entropy %l[%t] : tensor<2x8x64xf32>, tensor<2x4xi32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_result(%l: tensor<2x8x64xf32>, %t: tensor<2x8xi32>) {
+  // expected-error @+1 {{'gpt.cross_entropy' op the per-position values must have the targets' shape and the logits' element type}}
+  %0 = gpt.cross_entropy %l[%t] : tensor<2x8x64xf32>, tensor<2x8xi32> -> tensor<2x8xbf16>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_shape(%l: tensor<2x8x64xf32>, %t: tensor<2x8xi32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'gpt.cross_entropy_grad' op the per-position values must have the targets' shape and the logits' element type}}
+  %0 = gpt.cross_entropy_grad %l[%t], %g : tensor<2x8x64xf32>, tensor<2x8xi32>, tensor<16xf32>
+  return
+}

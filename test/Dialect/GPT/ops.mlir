@@ -315,6 +315,19 @@ func.func @rms_norm(%x: tensor<2x8x64xf32>, %r: tensor<2x8x64xf32>, %w: tensor<6
   return
 }
 
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK-SAME: (%[[L:.*]]: tensor<2x8x512xf32>, %[[T:.*]]: tensor<2x8xi32>, %[[G:.*]]: tensor<2x8xf32>)
+func.func @cross_entropy(%l: tensor<2x8x512xf32>, %t: tensor<2x8xi32>,
+                         %g: tensor<2x8xf32>) {
+  // CHECK: gpt.cross_entropy %[[L]][%[[T]]] : tensor<2x8x512xf32>, tensor<2x8xi32> -> tensor<2x8xf32>
+  %0 = gpt.cross_entropy %l[%t] : tensor<2x8x512xf32>, tensor<2x8xi32>
+      -> tensor<2x8xf32>
+  // CHECK: gpt.cross_entropy_grad %[[L]][%[[T]]], %[[G]] : tensor<2x8x512xf32>, tensor<2x8xi32>, tensor<2x8xf32>
+  %1 = gpt.cross_entropy_grad %l[%t], %g : tensor<2x8x512xf32>,
+      tensor<2x8xi32>, tensor<2x8xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x2x256x32xf32>, %[[K:.*]]: tensor<1x2x256x32xf32>, %[[V:.*]]: tensor<1x2x256x32xf32>, %[[T:.*]]: tensor<1x256xi32>, %[[W:.*]]: tensor<i64>)
 func.func @attention(%q: tensor<1x2x256x32xf32>, %k: tensor<1x2x256x32xf32>,

@@ -66,3 +66,47 @@ func.func @rms_norm_grad(%x: tensor<8x64xf32>, %g: tensor<8x64xf32>, %w: tensor<
   %dx = gpt.rms_norm_grad %x, %g weight %w : tensor<64xf32> eps = 1.000000e-06 : tensor<8x64xf32>
   return %dx : tensor<8x64xf32>
 }
+
+// -----
+
+// cross_entropy: one kernel over the 16 rows (positions collapsed), each
+// a max pass and a sum-of-exp pass over its 512 logits; one value per row.
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK:         memref.collapse_shape {{.*}} : memref<2x8x512xf32> into memref<16x512xf32>
+// CHECK:         scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%c16{{.*}})
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK:             arith.maximumf
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK:             math.exp
+// CHECK:             arith.addf {{.*}} fastmath<reassoc>
+// CHECK:           math.log
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @cross_entropy(%l: tensor<2x8x512xf32>, %t: tensor<2x8xi32>) -> tensor<2x8xf32> {
+  %nll = gpt.cross_entropy %l[%t] : tensor<2x8x512xf32>, tensor<2x8xi32> -> tensor<2x8xf32>
+  return %nll : tensor<2x8xf32>
+}
+
+// -----
+
+// cross_entropy_grad: the same row kernel writes g * softmax once and
+// subtracts g at the target: no one-hot tensor (no scatter, no fill of
+// the logits' shape), no compare against the max.
+// CHECK-LABEL: func.func @cross_entropy_grad
+// CHECK-NOT:     linalg.fill
+// CHECK:         scf.parallel
+// CHECK:           arith.maximumf
+// CHECK:           math.exp
+// CHECK:           memref.store
+// CHECK:           arith.divf
+// CHECK:           scf.for
+// CHECK:             arith.mulf
+// CHECK:           arith.index_cast
+// CHECK:           arith.subf
+// CHECK-NOT:     arith.cmpf
+// CHECK-NOT:     linalg.
+// CHECK:         return
+func.func @cross_entropy_grad(%l: tensor<16x512xf32>, %t: tensor<16xi64>, %g: tensor<16xf32>) -> tensor<16x512xf32> {
+  %d = gpt.cross_entropy_grad %l[%t], %g : tensor<16x512xf32>, tensor<16xi64>, tensor<16xf32>
+  return %d : tensor<16x512xf32>
+}
