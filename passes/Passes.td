@@ -172,6 +172,23 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
   ];
 }
 
+def WriteSlotsInPlacePass : Pass<"gptc-write-slots-in-place",
+                                  "mlir::func::FuncOp"> {
+  let summary = "Let the kernel that computes a slot's new value write it";
+  let description = [{
+    Before one-shot bufferization: when a `linalg.generic` result is
+    materialized into an arena slot (`materialize_in_destination ... in
+    restrict writable %view`) and its init is a `tensor.empty` the payload
+    never reads, the init becomes the slot's own writable `to_tensor` (the
+    one that reads the old value, or a new one). Bufferization then writes
+    the slot in place when the old value is dead, and the materialization
+    folds to nothing; otherwise it still copies, as before. Parameters,
+    optimizer states and accumulated gradients are no longer computed into
+    a temporary and then copied.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 def PlanBuffersPass : Pass<"gptc-plan-buffers", "mlir::ModuleOp"> {
   let summary = "Place the step's temporary buffers in the arena by liveness";
   let description = [{

@@ -86,6 +86,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
 
   // 5. Buffers: one-shot bufferization, deallocation, GEMM library calls,
   //    temporaries placed in the arena by liveness.
+  pm.addNestedPass<func::FuncOp>(createWriteSlotsInPlacePass());
   addText(pm, "one-shot-bufferize{bufferize-function-boundaries "
               "function-boundary-type-conversion=identity-layout-map}");
   addText(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");

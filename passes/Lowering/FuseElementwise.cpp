@@ -4,8 +4,16 @@
 //
 // Upstream's elementwise fusion with a control function that keeps named
 // contractions (linalg.matmul / batch_matmul) intact, so that
-// gptc-gemm-to-blas still finds them, and never duplicates a producer that
-// has other users.
+// gptc-gemm-to-blas still finds them. Two cases beyond single-use chains:
+//
+//  - a producer whose other users store it (no kernel reads it), all after
+//    the consumer, moves into an all-parallel consumer over the same loops,
+//    which then also yields the producer's result: Adam's new
+//    m and v are written by the kernel that updates the parameter, instead
+//    of being written, then read back by a second kernel;
+//  - a generic that reads no tensor (a scalar broadcast to a shape, e.g.
+//    a bias correction) is first cloned for each generic user, so that it
+//    is recomputed in every kernel instead of stored in a full-size buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +33,10 @@ using namespace mlir;
 
 namespace {
 
+bool allParallel(linalg::GenericOp op) {
+  return op.getNumLoops() == op.getNumParallelLoops();
+}
+
 bool shouldFuse(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   Operation *consumer = fused->getOwner();
@@ -32,10 +44,101 @@ bool shouldFuse(OpOperand *fused) {
          isa<linalg::GenericOp>(consumer) && producer->hasOneUse();
 }
 
+/// True when `producer`, which has other users, can move into `consumer`:
+/// both all-parallel over the same loops, every other user a store after
+/// the consumer (the fused op takes the consumer's place), and the producer
+/// read through one input of the consumer.
+bool canMoveIntoConsumer(linalg::GenericOp producer,
+                         linalg::GenericOp consumer) {
+  if (!allParallel(producer) || !allParallel(consumer) ||
+      producer.getNumLoops() != consumer.getNumLoops() ||
+      producer->getBlock() != consumer->getBlock())
+    return false;
+  // One operand of the consumer reads the producer: the fused op then has
+  // none (a second one would be left reading the replaced producer).
+  if (llvm::count_if(consumer->getOperands(), [&](Value v) {
+        return v.getDefiningOp() == producer.getOperation();
+      }) != 1)
+    return false;
+  for (Value init : consumer.getDpsInits())
+    if (init.getDefiningOp() == producer.getOperation())
+      return false;
+  // The other users only store the value (no kernel): a kernel user would
+  // chain every same-shaped kernel that shares an operand into one.
+  return llvm::all_of(producer->getUsers(), [&](Operation *user) {
+    return user == consumer.getOperation() ||
+           (!isa<linalg::LinalgOp>(user) &&
+            user->getBlock() == consumer->getBlock() &&
+            consumer->isBeforeInBlock(user));
+  });
+}
+
+/// Moves a multi-use producer into its consumer; the fused op yields the
+/// producer's results for the other users, and both originals go.
+struct FuseMultiUseProducer : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->hasOneUse() ||
+          !canMoveIntoConsumer(producer, consumer) ||
+          !linalg::areElementwiseOpsFusable(&operand))
+        continue;
+      rewriter.setInsertionPoint(consumer);
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        continue;
+      SmallVector<Value> consumerResults;
+      for (Value r : consumer->getResults())
+        consumerResults.push_back(fused->replacements.lookup(r));
+      for (Value r : producer->getResults())
+        if (Value replacement = fused->replacements.lookup(r))
+          rewriter.replaceAllUsesExcept(r, replacement, consumer);
+      rewriter.replaceOp(consumer, consumerResults);
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// A generic without inputs (a fill, or a scalar broadcast to a shape) with
+/// several generic users: one clone per generic user, which elementwise
+/// fusion then folds into that user.
+struct CloneInputlessGeneric : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInputs() != 0 || op->getNumResults() != 1 ||
+        !allParallel(op) || op->hasOneUse())
+      return failure();
+    SmallVector<OpOperand *> genericUses;
+    for (OpOperand &use : op->getResult(0).getUses())
+      if (isa<linalg::GenericOp>(use.getOwner()))
+        genericUses.push_back(&use);
+    bool othersRemain =
+        genericUses.size() < static_cast<size_t>(std::distance(
+                                 op->getUses().begin(), op->getUses().end()));
+    if (genericUses.empty() || (genericUses.size() == 1 && othersRemain))
+      return failure();
+    for (OpOperand *use : genericUses) {
+      rewriter.setInsertionPoint(use->getOwner());
+      Operation *clone = rewriter.clone(*op);
+      rewriter.modifyOpInPlace(use->getOwner(),
+                               [&] { use->set(clone->getResult(0)); });
+    }
+    return success();
+  }
+};
+
 struct FuseElementwisePass
     : gptc::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    patterns.add<CloneInputlessGeneric, FuseMultiUseProducer>(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

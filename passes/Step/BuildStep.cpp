@@ -20,6 +20,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <map>
+#include <set>
 
 #define DEBUG_TYPE "gptc-build-step"
 
@@ -96,11 +97,17 @@ public:
     return memref::ViewOp::create(b, loc, memrefType, arena, offset,
                                   ValueRange{});
   }
+  /// The slots this entry point writes: their buffers may also be updated
+  /// in place by the kernels that compute their new values (a parameter,
+  /// an optimizer state, an accumulated gradient), instead of through a
+  /// temporary and a copy. Every other slot is read-only.
+  void willWrite(StringRef name) { written.insert(name.str()); }
+
   Value read(StringRef name) {
     const ArenaLayout::Slot &slot = layout.get(name);
-    return bufferization::ToTensorOp::create(b, loc, slot.type, view(name),
-                                             /*restrict=*/true,
-                                             /*writable=*/false);
+    return bufferization::ToTensorOp::create(
+        b, loc, slot.type, view(name), /*restrict=*/true,
+        /*writable=*/written.count(name.str()) != 0);
   }
   void write(StringRef name, Value value) {
     auto op = bufferization::MaterializeInDestinationOp::create(
@@ -121,6 +128,7 @@ private:
   Location loc;
   Value arena;
   const ArenaLayout &layout;
+  std::set<std::string> written;
 };
 
 struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
@@ -210,6 +218,9 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       func::FuncOp fn = makeEntry("gptc_grad_step", grad.getLoc());
       OpBuilder body(fn.getBody().front().getTerminator());
       EntryBuilder e(body, grad.getLoc(), fn.getArgument(0), layout);
+      e.willWrite("loss");
+      for (const std::string &slot : gradSlots)
+        e.willWrite(slot);
       ValueRange results = e.call(grad);
       double scale = 1.0 / static_cast<double>(gradAccum);
       for (auto [i, value] : llvm::enumerate(results)) {
@@ -228,6 +239,9 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       func::FuncOp fn = makeEntry("gptc_update_step", update.getLoc());
       OpBuilder body(fn.getBody().front().getTerminator());
       EntryBuilder e(body, update.getLoc(), fn.getArgument(0), layout);
+      for (unsigned i = 0; i < update.getNumResults(); ++i)
+        e.willWrite(
+            update.getResultAttrOfType<StringAttr>(i, "gpt.name").getValue());
       ValueRange results = e.call(update);
       for (auto [i, value] : llvm::enumerate(results))
         e.write(update.getResultAttrOfType<StringAttr>(i, "gpt.name")

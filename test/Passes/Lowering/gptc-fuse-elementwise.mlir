@@ -1,9 +1,11 @@
 // RUN: gptc-opt %s --gptc-fuse-elementwise --mlir-print-local-scope | FileCheck %s
 
 // gptc-fuse-elementwise: a single-use elementwise linalg.generic is fused
-// into the linalg.generic that consumes it. Producers with other users are
-// not duplicated, and named GEMMs are never fused (gptc-gemm-to-blas needs
-// them).
+// into the linalg.generic that consumes it. A producer whose other users
+// only store it moves into its consumer, which then yields it too; a
+// generic without inputs (a broadcast scalar) is recomputed in each user.
+// Producers read by several kernels are not duplicated, and named GEMMs are
+// never fused (gptc-gemm-to-blas needs them).
 
 #id1 = affine_map<(d0) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -90,6 +92,64 @@ func.func @square_into_sum(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
     linalg.yield %r : f32
   } -> tensor<2x1xf32>
   return %1 : tensor<2x1xf32>
+}
+
+// Adam's shape: the new moment m' is stored (returned here) and read by the
+// parameter update. One kernel computes both and yields both.
+// CHECK-LABEL: func.func @stored_and_read
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<4xf32>, %[[M:[a-z0-9_]+]]: tensor<4xf32>, %[[G:[a-z0-9_]+]]: tensor<4xf32>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} ins(%[[P]], %[[M]], %[[G]] : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: %[[NM:.*]] = arith.addf
+// CHECK: %[[NP:.*]] = arith.subf %{{.*}}, %[[NM]]
+// CHECK: linalg.yield %[[NM]], %[[NP]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]#1, %[[R]]#0
+func.func @stored_and_read(%p: tensor<4xf32>, %m: tensor<4xf32>, %g: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %m1 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%m, %g : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %p1 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%p, %m1 : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %p1, %m1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// A scalar broadcast to a shape (a bias correction) read by two kernels:
+// each kernel reads the scalar itself; no generic without inputs is left.
+// CHECK-LABEL: func.func @broadcast_scalar_two_users
+// CHECK-SAME: (%[[S:[a-z0-9_]+]]: f32, %[[X:[a-z0-9_]+]]: tensor<4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
+// CHECK: arith.divf %{{.*}}, %[[S]]
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
+// CHECK: arith.mulf %{{.*}}, %[[S]]
+// CHECK-NOT: linalg.generic
+func.func @broadcast_scalar_two_users(%s: f32, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %b = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]}
+      outs(%e : tensor<4xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %0 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%x, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %r = arith.divf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%x, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 
 //===----------------------------------------------------------------------===//
@@ -191,4 +251,28 @@ func.func @sum_then_scale(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
     linalg.yield %r : f32
   } -> tensor<2x1xf32>
   return %1 : tensor<2x1xf32>
+}
+
+// m' is stored before its consumer runs: the fused kernel would come too
+// late for the store, so both generics stay.
+// CHECK-LABEL: func.func @stored_before_read
+// CHECK: %[[M1:.*]] = linalg.generic
+// CHECK: bufferization.materialize_in_destination %[[M1]]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[M1]] : tensor<4xf32>, tensor<4xf32>)
+func.func @stored_before_read(%p: tensor<4xf32>, %m: tensor<4xf32>, %g: tensor<4xf32>, %dst: memref<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %m1 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%m, %g : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  bufferization.materialize_in_destination %m1 in restrict writable %dst : (tensor<4xf32>, memref<4xf32>) -> ()
+  %p1 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%p, %m1 : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %p1 : tensor<4xf32>
 }

@@ -77,7 +77,7 @@ func.func @update(%step: tensor<i64> {gpt.name = "step"},
 // ACCUM-NEXT: %[[L:.*]] = gpt.mul_scalar %[[R]]#0, 2.500000e-01 : tensor<f32>
 // CHECK-NEXT: arith.constant 384 : index
 // CHECK-NEXT: memref.view %[[ARENA]]{{.*}} to memref<f32>
-// CHECK-NEXT: %[[OLDL:.*]] = bufferization.to_tensor %{{.*}} restrict : memref<f32> to tensor<f32>
+// CHECK-NEXT: %[[OLDL:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<f32> to tensor<f32>
 // ONE-NEXT: %[[NEWL:.*]] = gpt.add %[[OLDL]], %[[R]]#0 : tensor<f32>
 // ACCUM-NEXT: %[[NEWL:.*]] = gpt.add %[[OLDL]], %[[L]] : tensor<f32>
 // CHECK-NEXT: arith.constant 384 : index
@@ -87,7 +87,7 @@ func.func @update(%step: tensor<i64> {gpt.name = "step"},
 // ACCUM-NEXT: %[[G:.*]] = gpt.mul_scalar %[[R]]#1, 2.500000e-01 : tensor<3x5xf32>
 // CHECK-NEXT: arith.constant 256 : index
 // CHECK-NEXT: memref.view %[[ARENA]]{{.*}} to memref<3x5xf32>
-// CHECK-NEXT: %[[OLDG:.*]] = bufferization.to_tensor %{{.*}} restrict : memref<3x5xf32> to tensor<3x5xf32>
+// CHECK-NEXT: %[[OLDG:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<3x5xf32> to tensor<3x5xf32>
 // ONE-NEXT: %[[NEWG:.*]] = gpt.add %[[OLDG]], %[[R]]#1 : tensor<3x5xf32>
 // ACCUM-NEXT: %[[NEWG:.*]] = gpt.add %[[OLDG]], %[[G]] : tensor<3x5xf32>
 // CHECK-NEXT: arith.constant 256 : index
@@ -96,7 +96,9 @@ func.func @update(%step: tensor<i64> {gpt.name = "step"},
 // CHECK-NEXT: return
 
 // The update step reads every argument of @update from its slot and writes
-// its results back to theirs (in place for param.w and state.w.m).
+// its results back to theirs (in place for param.w and state.w.m). The
+// slots an entry point writes are read as writable tensors (kernels may
+// update them in place); the others (tokens, the gradient here) are not.
 // CHECK-LABEL: func.func @gptc_update_step
 // CHECK-SAME: (%[[ARENA:[a-z0-9_]+]]: memref<512xi8>) attributes {llvm.emit_c_interface}
 // CHECK-NEXT: %[[O192:.*]] = arith.constant 192 : index
@@ -104,13 +106,13 @@ func.func @update(%step: tensor<i64> {gpt.name = "step"},
 // CHECK-NEXT: %[[STEP:.*]] = bufferization.to_tensor %[[V192]] restrict : memref<i64> to tensor<i64>
 // CHECK-NEXT: arith.constant 128 : index
 // CHECK-NEXT: memref.view
-// CHECK-NEXT: %[[P:.*]] = bufferization.to_tensor %{{.*}} restrict : memref<3x5xf32>
+// CHECK-NEXT: %[[P:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<3x5xf32>
 // CHECK-NEXT: arith.constant 256 : index
 // CHECK-NEXT: memref.view
 // CHECK-NEXT: %[[G:.*]] = bufferization.to_tensor %{{.*}} restrict : memref<3x5xf32>
 // CHECK-NEXT: arith.constant 320 : index
 // CHECK-NEXT: memref.view
-// CHECK-NEXT: %[[M:.*]] = bufferization.to_tensor %{{.*}} restrict : memref<3x5xf32>
+// CHECK-NEXT: %[[M:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<3x5xf32>
 // CHECK-NEXT: %[[R:.*]]:2 = call @update(%[[STEP]], %[[P]], %[[G]], %[[M]])
 // CHECK-NEXT: %[[O128:.*]] = arith.constant 128 : index
 // CHECK-NEXT: %[[PV:.*]] = memref.view %[[ARENA]][%[[O128]]][] : memref<512xi8> to memref<3x5xf32>
