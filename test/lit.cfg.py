@@ -3,6 +3,7 @@
 
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -33,3 +34,16 @@ ptxas = config.gptc_ptxas or shutil.which("ptxas")
 if ptxas and os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# PyTorch (Debian's python3-torch, installed by scripts/test.sh) is the
+# independent oracle of test/Training/torch-agreement.test, which says
+# `REQUIRES: torch` and is reported UNSUPPORTED where no python3 has it.
+for python in ("/usr/bin/python3", shutil.which("python3")):
+    if not python or not os.path.exists(python):
+        continue
+    if subprocess.run([python, "-c", "import numpy, torch"],
+                      stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("torch")
+        config.substitutions.append(("%torch_python", python))
+        break

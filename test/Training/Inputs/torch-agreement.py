@@ -1,0 +1,111 @@
+"""Trains PyTorch's R8 (bench/pytorch_step.py) from gptc's initial weights on
+the same batches and compares the losses with a gptc training log.
+
+usage: torch-agreement.py BENCH_DIR INIT.params GPTC.log SHARD
+                          --layers L --width D --heads H --head-dim HD
+                          --seq T --batch B [--rtol R]
+
+INIT.params is `gptc train --steps 0 --save-params` (runtime/ParamFile.h);
+the batches are the ones gptc's data loader reads from the start of SHARD
+(B*T + 1 tokens per step, advancing B*T). Every step's loss must agree to
+RTOL relative (default 2e-4: both are f32 with bf16 Newton-Schulz, whose
+rounding differs; a wrong gradient term is off by percents within two
+steps). Prints both losses per step; exits 1 on a disagreement.
+"""
+import argparse
+import re
+import struct
+import sys
+
+import numpy as np
+import torch
+
+
+def read_params(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"GPTCPAR1":
+        sys.exit(f"{path}: not a gptc parameter file")
+    (count,) = struct.unpack_from("<I", data, 8)
+    at, out = 12, {}
+    for _ in range(count):
+        (n,) = struct.unpack_from("<I", data, at)
+        name = data[at + 4:at + 4 + n].decode()
+        at += 4 + n
+        (rank,) = struct.unpack_from("<I", data, at)
+        dims = struct.unpack_from(f"<{rank}q", data, at + 4)
+        at += 4 + 8 * rank
+        size = int(np.prod(dims))
+        out[name] = np.frombuffer(data, np.float32, size, at).reshape(dims).copy()
+        at += 4 * size
+    return out
+
+
+def gptc_losses(path):
+    with open(path) as f:
+        return [float(m.group(1)) for m in
+                (re.match(r"step \d+/\d+ \| loss ([-0-9.eE+naif]+)", line)
+                 for line in f) if m]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bench_dir")
+    ap.add_argument("init")
+    ap.add_argument("log")
+    ap.add_argument("shard")
+    for name in ("layers", "width", "heads", "head-dim", "seq", "batch"):
+        ap.add_argument("--" + name, type=int, required=True)
+    ap.add_argument("--rtol", type=float, default=2e-4)
+    args = ap.parse_args()
+    sys.path.insert(0, args.bench_dir)
+    import pytorch_step as ps
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    init = read_params(args.init)
+    vocab = init["wte"].shape[0]
+    model = ps.GPT(vocab, args.layers, args.width, args.heads, args.head_dim)
+    names = {"attn.q": "q", "attn.k": "k", "attn.v": "v",
+             "attn.proj": "proj", "mlp.fc": "fc", "mlp.proj": "mlp_proj"}
+    with torch.no_grad():
+        model.wte.weight.copy_(torch.from_numpy(init["wte"]))
+        model.lm_head.weight.copy_(torch.from_numpy(init["lm_head"]))
+        for i, block in enumerate(model.blocks):
+            for gptc_name, attr in names.items():
+                getattr(block, attr).weight.copy_(
+                    torch.from_numpy(init[f"blocks.{i}.{gptc_name}"]))
+    hidden = [p for b in model.blocks for p in b.parameters()]
+    opts = [torch.optim.Adam([model.wte.weight], lr=0.3, betas=(0.9, 0.95),
+                             eps=1e-8),
+            torch.optim.Adam([model.lm_head.weight], lr=0.002,
+                             betas=(0.9, 0.95), eps=1e-8),
+            ps.Muon(hidden, lr=0.02, momentum=0.95)]
+
+    want = gptc_losses(args.log)
+    if not want:
+        sys.exit(f"{args.log}: no step losses")
+    tokens = np.fromfile(args.shard, dtype=np.uint16,
+                         offset=1024).astype(np.int64)
+    B, T = args.batch, args.seq
+    worst = 0.0
+    for step, gptc_loss in enumerate(want):
+        buf = torch.from_numpy(tokens[step * B * T:(step + 1) * B * T + 1])
+        x, y = buf[:-1].view(B, T), buf[1:].view(B, T)
+        loss = model(x, y)
+        loss.backward()
+        for o in opts:
+            o.step()
+        model.zero_grad(set_to_none=True)
+        rel = abs(gptc_loss - loss.item()) / abs(loss.item())
+        worst = max(worst, rel)
+        print(f"step {step + 1}: loss gptc {gptc_loss:.6f} pytorch "
+              f"{loss.item():.6f} rel {rel:.2e}")
+    ok = worst <= args.rtol
+    print(f"worst relative difference {worst:.2e} (tolerance {args.rtol:.0e})"
+          f": {'OK' if ok else 'DISAGREE'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
