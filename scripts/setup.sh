@@ -4,6 +4,8 @@
 #   scripts/setup.sh            install deps, configure, build
 #   GPTC_BUILD_DIR=dir ...      another build directory
 #   GPTC_CMAKE_ARGS="..."       extra CMake arguments (e.g. ASan)
+#   GPTC_EXTRA_PACKAGES="..."   more Debian packages (scripts/test.sh: the
+#                               PyTorch oracle of torch-agreement.test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +16,8 @@ packages=(
   libopenblas-dev libopenmpi-dev openmpi-bin
   bible-kjv
 )
+# shellcheck disable=SC2206
+packages+=(${GPTC_EXTRA_PACKAGES:-})
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
