@@ -182,7 +182,10 @@ bool Loop::run(TrainResult &result, std::string &error) {
 
   for (int64_t s = 0; s < n; ++s) {
     Clock::time_point start = Clock::now();
-    arena.zeroGradients();
+    // With accumulation the grad step adds into the gradient slots; without,
+    // it overwrites them (gptc-build-step).
+    if (m.gradAccum > 1)
+      arena.zeroGradients();
     *stepSlot = s;
     // Like the compiled lr schedule, the window schedule spans the spec's
     // training.steps (and stays at its end value beyond).

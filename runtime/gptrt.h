@@ -12,11 +12,13 @@
  *       forward + backward on the micro-batch in `tokens`/`targets`:
  *       grad.P   += dloss/dP / grad_accum     for every parameter P
  *       loss     += loss / grad_accum
+ *       (with grad_accum = 1: grad.P = dloss/dP and loss = loss, no read
+ *       of the old values)
  *   gptc_update_step(arena)
  *       the optimizer update for step `step` (0-based), reading grad.*,
  *       writing the parameters and optimizer state; it does NOT clear the
- *       gradients (the runtime zeroes grad.* and loss before the next step,
- *       after any cross-rank all-reduce of grad.*).
+ *       gradients (with grad_accum > 1 the runtime zeroes grad.* and loss
+ *       before the next step, after any cross-rank all-reduce of grad.*).
  *   gptc_eval_step(arena)
  *       forward only: eval_loss = mean loss on `tokens`/`targets`.
  *

@@ -7,6 +7,9 @@
 //   =>
 // %r = linalg.generic ... outs(%t) ...
 //
+// (and a zero-filled accumulator, of a GEMM or of the loop that scatters
+// the embedding gradient: fill(0, %e) becomes fill(0, %t))
+//
 // so that one-shot bufferization computes the new value straight into the
 // slot (in place when the old value is not read afterwards, otherwise via
 // its own copy of the old value), and the materialization becomes a copy of
@@ -20,6 +23,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "llvm/ADT/DenseMap.h"
@@ -43,6 +47,62 @@ std::pair<Value, int64_t> slotKey(Value memref) {
   return {memref, -1};
 }
 
+/// When `use` reads a linalg.fill of a tensor.empty: the fill's init (the
+/// fill then fills the slot). A fill shared with other ops (CSE merges
+/// equal fills) is first cloned for `use`.
+OpOperand *fillInitFor(OpOperand &use) {
+  auto fill = use.get().getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>())
+    return nullptr;
+  if (!fill->hasOneUse()) {
+    OpBuilder b(use.getOwner());
+    Operation *empty =
+        b.clone(*fill.getDpsInitOperand(0)->get().getDefiningOp());
+    auto own = cast<linalg::FillOp>(b.clone(*fill));
+    own.getDpsInitOperand(0)->set(empty->getResult(0));
+    use.set(own->getResult(0));
+    fill = own;
+  }
+  return fill.getDpsInitOperand(0);
+}
+
+/// The tensor.empty operand that becomes `value`'s buffer: the init of a
+/// linalg op that ignores it; for a GEMM accumulating into a zero fill, or
+/// a loop (the embedding gradient's scatter) starting from one, the fill's
+/// init (gptc-gemm-to-blas folds such a fill into beta = 0).
+OpOperand *emptyInitOf(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return nullptr;
+  if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+    return fillInitFor(loop.getInitArgsMutable()[result.getResultNumber()]);
+  auto op = dyn_cast<linalg::LinalgOp>(result.getOwner());
+  if (!op)
+    return nullptr;
+  OpOperand *init = op.getDpsInitOperand(result.getResultNumber());
+  if (init->get().getDefiningOp<tensor::EmptyOp>() &&
+      !op.payloadUsesValueFromOperand(init))
+    return init;
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return nullptr;
+  return fillInitFor(*init);
+}
+
+/// Moves the memref.view `slot` of a function argument at a constant
+/// offset (and that constant) to the start of the function's body.
+void hoistView(func::FuncOp fn, Value slot) {
+  auto view = slot.getDefiningOp<memref::ViewOp>();
+  Block &entry = fn.getBody().front();
+  auto arena = dyn_cast<BlockArgument>(view ? view.getSource() : Value());
+  if (!arena || arena.getOwner() != &entry || !view.getSizes().empty())
+    return;
+  Operation *offset = view.getByteShift().getDefiningOp();
+  if (!offset || !isa<arith::ConstantOp>(offset))
+    return;
+  offset->moveBefore(&entry, entry.begin());
+  view->moveAfter(offset);
+}
+
 struct WriteSlotsInPlacePass
     : gptc::impl::WriteSlotsInPlacePassBase<WriteSlotsInPlacePass> {
   void runOnOperation() override {
@@ -56,18 +116,16 @@ struct WriteSlotsInPlacePass
     fn.walk([&](bufferization::MaterializeInDestinationOp m) {
       if (!isa<BaseMemRefType>(m.getDest().getType()) || !m.getWritable())
         return;
-      auto result = dyn_cast<OpResult>(m.getSource());
-      auto producer =
-          result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
-      if (!producer)
+      OpOperand *init = emptyInitOf(m.getSource());
+      if (!init)
         return;
-      OpOperand *init = producer.getDpsInitOperand(result.getResultNumber());
-      if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
-          producer.payloadUsesValueFromOperand(init))
-        return;
+      Operation *producer = init->getOwner();
       bufferization::ToTensorOp &slot = readers[slotKey(m.getDest())];
       if (!slot) {
-        // A slot only written: a fresh view of it, right after the memref.
+        // A slot only written: its view moves to the top of the function
+        // (it reads only the arena and a constant) and gets a writable
+        // tensor there, which then dominates the producer.
+        hoistView(fn, m.getDest());
         OpBuilder b(fn.getContext());
         b.setInsertionPointAfterValue(m.getDest());
         auto type = cast<MemRefType>(m.getDest().getType());

@@ -213,7 +213,8 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       return fn;
     };
 
-    // gptc_grad_step: slot += value / grad_accum for the loss and grads.
+    // gptc_grad_step: slot += value / grad_accum for the loss and grads;
+    // without accumulation slot = value (no zeroing, no read of the slot).
     {
       func::FuncOp fn = makeEntry("gptc_grad_step", grad.getLoc());
       OpBuilder body(fn.getBody().front().getTerminator());
@@ -225,6 +226,10 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       double scale = 1.0 / static_cast<double>(gradAccum);
       for (auto [i, value] : llvm::enumerate(results)) {
         StringRef slot = i == 0 ? StringRef("loss") : StringRef(gradSlots[i - 1]);
+        if (gradAccum == 1) {
+          e.write(slot, value);
+          continue;
+        }
         Value scaled = scale == 1.0 ? value
                                     : Value(gpt::MulScalarOp::create(
                                           body, grad.getLoc(), value,
