@@ -9,15 +9,16 @@
 #   bash bench/step-vs-pytorch.sh             both configs
 #   GPTC_BENCH_CONFIGS=small bash bench/...   one of: small gpt2 t4096
 #   GPTC_BENCH_STEPS=12 ...                   steps per run (first 3 untimed)
+#   GPTC_BENCH_ROUNDS=5 ...                   rounds per config (default 3)
 #
 # Configs (f32 parameters and activations, vocab 50304, one rank, no
 # gradient accumulation):
 #   small: L=4,  d=256, 4 heads of 64,  T=256, B=4
 #   gpt2:  L=12, d=768, 12 heads of 64, T=64,  B=4   (GPT-2 small)
 #   t4096: L=4,  d=256, 4 heads of 64,  T=4096, B=1  (the small model, long)
-# Prints per config: gptc tok/s fused and with --no-fuse, pytorch tok/s and
-# the ratios fused/pytorch and fused/unfused (targets: fused >= 2x pytorch
-# on small).
+# Prints per config: gptc tok/s fused and with --no-fuse, pytorch tok/s (each
+# the median of the interleaved rounds) and the ratios fused/pytorch and
+# fused/unfused (targets: fused >= 2x pytorch on small).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -34,6 +35,7 @@ build=${GPTC_BUILD_DIR:-build}
 gptc="$build/bin/gptc"
 threads=${GPTC_BENCH_THREADS:-2}
 steps=${GPTC_BENCH_STEPS:-10}
+rounds=${GPTC_BENCH_ROUNDS:-3}
 skip=3
 work=$(mktemp -d "${TMPDIR:-/tmp}/gptc-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -55,6 +57,9 @@ gptc_rate_of() { sed -n 's/^done:.* | \([0-9,]*\) tok\/s.*/\1/p' "$1" | tr -d ,;
 
 printf '%-6s %12s %12s %12s %8s %8s\n' config gptc no-fuse pytorch \
   vs-torch vs-nofuse
+# The median of a list of numbers.
+median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : int((v[NR/2]+v[NR/2+1])/2)}'; }
+
 for name in ${GPTC_BENCH_CONFIGS:-small gpt2 t4096}; do
   read -r L d H hd T B <<<"${configs[$name]}"
   for variant in fused unfused; do
@@ -69,17 +74,27 @@ for name in ${GPTC_BENCH_CONFIGS:-small gpt2 t4096}; do
       --set training.batch="$B" --set training.ranks=1 \
       --set training.dtype=f32 --set training.timing_skip_steps=$skip \
       >/dev/null
-    "$gptc" train "$work/$name.$variant" --data "$shard" --steps "$steps" \
-      --val-tokens 0 >"$work/$name.$variant.log"
   done
-  gptc_rate=$(gptc_rate_of "$work/$name.fused.log")
-  unfused_rate=$(gptc_rate_of "$work/$name.unfused.log")
-  /usr/bin/python3 bench/pytorch_step.py --layers "$L" --width "$d" \
-    --heads "$H" --head-dim "$hd" --seq "$T" --batch "$B" --vocab 50304 \
-    --data "$shard" --steps "$steps" --skip $skip --threads "$threads" \
-    >"$work/$name.torch.log"
-  torch_rate=$(sed -n 's/^pytorch: \([0-9]*\) tok\/s.*/\1/p' \
-    "$work/$name.torch.log")
+  # Rounds of (fused, unfused, pytorch), interleaved so that a slow spell of
+  # the machine hits all three; each rate is the median over the rounds.
+  fused_rates="" unfused_rates="" torch_rates=""
+  for round in $(seq "$rounds"); do
+    for variant in fused unfused; do
+      "$gptc" train "$work/$name.$variant" --data "$shard" --steps "$steps" \
+        --val-tokens 0 >"$work/$name.$variant.$round.log"
+    done
+    fused_rates+=" $(gptc_rate_of "$work/$name.fused.$round.log")"
+    unfused_rates+=" $(gptc_rate_of "$work/$name.unfused.$round.log")"
+    /usr/bin/python3 bench/pytorch_step.py --layers "$L" --width "$d" \
+      --heads "$H" --head-dim "$hd" --seq "$T" --batch "$B" --vocab 50304 \
+      --data "$shard" --steps "$steps" --skip $skip --threads "$threads" \
+      >"$work/$name.torch.$round.log"
+    torch_rates+=" $(sed -n 's/^pytorch: \([0-9]*\) tok\/s.*/\1/p' \
+      "$work/$name.torch.$round.log")"
+  done
+  gptc_rate=$(echo "$fused_rates" | median)
+  unfused_rate=$(echo "$unfused_rates" | median)
+  torch_rate=$(echo "$torch_rates" | median)
   if [ -z "$gptc_rate" ] || [ -z "$unfused_rate" ] || [ -z "$torch_rate" ]; then
     echo "bench: $name: no rate found; logs:" >&2
     cat "$work/$name".*.log >&2
