@@ -92,8 +92,10 @@ OpOperand *emptyInitOf(Value value) {
 /// offset (and that constant) to the start of the function's body.
 void hoistView(func::FuncOp fn, Value slot) {
   auto view = slot.getDefiningOp<memref::ViewOp>();
+  if (!view)
+    return;
   Block &entry = fn.getBody().front();
-  auto arena = dyn_cast<BlockArgument>(view ? view.getSource() : Value());
+  auto arena = dyn_cast<BlockArgument>(view.getSource());
   if (!arena || arena.getOwner() != &entry || !view.getSizes().empty())
     return;
   Operation *offset = view.getByteShift().getDefiningOp();

@@ -93,3 +93,49 @@ func.func @payload_reads_init(%arena: memref<64xi8>, %x: tensor<8xf32>) {
   bufferization.materialize_in_destination %r in restrict writable %v : (tensor<8xf32>, memref<8xf32>) -> ()
   return
 }
+
+// -----
+
+// A GEMM's zero-filled accumulator (the fill shared with another GEMM, as
+// CSE leaves it) is cloned and placed in the slot, whose view moves to the
+// top of the function; the other GEMM keeps the shared fill.
+// CHECK-LABEL: func.func @gemm_into_slot
+// CHECK: %[[V:.*]] = memref.view
+// CHECK-NEXT: %[[T:.*]] = bufferization.to_tensor %[[V]] restrict writable
+// CHECK: %[[F:.*]] = linalg.fill {{.*}} outs(%[[E:.*]] : tensor<4x4xf32>)
+// CHECK: linalg.matmul {{.*}} outs(%[[F]] : tensor<4x4xf32>)
+// CHECK: %[[OWN:.*]] = linalg.fill {{.*}} outs(%[[T]] : tensor<4x4xf32>)
+// CHECK: %[[R:.*]] = linalg.matmul {{.*}} outs(%[[OWN]] : tensor<4x4xf32>)
+// CHECK: bufferization.materialize_in_destination %[[R]] in restrict writable %[[V]]
+func.func @gemm_into_slot(%arena: memref<128xi8>, %a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %other = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = linalg.matmul ins(%b, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c0 = arith.constant 0 : index
+  %v = memref.view %arena[%c0][] : memref<128xi8> to memref<4x4xf32>
+  bufferization.materialize_in_destination %r in restrict writable %v : (tensor<4x4xf32>, memref<4x4xf32>) -> ()
+  return %other : tensor<4x4xf32>
+}
+
+// -----
+
+// A destination that is a function argument, not a view of an arena: a
+// writable tensor of it at the top of the function becomes the init.
+// CHECK-LABEL: func.func @argument_destination
+// CHECK-SAME: (%[[OUT:.*]]: memref<8xf32>
+// CHECK-NEXT: %[[T:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: linalg.generic {{.*}} outs(%[[T]] : tensor<8xf32>)
+#id = affine_map<(d0) -> (d0)>
+func.func @argument_destination(%out: memref<8xf32>, %x: tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<8xf32>, memref<8xf32>) -> ()
+  return
+}

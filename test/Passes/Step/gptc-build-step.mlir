@@ -60,10 +60,11 @@ func.func @update(%step: tensor<i64> {gpt.name = "step"},
   return %p1, %m1 : tensor<3x5xf32>, tensor<3x5xf32>
 }
 
-// The grad step reads the inputs of @forward_grad, calls it, and adds the
-// loss and the gradient into their slots: scaled by 1/4 with grad-accum=4,
-// added as they are without it (then no gpt.mul_scalar comes between the
-// call and the reads, and the adds take the call's results).
+// The grad step reads the inputs of @forward_grad, calls it, and with
+// grad-accum=4 adds the loss and the gradient, scaled by 1/4, into their
+// slots (read as writable tensors: the adds may update them in place).
+// Without accumulation it writes the call's results to the slots as they
+// are: no read of the old values, so the runtime need not zero them.
 // CHECK-LABEL: func.func @gptc_grad_step
 // CHECK-SAME: (%[[ARENA:[a-z0-9_]+]]: memref<512xi8>) attributes {llvm.emit_c_interface}
 // CHECK: %[[O0:.*]] = arith.constant 0 : index
@@ -73,26 +74,30 @@ func.func @update(%step: tensor<i64> {gpt.name = "step"},
 // CHECK-NEXT: %[[V128:.*]] = memref.view %[[ARENA]][%[[O128]]][] : memref<512xi8> to memref<3x5xf32>
 // CHECK-NEXT: %[[W:.*]] = bufferization.to_tensor %[[V128]] restrict : memref<3x5xf32> to tensor<3x5xf32>
 // CHECK-NEXT: %[[R:.*]]:2 = call @forward_grad(%[[TOK]], %[[W]]) : (tensor<4x8xi32>, tensor<3x5xf32>) -> (tensor<f32>, tensor<3x5xf32>)
-// loss slot += loss (/ 4)
+// loss slot = loss, or += loss / 4
+// ONE-NEXT: arith.constant 384 : index
+// ONE-NEXT: %[[LV:.*]] = memref.view %[[ARENA]]{{.*}} to memref<f32>
+// ONE-NEXT: bufferization.materialize_in_destination %[[R]]#0 in restrict writable %[[LV]] : (tensor<f32>, memref<f32>) -> ()
 // ACCUM-NEXT: %[[L:.*]] = gpt.mul_scalar %[[R]]#0, 2.500000e-01 : tensor<f32>
-// CHECK-NEXT: arith.constant 384 : index
-// CHECK-NEXT: memref.view %[[ARENA]]{{.*}} to memref<f32>
-// CHECK-NEXT: %[[OLDL:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<f32> to tensor<f32>
-// ONE-NEXT: %[[NEWL:.*]] = gpt.add %[[OLDL]], %[[R]]#0 : tensor<f32>
+// ACCUM-NEXT: arith.constant 384 : index
+// ACCUM-NEXT: memref.view %[[ARENA]]{{.*}} to memref<f32>
+// ACCUM-NEXT: %[[OLDL:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<f32> to tensor<f32>
 // ACCUM-NEXT: %[[NEWL:.*]] = gpt.add %[[OLDL]], %[[L]] : tensor<f32>
-// CHECK-NEXT: arith.constant 384 : index
-// CHECK-NEXT: %[[LV:.*]] = memref.view %[[ARENA]]{{.*}} to memref<f32>
-// CHECK-NEXT: bufferization.materialize_in_destination %[[NEWL]] in restrict writable %[[LV]] : (tensor<f32>, memref<f32>) -> ()
-// grad.w slot += dw (/ 4)
+// ACCUM-NEXT: arith.constant 384 : index
+// ACCUM-NEXT: %[[LV:.*]] = memref.view %[[ARENA]]{{.*}} to memref<f32>
+// ACCUM-NEXT: bufferization.materialize_in_destination %[[NEWL]] in restrict writable %[[LV]] : (tensor<f32>, memref<f32>) -> ()
+// grad.w slot = dw, or += dw / 4
+// ONE-NEXT: arith.constant 256 : index
+// ONE-NEXT: %[[GV:.*]] = memref.view %[[ARENA]]{{.*}} to memref<3x5xf32>
+// ONE-NEXT: bufferization.materialize_in_destination %[[R]]#1 in restrict writable %[[GV]]
 // ACCUM-NEXT: %[[G:.*]] = gpt.mul_scalar %[[R]]#1, 2.500000e-01 : tensor<3x5xf32>
-// CHECK-NEXT: arith.constant 256 : index
-// CHECK-NEXT: memref.view %[[ARENA]]{{.*}} to memref<3x5xf32>
-// CHECK-NEXT: %[[OLDG:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<3x5xf32> to tensor<3x5xf32>
-// ONE-NEXT: %[[NEWG:.*]] = gpt.add %[[OLDG]], %[[R]]#1 : tensor<3x5xf32>
+// ACCUM-NEXT: arith.constant 256 : index
+// ACCUM-NEXT: memref.view %[[ARENA]]{{.*}} to memref<3x5xf32>
+// ACCUM-NEXT: %[[OLDG:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<3x5xf32> to tensor<3x5xf32>
 // ACCUM-NEXT: %[[NEWG:.*]] = gpt.add %[[OLDG]], %[[G]] : tensor<3x5xf32>
-// CHECK-NEXT: arith.constant 256 : index
-// CHECK-NEXT: %[[GV:.*]] = memref.view %[[ARENA]]{{.*}} to memref<3x5xf32>
-// CHECK-NEXT: bufferization.materialize_in_destination %[[NEWG]] in restrict writable %[[GV]]
+// ACCUM-NEXT: arith.constant 256 : index
+// ACCUM-NEXT: %[[GV:.*]] = memref.view %[[ARENA]]{{.*}} to memref<3x5xf32>
+// ACCUM-NEXT: bufferization.materialize_in_destination %[[NEWG]] in restrict writable %[[GV]]
 // CHECK-NEXT: return
 
 // The update step reads every argument of @update from its slot and writes
