@@ -218,15 +218,20 @@ def PlanBuffersPass : Pass<"gptc-plan-buffers", "mlir::ModuleOp"> {
 def GemmToBlasPass : Pass<"gptc-gemm-to-blas", "mlir::ModuleOp"> {
   let summary = "Turn linalg GEMMs on buffers into runtime GEMM calls";
   let description = [{
-    After bufferization, every `linalg.matmul` / `linalg.batch_matmul`
-    becomes a call of `gptc_gemm_f32` / `_f64` / `_bf16` (runtime/gptrt.h)
-    with the operands' addresses and strides, transposes read from the
-    indexing maps. A zero `linalg.fill` of the output right before the GEMM
-    becomes beta = 0. First, every `memref.copy` from a buffer while it
-    holds zeros (zero-filled once, in the same block, and not written since)
-    becomes a zero fill of its target, so that the GEMM outputs bufferization
-    initialises by copying one shared zero buffer get beta = 0 too; the
-    zero buffer goes when nothing else uses it. Fails if a GEMM is left.
+    After bufferization, every `linalg.matmul` / `linalg.batch_matmul`,
+    and every scaled contraction (a `linalg.generic` with matmul maps whose
+    body is `out + (a * b) * alpha`, as `gpt.matmul_add` lowers), becomes a
+    call of `gptc_gemm_f32` / `_f64` / `_bf16` (runtime/gptrt.h:
+    D = alpha op(A) op(B) + beta C) with the operands' addresses and
+    strides, transposes read from the indexing maps. What initialised the
+    output D right before the GEMM becomes the epilogue: a zero
+    `linalg.fill` gives beta = 0, a scaled copy (`out = in * s`) beta = s
+    and C = its input, a `memref.copy` C = its source; the op goes. First,
+    every `memref.copy` from a buffer while it holds zeros (zero-filled
+    once, in the same block, and not written since) becomes a zero fill of
+    its target, so that the GEMM outputs bufferization initialises by
+    copying one shared zero buffer get beta = 0 too; the zero buffer goes
+    when nothing else uses it. Fails if a named GEMM is left.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
@@ -321,7 +326,8 @@ def FuseNewtonSchulzPass : Pass<"gptc-fuse-newton-schulz",
     become one op on the stacked [N, rows, cols] tensor, whose GEMMs lower
     to one strided batched runtime call each instead of N calls; the
     results are sliced back out. The Gram product X X^T of each iteration
-    is computed symmetrically by the runtime (one triangle, mirrored).
+    is computed symmetrically by the runtime (one triangle, mirrored), and
+    the scale-adds are the other two GEMMs' epilogues (`gpt.matmul_add`).
     Ops alone in their group, and rank > 2 inputs, stay as they are. Runs
     between `gptc-lower-optim{keep-newton-schulz}` and a second
     `gptc-lower-optim`.

@@ -44,12 +44,10 @@ LogicalResult evalReduce(ReduceOp op, ArrayRef<HostTensor> in,
   return success();
 }
 
-/// result[b] = op(lhs[b]) x op(rhs[b]) over the last two dimensions; a
-/// rank-2 rhs under a batched lhs is shared by every batch.
-LogicalResult evalMatmul(MatmulOp op, ArrayRef<HostTensor> in,
-                         EvalResults &out) {
-  const HostTensor &a = in[0], &b = in[1];
-  bool ta = op.getTransposeLhs(), tb = op.getTransposeRhs();
+/// r[b] = op(a[b]) x op(b[b]) over the last two dimensions; a rank-2 b
+/// under a batched a is shared by every batch.
+HostTensor product(const HostTensor &a, const HostTensor &b, bool ta, bool tb,
+                   ArrayRef<int64_t> shape) {
   int64_t ar = a.rank(), br = b.rank();
   int64_t aRows = a.shape[ar - 2], aCols = a.shape[ar - 1];
   int64_t bRows = b.shape[br - 2], bCols = b.shape[br - 1];
@@ -57,7 +55,7 @@ LogicalResult evalMatmul(MatmulOp op, ArrayRef<HostTensor> in,
   int64_t n = tb ? bRows : bCols;
   bool shared = br == 2 && ar > 2;
   int64_t batch = numElementsOf(ArrayRef<int64_t>(a.shape).drop_back(2));
-  HostTensor r(resultShape(op));
+  HostTensor r(shape);
   int64_t aMat = aRows * aCols, bMat = bRows * bCols;
   // op(A) as [m, k] and op(B) as [k, n], row-major; then C[i, j] is
   // accumulated over p = 0, 1, ... in order (i-p-j loop).
@@ -83,6 +81,25 @@ LogicalResult evalMatmul(MatmulOp op, ArrayRef<HostTensor> in,
       }
     }
   }
+  return r;
+}
+
+LogicalResult evalMatmul(MatmulOp op, ArrayRef<HostTensor> in,
+                         EvalResults &out) {
+  out.push_back(product(in[0], in[1], op.getTransposeLhs(),
+                        op.getTransposeRhs(), resultShape(op)));
+  return success();
+}
+
+/// alpha op(lhs) x op(rhs) + beta addend.
+LogicalResult evalMatmulAdd(MatmulAddOp op, ArrayRef<HostTensor> in,
+                            EvalResults &out) {
+  HostTensor r = product(in[0], in[1], op.getTransposeLhs(),
+                         op.getTransposeRhs(), resultShape(op));
+  double alpha = op.getAlpha().convertToDouble();
+  double beta = op.getBeta().convertToDouble();
+  for (size_t i = 0; i < r.data.size(); ++i)
+    r.data[i] = alpha * r.data[i] + beta * in[2].data[i];
   out.push_back(std::move(r));
   return success();
 }
@@ -92,6 +109,7 @@ LogicalResult evalMatmul(MatmulOp op, ArrayRef<HostTensor> in,
 void attachContractionModels(MLIRContext *ctx) {
   attach<ReduceOp, evalReduce>(ctx);
   attach<MatmulOp, evalMatmul>(ctx);
+  attach<MatmulAddOp, evalMatmulAdd>(ctx);
 }
 
 } // namespace gptc::ref::detail

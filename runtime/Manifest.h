@@ -69,7 +69,7 @@ struct Manifest {
 };
 
 /// The format this runtime reads.
-constexpr const char *kManifestFormat = "gptc-step/1";
+constexpr const char *kManifestFormat = "gptc-step/2";
 
 /// Parses and checks manifest JSON text; `fileName` prefixes messages.
 /// Returns false and sets `error` ("FILE: FIELD: problem").

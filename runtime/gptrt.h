@@ -40,8 +40,13 @@
  * given by its address, its row and column strides and the stride between
  * the matrices of a batch, all in elements; op(X) transposes X when trans_x
  * is non-zero:
- *   C[b] = op(A[b]) op(B[b]) + beta C[b]   for b < batch, with
- *   op(A) m x k, op(B) k x n, C m x n, beta 0 or 1.
+ *   D[b] = alpha op(A[b]) op(B[b]) + beta C[b]   for b < batch, with
+ *   op(A) m x k, op(B) k x n, C and D m x n,
+ * the epilogue of cuBLASLt's matmul: products accumulate in f32 (f64 for
+ * f64), alpha and beta apply in that precision and D is rounded once. C is
+ * not read when beta is 0 (it may be null then); C is either D itself
+ * (same address and strides) or does not overlap it; D overlaps neither A
+ * nor B.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -57,8 +62,9 @@ extern "C" {
 #define GPTC_GEMM_ARGS(T)                                                      \
   int64_t trans_a, int64_t trans_b, int64_t m, int64_t n, int64_t k,           \
       uintptr_t a, int64_t a_rs, int64_t a_cs, int64_t a_bs, uintptr_t b,      \
-      int64_t b_rs, int64_t b_cs, int64_t b_bs, T beta, uintptr_t c,           \
-      int64_t c_rs, int64_t c_cs, int64_t c_bs, int64_t batch
+      int64_t b_rs, int64_t b_cs, int64_t b_bs, T alpha, T beta, uintptr_t c,  \
+      int64_t c_rs, int64_t c_cs, int64_t c_bs, uintptr_t d, int64_t d_rs,     \
+      int64_t d_cs, int64_t d_bs, int64_t batch
 
 void gptc_gemm_f32(GPTC_GEMM_ARGS(float));
 void gptc_gemm_f64(GPTC_GEMM_ARGS(double));

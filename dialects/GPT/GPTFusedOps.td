@@ -1,12 +1,46 @@
 //===- GPTFusedOps.td - gpt fused ops ----------------------*- tablegen -*-===//
 //
 // Ops produced by the fusion passes (gptc-fuse-rmsnorm,
-// gptc-fuse-attention, gptc-fuse-cross-entropy). Included from GPTOps.td.
+// gptc-fuse-attention, gptc-fuse-cross-entropy) and by the optimizer
+// lowering (gpt.matmul_add: a GEMM with its scale-add epilogue). Included
+// from GPTOps.td.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GPTC_DIALECT_GPT_FUSEDOPS_TD
 #define GPTC_DIALECT_GPT_FUSEDOPS_TD
+
+def GPT_MatmulAddOp : GPT_Op<"matmul_add",
+    [Pure, AllTypesMatch<["addend", "result"]>]> {
+  let summary = "matrix product with a scale-add epilogue";
+  let description = [{
+    `result = alpha * op(lhs) x op(rhs) + beta * addend` over the last two
+    dimensions, with `op` and the batch rules of `gpt.matmul`: the epilogue
+    of a GEMM (BLAS's and cuBLASLt's alpha and beta, C read and D written
+    separately). The products accumulate in f32 for bf16 operands, alpha
+    and beta apply in f32, and the result is rounded once. Newton-Schulz's
+    `B = b A + c A A` and `X = a X + B X` are each one such op, so the
+    scale-adds cost no kernel of their own. Produced by the optimizer
+    lowering (after autodiff: not differentiable).
+
+    Example:
+    ```mlir
+    %b = gpt.matmul_add %a, %a, %a alpha = -4.775 beta = 2.0315
+        : tensor<4x64x64xbf16>, tensor<4x64x64xbf16> -> tensor<4x64x64xbf16>
+    ```
+  }];
+  let arguments = (ins GPT_FloatTensor:$lhs, GPT_FloatTensor:$rhs,
+                       GPT_FloatTensor:$addend, UnitAttr:$transpose_lhs,
+                       UnitAttr:$transpose_rhs, F64Attr:$alpha,
+                       F64Attr:$beta);
+  let results = (outs GPT_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $addend (`transpose_lhs` $transpose_lhs^)?
+    (`transpose_rhs` $transpose_rhs^)? `alpha` `=` $alpha `beta` `=` $beta
+    attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
 
 def GPT_RMSNormOp : GPT_Op<"rms_norm",
     [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,

@@ -112,36 +112,54 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
-LogicalResult MatmulOp::verify() {
-  RankedTensorType lhs = getLhs().getType();
-  RankedTensorType rhs = getRhs().getType();
-  RankedTensorType out = getResult().getType();
+/// The checks of gpt.matmul's operands and result, shared with
+/// gpt.matmul_add.
+static LogicalResult verifyMatmul(Operation *op, RankedTensorType lhs,
+                                  RankedTensorType rhs, RankedTensorType out,
+                                  bool transposeLhs, bool transposeRhs) {
   if (lhs.getRank() < 2 || rhs.getRank() < 2)
-    return emitOpError("operands must have rank >= 2");
+    return op->emitOpError("operands must have rank >= 2");
   if (lhs.getElementType() != rhs.getElementType())
-    return emitOpError("operand element types must match");
+    return op->emitOpError("operand element types must match");
   bool sharedRhs = rhs.getRank() == 2 && lhs.getRank() > 2;
   if (!sharedRhs && lhs.getRank() != rhs.getRank())
-    return emitOpError("rhs must have the rank of lhs, or be a rank-2 matrix");
+    return op->emitOpError(
+        "rhs must have the rank of lhs, or be a rank-2 matrix");
   ArrayRef<int64_t> batch = lhs.getShape().drop_back(2);
   if (!sharedRhs && rhs.getShape().drop_back(2) != batch)
-    return emitOpError("batch dimensions of lhs and rhs must match");
+    return op->emitOpError("batch dimensions of lhs and rhs must match");
   int64_t lr = lhs.getRank(), rr = rhs.getRank();
-  int64_t m = lhs.getDimSize(getTransposeLhs() ? lr - 1 : lr - 2);
-  int64_t kl = lhs.getDimSize(getTransposeLhs() ? lr - 2 : lr - 1);
-  int64_t kr = rhs.getDimSize(getTransposeRhs() ? rr - 1 : rr - 2);
-  int64_t n = rhs.getDimSize(getTransposeRhs() ? rr - 2 : rr - 1);
+  int64_t m = lhs.getDimSize(transposeLhs ? lr - 1 : lr - 2);
+  int64_t kl = lhs.getDimSize(transposeLhs ? lr - 2 : lr - 1);
+  int64_t kr = rhs.getDimSize(transposeRhs ? rr - 1 : rr - 2);
+  int64_t n = rhs.getDimSize(transposeRhs ? rr - 2 : rr - 1);
   if (kl != kr)
-    return emitOpError() << "contraction sizes differ: lhs has " << kl
-                         << ", rhs has " << kr;
+    return op->emitOpError() << "contraction sizes differ: lhs has " << kl
+                             << ", rhs has " << kr;
   SmallVector<int64_t> expected(batch);
   expected.append({m, n});
   if (ArrayRef<int64_t>(expected) != out.getShape() ||
       out.getElementType() != lhs.getElementType())
-    return emitOpError() << "result type must be "
-                         << RankedTensorType::get(expected,
-                                                  lhs.getElementType());
+    return op->emitOpError()
+           << "result type must be "
+           << RankedTensorType::get(expected, lhs.getElementType());
   return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  return verifyMatmul(*this, getLhs().getType(), getRhs().getType(),
+                      getResult().getType(), getTransposeLhs(),
+                      getTransposeRhs());
+}
+
+LogicalResult MatmulAddOp::verify() {
+  for (auto [name, value] :
+       {std::pair{"alpha", getAlpha()}, std::pair{"beta", getBeta()}})
+    if (!value.isFinite())
+      return emitOpError() << name << " must be finite";
+  return verifyMatmul(*this, getLhs().getType(), getRhs().getType(),
+                      getResult().getType(), getTransposeLhs(),
+                      getTransposeRhs());
 }
 
 //===----------------------------------------------------------------------===//

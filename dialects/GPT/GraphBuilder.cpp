@@ -156,6 +156,17 @@ Value GraphBuilder::matmul(Value a, Value c, bool transposeA,
   return cast(r, typeOf(a).getElementType());
 }
 
+Value GraphBuilder::matmulAdd(Value a, Value c, bool transposeA,
+                              bool transposeC, double alpha, Value addend,
+                              double beta) {
+  Value lhs = cast(a, matmulType), rhs = cast(c, matmulType);
+  Value acc = cast(addend, matmulType);
+  Value r = MatmulAddOp::create(b, *loc, acc.getType(), lhs, rhs, acc,
+                                transposeA, transposeC, llvm::APFloat(alpha),
+                                llvm::APFloat(beta));
+  return cast(r, typeOf(a).getElementType());
+}
+
 Value GraphBuilder::linear(Value x, Value weight) {
   return matmul(x, weight, /*transposeA=*/false, /*transposeC=*/true);
 }

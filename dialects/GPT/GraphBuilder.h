@@ -74,6 +74,11 @@ public:
   mlir::Value linear(mlir::Value x, mlir::Value weight);
   mlir::Value matmul(mlir::Value a, mlir::Value c, bool transposeA,
                      bool transposeC);
+  /// alpha op(a) op(c) + beta addend as one gpt.matmul_add in the matmul
+  /// type, cast back to the type of `a`.
+  mlir::Value matmulAdd(mlir::Value a, mlir::Value c, bool transposeA,
+                        bool transposeC, double alpha, mlir::Value addend,
+                        double beta);
   /// x * rsqrt(mean(x^2, -1) + eps).
   mlir::Value rmsNorm(mlir::Value x, double eps);
   /// exp(x - max) / sum(exp(x - max)) over the last dimension.

@@ -96,68 +96,167 @@ Value collapseLeading(OpBuilder &b, Location loc, Value x, int64_t keep) {
   return tensor::CollapseShapeOp::create(b, loc, x, groups);
 }
 
+/// `x` in f32 when it is narrower (a bf16 GEMM's epilogue is f32).
+Value widened(OpBuilder &b, Location loc, Value x) {
+  auto ft = cast<FloatType>(x.getType());
+  if (ft.getWidth() >= 32)
+    return x;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+}
+
+/// `x` rounded back to `type` when it was widened.
+Value narrowed(OpBuilder &b, Location loc, Value x, Type type) {
+  if (x.getType() == type)
+    return x;
+  return arith::TruncFOp::create(b, loc, type, x);
+}
+
+/// A GEMM's accumulation into `init`: linalg.matmul / batch_matmul with the
+/// given maps, or, when alpha != 1, a linalg.generic over the same maps
+/// whose body is out + (a * b) * alpha, alpha applied in f32 (at least):
+/// gptc-gemm-to-blas makes either a runtime GEMM call.
+Value contraction(PatternRewriter &rewriter, Location loc,
+                  RankedTensorType flatOut, Value lhs, Value rhs, Value init,
+                  ArrayRef<AffineMap> maps, double alpha) {
+  bool batched = flatOut.getRank() == 3;
+  if (alpha == 1.0) {
+    linalg::LinalgOp mm;
+    if (batched)
+      mm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{flatOut},
+                                         ValueRange{lhs, rhs},
+                                         ValueRange{init});
+    else
+      mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{flatOut},
+                                    ValueRange{lhs, rhs}, ValueRange{init});
+    mm->setAttr("indexing_maps", rewriter.getAffineMapArrayAttr(maps));
+    return mm->getResult(0);
+  }
+  SmallVector<utils::IteratorType> iterators(batched ? 3 : 2,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{flatOut}, ValueRange{lhs, rhs},
+      ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Type elt = args[2].getType();
+        Value x = widened(b, l, args[0]);
+        Value y = widened(b, l, args[1]);
+        Value prod = arith::MulFOp::create(b, l, x, y);
+        Value scaled = arith::MulFOp::create(
+            b, l, prod, scalarConstant(b, l, prod.getType(), alpha));
+        Value acc = widened(b, l, args[2]);
+        Value sum = arith::AddFOp::create(b, l, acc, scaled);
+        linalg::YieldOp::create(b, l, narrowed(b, l, sum, elt));
+      });
+  return generic.getResult(0);
+}
+
+/// alpha op(lhs) op(rhs) + init as linalg (transposes as maps; leading
+/// batch dimensions folded into M for a shared rank-2 rhs, else into one
+/// batch dimension). `makeInit` gives the accumulator for the flattened
+/// result type.
+FailureOr<Value>
+emitMatmul(PatternRewriter &rewriter, Operation *op, Value lhs, Value rhs,
+           bool ta, bool tb, RankedTensorType outType, double alpha,
+           function_ref<Value(RankedTensorType flat, int64_t keep)> makeInit) {
+  Location loc = op->getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  RankedTensorType flatOut;
+  SmallVector<AffineMap> maps;
+  int64_t keep;
+  if (rt.getRank() == 2) {
+    // Plain or shared-rhs GEMM: fold the batch into M.
+    if (lt.getRank() > 2 && ta)
+      return rewriter.notifyMatchFailure(op, "transposed batched lhs with "
+                                             "a shared rhs");
+    keep = 1;
+    lhs = collapseLeading(rewriter, loc, lhs, keep);
+    auto lt2 = cast<RankedTensorType>(lhs.getType());
+    int64_t m = lt2.getDimSize(ta ? 1 : 0);
+    int64_t n = rt.getDimSize(tb ? 0 : 1);
+    flatOut = RankedTensorType::get({m, n}, outType.getElementType());
+    AffineExpr dm, dn, dk;
+    bindDims(ctx, dm, dn, dk);
+    maps = {AffineMap::get(3, 0, ta ? ArrayRef<AffineExpr>{dk, dm}
+                                    : ArrayRef<AffineExpr>{dm, dk}, ctx),
+            AffineMap::get(3, 0, tb ? ArrayRef<AffineExpr>{dn, dk}
+                                    : ArrayRef<AffineExpr>{dk, dn}, ctx),
+            AffineMap::get(3, 0, {dm, dn}, ctx)};
+  } else {
+    keep = 2;
+    lhs = collapseLeading(rewriter, loc, lhs, keep);
+    rhs = collapseLeading(rewriter, loc, rhs, keep);
+    auto l3 = cast<RankedTensorType>(lhs.getType());
+    auto r3 = cast<RankedTensorType>(rhs.getType());
+    int64_t batch = l3.getDimSize(0);
+    int64_t m = l3.getDimSize(ta ? 2 : 1);
+    int64_t n = r3.getDimSize(tb ? 1 : 2);
+    flatOut = RankedTensorType::get({batch, m, n}, outType.getElementType());
+    AffineExpr db, dm, dn, dk;
+    bindDims(ctx, db, dm, dn, dk);
+    maps = {AffineMap::get(4, 0, ta ? ArrayRef<AffineExpr>{db, dk, dm}
+                                    : ArrayRef<AffineExpr>{db, dm, dk}, ctx),
+            AffineMap::get(4, 0, tb ? ArrayRef<AffineExpr>{db, dn, dk}
+                                    : ArrayRef<AffineExpr>{db, dk, dn}, ctx),
+            AffineMap::get(4, 0, {db, dm, dn}, ctx)};
+  }
+  Value init = makeInit(flatOut, keep);
+  Value result =
+      contraction(rewriter, loc, flatOut, lhs, rhs, init, maps, alpha);
+  return reshapeTensor(rewriter, loc, result, outType);
+}
+
 /// gpt.matmul => linalg.matmul / linalg.batch_matmul (transposes as maps).
 struct MatmulToLinalg : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
+    FailureOr<Value> r = emitMatmul(
+        rewriter, op, op.getLhs(), op.getRhs(), op.getTransposeLhs(),
+        op.getTransposeRhs(), op.getResult().getType(), 1.0,
+        [&](RankedTensorType flat, int64_t) {
+          return filled(rewriter, op.getLoc(), flat, 0.0);
+        });
+    if (failed(r))
+      return failure();
+    rewriter.replaceOp(op, *r);
+    return success();
+  }
+};
+
+/// gpt.matmul_add => the GEMM accumulating into beta * addend: the addend
+/// itself (beta 1), a zero fill (beta 0) or a scaled copy, all of which
+/// gptc-gemm-to-blas folds into the call's epilogue.
+struct MatmulAddToLinalg : OpRewritePattern<MatmulAddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulAddOp op,
+                                PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType lt = op.getLhs().getType(), rt = op.getRhs().getType();
-    RankedTensorType outType = op.getResult().getType();
-    bool ta = op.getTransposeLhs(), tb = op.getTransposeRhs();
-    MLIRContext *ctx = rewriter.getContext();
-    Value lhs = op.getLhs(), rhs = op.getRhs();
-    Value result;
-    if (rt.getRank() == 2) {
-      // Plain or shared-rhs GEMM: fold the batch into M.
-      if (lt.getRank() > 2 && ta)
-        return rewriter.notifyMatchFailure(op, "transposed batched lhs with "
-                                               "a shared rhs");
-      lhs = collapseLeading(rewriter, loc, lhs, 1);
-      auto lt2 = cast<RankedTensorType>(lhs.getType());
-      int64_t m = lt2.getDimSize(ta ? 1 : 0);
-      int64_t n = rt.getDimSize(tb ? 0 : 1);
-      auto flatOut = RankedTensorType::get({m, n}, outType.getElementType());
-      AffineExpr dm, dn, dk;
-      bindDims(ctx, dm, dn, dk);
-      SmallVector<AffineMap> maps = {
-          AffineMap::get(3, 0, ta ? ArrayRef<AffineExpr>{dk, dm}
-                                  : ArrayRef<AffineExpr>{dm, dk}, ctx),
-          AffineMap::get(3, 0, tb ? ArrayRef<AffineExpr>{dn, dk}
-                                  : ArrayRef<AffineExpr>{dk, dn}, ctx),
-          AffineMap::get(3, 0, {dm, dn}, ctx)};
-      Value init = filled(rewriter, loc, flatOut, 0.0);
-      auto mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{flatOut},
-                                         ValueRange{lhs, rhs},
-                                         ValueRange{init});
-      mm.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-      result = reshapeTensor(rewriter, loc, mm.getResult(0), outType);
-    } else {
-      lhs = collapseLeading(rewriter, loc, lhs, 2);
-      rhs = collapseLeading(rewriter, loc, rhs, 2);
-      auto l3 = cast<RankedTensorType>(lhs.getType());
-      auto r3 = cast<RankedTensorType>(rhs.getType());
-      int64_t batch = l3.getDimSize(0);
-      int64_t m = l3.getDimSize(ta ? 2 : 1);
-      int64_t n = r3.getDimSize(tb ? 1 : 2);
-      auto flatOut =
-          RankedTensorType::get({batch, m, n}, outType.getElementType());
-      AffineExpr db, dm, dn, dk;
-      bindDims(ctx, db, dm, dn, dk);
-      SmallVector<AffineMap> maps = {
-          AffineMap::get(4, 0, ta ? ArrayRef<AffineExpr>{db, dk, dm}
-                                  : ArrayRef<AffineExpr>{db, dm, dk}, ctx),
-          AffineMap::get(4, 0, tb ? ArrayRef<AffineExpr>{db, dn, dk}
-                                  : ArrayRef<AffineExpr>{db, dk, dn}, ctx),
-          AffineMap::get(4, 0, {db, dm, dn}, ctx)};
-      Value init = filled(rewriter, loc, flatOut, 0.0);
-      auto mm = linalg::BatchMatmulOp::create(
-          rewriter, loc, TypeRange{flatOut}, ValueRange{lhs, rhs},
-          ValueRange{init});
-      mm.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-      result = reshapeTensor(rewriter, loc, mm.getResult(0), outType);
-    }
-    rewriter.replaceOp(op, result);
+    double beta = op.getBeta().convertToDouble();
+    FailureOr<Value> r = emitMatmul(
+        rewriter, op, op.getLhs(), op.getRhs(), op.getTransposeLhs(),
+        op.getTransposeRhs(), op.getResult().getType(),
+        op.getAlpha().convertToDouble(),
+        [&](RankedTensorType flat, int64_t keep) -> Value {
+          if (beta == 0.0)
+            return filled(rewriter, loc, flat, 0.0);
+          Value c = collapseLeading(rewriter, loc, op.getAddend(), keep);
+          if (beta == 1.0)
+            return c;
+          return parallelGeneric(
+              rewriter, loc, flat, ValueRange{c}, {},
+              [&](OpBuilder &b, Location l, ValueRange args) {
+                Value x = widened(b, l, args[0]);
+                Value s = arith::MulFOp::create(
+                    b, l, x, scalarConstant(b, l, x.getType(), beta));
+                return narrowed(b, l, s, args[0].getType());
+              });
+        });
+    if (failed(r))
+      return failure();
+    rewriter.replaceOp(op, *r);
     return success();
   }
 };
@@ -257,7 +356,8 @@ struct CumsumToLoop : OpRewritePattern<CumsumOp> {
 } // namespace
 
 void populateReductionToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReduceToGeneric, MatmulToLinalg, IotaToGeneric, ConstantToArith,
+  patterns.add<ReduceToGeneric, MatmulToLinalg, MatmulAddToLinalg, IotaToGeneric,
+               ConstantToArith,
                CumsumToLoop>(patterns.getContext());
 }
 

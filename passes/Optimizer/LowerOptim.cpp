@@ -276,11 +276,12 @@ struct LowerNewtonSchulz : OpRewritePattern<optim::NewtonSchulzOp> {
     if (transposed)
       x = g.transpose(x, swapLast);
 
-    // The sums of scaled GEMM results are formed in f32 when the compute
-    // type is narrower (bf16), with f32 coefficients, and rounded to it
-    // once: in bf16 the coefficients themselves would round (3.4445 to
-    // 3.4375, -4.775 to -4.78125), a bias of the whole iteration rather
-    // than rounding noise. After fusion each sum is still one kernel.
+    // The scale-adds are the GEMMs' epilogues (gpt.matmul_add): alpha and
+    // beta apply in f32 to the f32 sums, rounded to the compute type once;
+    // in bf16 the coefficients themselves would round (3.4445 to 3.4375,
+    // -4.775 to -4.78125), a bias of the whole iteration rather than
+    // rounding noise. A sum outside a GEMM is formed in f32 for the same
+    // reason (one kernel after fusion).
     Type sumType =
         ct.getIntOrFloatBitWidth() < 32 ? Type(rewriter.getF32Type()) : ct;
     auto sum = [&](ArrayRef<std::pair<Value, double>> terms) {
@@ -296,18 +297,17 @@ struct LowerNewtonSchulz : OpRewritePattern<optim::NewtonSchulzOp> {
     ArrayRef<double> coef = op.getCoefficients();
     double a = coef[0], b = coef[1], c = coef[2];
     for (uint64_t i = 0; i < op.getSteps(); ++i) {
-      Value gram = g.matmul(x, x, false, true); // A = X X^T
+      // A = X X^T (a Gram product: the runtime computes one triangle)
+      Value gram = g.matmul(x, x, false, true);
       if (op.getForm() == optim::NSForm::polynomial_then_apply) {
         // B = b A + c A A; X = a X + B X
-        Value gram2 = g.matmul(gram, gram, false, false);
-        Value poly = sum({{gram, b}, {gram2, c}});
-        Value px = g.matmul(poly, x, false, false);
-        x = sum({{x, a}, {px, 1.0}});
+        Value poly = g.matmulAdd(gram, gram, false, false, c, gram, b);
+        x = g.matmulAdd(poly, x, false, false, 1.0, x, a);
       } else {
         // B = A X; X = a X + b B + c A B
         Value bx = g.matmul(gram, x, false, false);
-        Value abx = g.matmul(gram, bx, false, false);
-        x = sum({{x, a}, {bx, b}, {abx, c}});
+        x = g.matmulAdd(gram, bx, false, false, c, sum({{x, a}, {bx, b}}),
+                        1.0);
       }
     }
     if (transposed)

@@ -2,7 +2,7 @@
 //
 // gptc_gemm_f32 / _f64 / _bf16 (runtime/gptrt.h):
 //
-//   C[b] = op(A[b]) op(B[b]) + beta C[b]    for b < batch
+//   D[b] = alpha op(A[b]) op(B[b]) + beta C[b]    for b < batch
 //
 // on strided views. Every call goes to row-major cblas_?gemm. A view
 // X (R x C, strides rs, cs in elements) is handed to BLAS as is when it is
@@ -10,10 +10,17 @@
 //   column-major  rs == 1 and cs >= R: X is the row-major X^T with ld = cs,
 //                 so the transpose flag flips
 // (the stride of a dimension of size 1 is ignored)
-// and is otherwise copied to a packed row-major temporary. A column-major C
-// is computed as C^T = op(B)^T op(A)^T. beta == 0 never reads C (NaN-safe).
-// bf16 converts A and B to f32 (bits << 16), runs sgemm and rounds the
-// result to nearest even.
+// and is otherwise copied to a packed row-major temporary. A column-major D
+// is computed as D^T = op(B)^T op(A)^T. beta == 0 never reads C (NaN-safe);
+// a C that is not D is copied into D first (BLAS updates in place).
+// bf16 converts A, B and C to f32 (bits << 16), runs sgemm and rounds the
+// result to nearest even: the epilogue is applied in f32, before the one
+// rounding.
+//
+// A Gram product, op(A) op(A)^T with beta == 0 (Newton-Schulz's X X^T), is
+// symmetric: only the blocks on and below the diagonal are computed (block
+// rows of the lower triangle, split so that the threads get equal work),
+// then mirrored: about half the multiply-adds, and D exactly symmetric.
 //
 // Threads: the calls come from the step between its OpenMP kernels, so they
 // share that OpenMP thread pool (LLVM's libomp, which serves GCC's GOMP
@@ -32,6 +39,7 @@
 #include <omp.h>
 
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -88,18 +96,18 @@ Operand<T> operand(const View<T> &x, bool trans, std::vector<T> &tmp) {
   return {tmp.data(), x.cols, trans};
 }
 
-void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a,
-              int64_t lda, const float *b, int64_t ldb, float beta, float *c,
-              int64_t ldc) {
+void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+              const float *a, int64_t lda, const float *b, int64_t ldb,
+              float beta, float *c, int64_t ldc) {
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), 1.0f, a,
+              tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), alpha, a,
               int(lda), b, int(ldb), beta, c, int(ldc));
 }
-void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
               const double *a, int64_t lda, const double *b, int64_t ldb,
               double beta, double *c, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), 1.0, a,
+              tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), alpha, a,
               int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
@@ -113,45 +121,53 @@ template <typename T> Scratch<T> &scratch() {
   return s;
 }
 
-/// One GEMM on views a (stored shape of A), b, c; T is float or double.
+/// One GEMM D = alpha op(A) op(B) + beta C on views a, b (stored shapes of
+/// A and B), c and d; T is float or double.
 template <typename T>
 void gemmOne(bool transA, bool transB, const View<T> &a, const View<T> &b,
-             T beta, const View<T> &c, int64_t k) {
-  const int64_t m = c.rows, n = c.cols;
+             T alpha, T beta, const View<T> &c, const View<T> &d, int64_t k) {
+  const int64_t m = d.rows, n = d.cols;
   if (m == 0 || n == 0)
     return;
+  // BLAS updates C in place: a separate C is copied into D first.
+  if (beta != T(0) && c.ptr != d.ptr)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        d.ptr[i * d.rs + j * d.cs] = c.at(i, j);
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
-        T &x = c.ptr[i * c.rs + j * c.cs];
-        x = beta == T(0) ? T(0) : x;
+        T &x = d.ptr[i * d.rs + j * d.cs];
+        x = beta == T(0) ? T(0) : beta * x;
       }
     return;
   }
   Scratch<T> &s = scratch<T>();
   Operand<T> oa = operand(a, transA, s.a);
   Operand<T> ob = operand(b, transB, s.b);
-  if (isRowMajor(m, n, c.rs, c.cs)) {
-    blasGemm(oa.trans, ob.trans, m, n, k, oa.ptr, atLeast1(oa.ld), ob.ptr,
-             atLeast1(ob.ld), beta, c.ptr, atLeast1(m == 1 ? n : c.rs));
+  if (isRowMajor(m, n, d.rs, d.cs)) {
+    blasGemm(oa.trans, ob.trans, m, n, k, alpha, oa.ptr, atLeast1(oa.ld),
+             ob.ptr, atLeast1(ob.ld), beta, d.ptr,
+             atLeast1(m == 1 ? n : d.rs));
     return;
   }
-  if (isColMajor(m, n, c.rs, c.cs)) {
-    // C^T (n x m, row-major, ld = cs) = op(B)^T op(A)^T.
-    blasGemm(!ob.trans, !oa.trans, n, m, k, ob.ptr, atLeast1(ob.ld), oa.ptr,
-             atLeast1(oa.ld), beta, c.ptr, atLeast1(n == 1 ? m : c.cs));
+  if (isColMajor(m, n, d.rs, d.cs)) {
+    // D^T (n x m, row-major, ld = cs) = op(B)^T op(A)^T.
+    blasGemm(!ob.trans, !oa.trans, n, m, k, alpha, ob.ptr, atLeast1(ob.ld),
+             oa.ptr, atLeast1(oa.ld), beta, d.ptr,
+             atLeast1(n == 1 ? m : d.cs));
     return;
   }
   s.c.resize(size_t(m * n));
   if (beta != T(0))
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
-        s.c[size_t(i * n + j)] = c.at(i, j);
-  blasGemm(oa.trans, ob.trans, m, n, k, oa.ptr, atLeast1(oa.ld), ob.ptr,
-           atLeast1(ob.ld), beta, s.c.data(), n);
+        s.c[size_t(i * n + j)] = d.at(i, j);
+  blasGemm(oa.trans, ob.trans, m, n, k, alpha, oa.ptr, atLeast1(oa.ld),
+           ob.ptr, atLeast1(ob.ld), beta, s.c.data(), n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
-      c.ptr[i * c.rs + j * c.cs] = s.c[size_t(i * n + j)];
+      d.ptr[i * d.rs + j * d.cs] = s.c[size_t(i * n + j)];
 }
 
 void checkArgs(int64_t m, int64_t n, int64_t k, int64_t batch) {
@@ -162,14 +178,14 @@ void checkArgs(int64_t m, int64_t n, int64_t k, int64_t batch) {
     fail("size above 2^31 - 1");
 }
 
-/// The operands of one GEMM C = op(A) op(B) + beta C as views; A and B are
-/// views of their stored (untransposed) shapes.
+/// The operands of one GEMM D = alpha op(A) op(B) + beta C as views; A and
+/// B are views of their stored (untransposed) shapes.
 template <typename T, typename CT> struct GemmViews {
   View<T> a, b;
-  View<CT> c;
+  View<CT> c, d;
 };
 
-/// Rows [i0, i0 + len) of op(A) and of C.
+/// Rows [i0, i0 + len) of op(A), C and D.
 template <typename T, typename CT>
 GemmViews<T, CT> rowBlock(GemmViews<T, CT> g, bool transA, int64_t i0,
                           int64_t len) {
@@ -180,12 +196,14 @@ GemmViews<T, CT> rowBlock(GemmViews<T, CT> g, bool transA, int64_t i0,
     g.a.ptr += i0 * g.a.rs;
     g.a.rows = len;
   }
-  g.c.ptr += i0 * g.c.rs;
-  g.c.rows = len;
+  for (View<CT> *v : {&g.c, &g.d}) {
+    v->ptr += i0 * v->rs;
+    v->rows = len;
+  }
   return g;
 }
 
-/// Columns [j0, j0 + len) of op(B) and of C.
+/// Columns [j0, j0 + len) of op(B), C and D.
 template <typename T, typename CT>
 GemmViews<T, CT> colBlock(GemmViews<T, CT> g, bool transB, int64_t j0,
                           int64_t len) {
@@ -196,8 +214,10 @@ GemmViews<T, CT> colBlock(GemmViews<T, CT> g, bool transB, int64_t j0,
     g.b.ptr += j0 * g.b.cs;
     g.b.cols = len;
   }
-  g.c.ptr += j0 * g.c.cs;
-  g.c.cols = len;
+  for (View<CT> *v : {&g.c, &g.d}) {
+    v->ptr += j0 * v->cs;
+    v->cols = len;
+  }
   return g;
 }
 
@@ -251,33 +271,108 @@ void forEachBlock(int64_t batch, bool transA, bool transB, int64_t m,
   }
 }
 
+/// Whether the call is a Gram product D = alpha op(A) op(A)^T that needs
+/// no C: B is A read the other way round.
+bool isGram(int64_t transA, int64_t transB, int64_t m, int64_t n, uintptr_t a,
+            int64_t aRs, int64_t aCs, int64_t aBs, uintptr_t b, int64_t bRs,
+            int64_t bCs, int64_t bBs, double beta) {
+  return a == b && aRs == bRs && aCs == bCs && aBs == bBs &&
+         (transA != 0) != (transB != 0) && m == n && beta == 0.0;
+}
+
+/// op(X) of a stored view (a transpose swaps the strides).
+template <typename T> View<T> opOf(const View<T> &x, bool trans) {
+  return trans ? View<T>{x.ptr, x.cols, x.rows, x.cs, x.rs} : x;
+}
+
+/// D = alpha X X^T for X m x k: block rows of the lower triangle, split
+/// into `parts` of equal work (row i costs i + 1 dot products: boundaries
+/// at m sqrt(p / parts)) run on that many threads, then the strict upper
+/// triangle mirrored from the lower one.
+template <typename T>
+void gram(const View<T> &x, T alpha, const View<T> &d, int parts) {
+  const int64_t m = x.rows, k = x.cols;
+  std::vector<int64_t> at(size_t(parts) + 1, m);
+  for (int p = 0; p < parts; ++p) {
+    auto b = int64_t(double(m) * std::sqrt(double(p) / parts));
+    at[size_t(p)] = std::min(m, (b + 15) / 16 * 16);
+  }
+#pragma omp parallel for schedule(static, 1) if (parts > 1)
+  for (int p = 0; p < parts; ++p) {
+    const int64_t i0 = at[size_t(p)], i1 = at[size_t(p) + 1];
+    if (i1 <= i0)
+      continue;
+    View<T> rows{x.ptr + i0 * x.rs, i1 - i0, k, x.rs, x.cs};
+    View<T> prefix{x.ptr, i1, k, x.rs, x.cs};
+    View<T> out{d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs};
+    gemmOne<T>(false, true, rows, prefix, alpha, T(0), out, out, k);
+  }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = i + 1; j < m; ++j)
+      d.ptr[i * d.rs + j * d.cs] = d.at(j, i);
+}
+
+/// Runs `one(i, parts)` for the batch items of a Gram product, spread over
+/// the OpenMP threads: by item when there are enough of them, else each
+/// item's triangle split into `parts` (one per thread).
+template <typename Fn>
+void forEachGram(int64_t batch, int64_t m, int64_t k, Fn one) {
+  useCallingThreadsOnly();
+  int threads = omp_get_max_threads();
+  if (threads <= 1 || batch * m * m * k / 2 < kParallelWork ||
+      omp_in_parallel()) {
+    for (int64_t i = 0; i < batch; ++i)
+      one(i, 1);
+    return;
+  }
+  if (batch >= threads) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t i = 0; i < batch; ++i)
+      one(i, 1);
+    return;
+  }
+  for (int64_t i = 0; i < batch; ++i)
+    one(i, threads);
+}
+
 template <typename T>
 void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
           uintptr_t a, int64_t aRs, int64_t aCs, int64_t aBs, uintptr_t b,
-          int64_t bRs, int64_t bCs, int64_t bBs, T beta, uintptr_t c,
-          int64_t cRs, int64_t cCs, int64_t cBs, int64_t batch) {
+          int64_t bRs, int64_t bCs, int64_t bBs, T alpha, T beta, uintptr_t c,
+          int64_t cRs, int64_t cCs, int64_t cBs, uintptr_t d, int64_t dRs,
+          int64_t dCs, int64_t dBs, int64_t batch) {
   checkArgs(m, n, k, batch);
   T *pa = reinterpret_cast<T *>(a);
   T *pb = reinterpret_cast<T *>(b);
   T *pc = reinterpret_cast<T *>(c);
+  T *pd = reinterpret_cast<T *>(d);
+  if (isGram(transA, transB, m, n, a, aRs, aCs, aBs, b, bRs, bCs, bBs,
+             double(beta))) {
+    forEachGram(batch, m, k, [&](int64_t i, int parts) {
+      View<T> stored{pa + i * aBs, transA ? k : m, transA ? m : k, aRs, aCs};
+      gram<T>(opOf(stored, transA != 0), alpha, {pd + i * dBs, m, m, dRs, dCs},
+              parts);
+    });
+    return;
+  }
   std::function<GemmViews<T, T>(int64_t)> item = [&](int64_t i) {
     return GemmViews<T, T>{
         {pa + i * aBs, transA ? k : m, transA ? m : k, aRs, aCs},
         {pb + i * bBs, transB ? n : k, transB ? k : n, bRs, bCs},
-        {pc + i * cBs, m, n, cRs, cCs}};
+        {pc + i * cBs, m, n, cRs, cCs},
+        {pd + i * dBs, m, n, dRs, dCs}};
   };
   forEachBlock<T, T>(batch, transA != 0, transB != 0, m, n, k, item,
                      [&](const GemmViews<T, T> &g) {
-                       gemmOne<T>(transA != 0, transB != 0, g.a, g.b, beta,
-                                  g.c, k);
+                       gemmOne<T>(transA != 0, transB != 0, g.a, g.b, alpha,
+                                  beta, g.c, g.d, k);
                      });
 }
 
 /// op(X) of a stored bf16 view as a matrix (a transpose swaps strides).
 gptc::runtime::Bf16Matrix opView(const View<uint16_t> &x, bool trans) {
-  if (trans)
-    return {x.ptr, x.cols, x.rows, x.cs, x.rs};
-  return {x.ptr, x.rows, x.cols, x.rs, x.cs};
+  View<uint16_t> o = opOf(x, trans);
+  return {o.ptr, o.rows, o.cols, o.rs, o.cs};
 }
 
 /// Below this many multiply-adds a bf16 GEMM is not worth AMX's packing.
@@ -291,18 +386,38 @@ void unpackBf16(const View<uint16_t> &x, std::vector<float> &out) {
       out[size_t(i * x.cols + j)] = bf16ToF32(x.at(i, j));
 }
 
+/// Rounds a packed row-major f32 matrix into a bf16 view.
+void packBf16(const std::vector<float> &in, const View<uint16_t> &x) {
+  for (int64_t i = 0; i < x.rows; ++i)
+    for (int64_t j = 0; j < x.cols; ++j)
+      x.ptr[i * x.rs + j * x.cs] = f32ToBf16(in[size_t(i * x.cols + j)]);
+}
+
+/// The bf16 Gram product on the f32 path: op(A) widened once per item.
+void gramBf16(const View<uint16_t> &opA, float alpha, const View<uint16_t> &d,
+              int parts) {
+  thread_local std::vector<float> fx, fd;
+  unpackBf16(opA, fx);
+  fd.resize(size_t(d.rows * d.cols));
+  const int64_t m = opA.rows, k = opA.cols;
+  gram<float>({fx.data(), m, k, k, 1}, alpha, {fd.data(), m, m, m, 1}, parts);
+  packBf16(fd, d);
+}
+
 } // namespace
 
 extern "C" {
 
 void gptc_gemm_f32(GPTC_GEMM_ARGS(float)) {
   gemm<float>(trans_a, trans_b, m, n, k, a, a_rs, a_cs, a_bs, b, b_rs, b_cs,
-              b_bs, beta, c, c_rs, c_cs, c_bs, batch);
+              b_bs, alpha, beta, c, c_rs, c_cs, c_bs, d, d_rs, d_cs, d_bs,
+              batch);
 }
 
 void gptc_gemm_f64(GPTC_GEMM_ARGS(double)) {
   gemm<double>(trans_a, trans_b, m, n, k, a, a_rs, a_cs, a_bs, b, b_rs, b_cs,
-               b_bs, beta, c, c_rs, c_cs, c_bs, batch);
+               b_bs, alpha, beta, c, c_rs, c_cs, c_bs, d, d_rs, d_cs, d_bs,
+               batch);
 }
 
 void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
@@ -310,18 +425,25 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
   uint16_t *pa = reinterpret_cast<uint16_t *>(a);
   uint16_t *pb = reinterpret_cast<uint16_t *>(b);
   uint16_t *pc = reinterpret_cast<uint16_t *>(c);
-  // C = op(A) op(A)^T (a Gram matrix: Newton-Schulz's X X^T) is
-  // symmetric: on AMX, half the blocks and a mirror.
-  const bool gram = a == b && a_rs == b_rs && a_cs == b_cs && a_bs == b_bs &&
-                    (trans_a != 0) != (trans_b != 0) && m == n;
-  if (gram && beta == 0.0f && gptc::runtime::amxBf16Available() &&
-      m * n * k >= kAMXWork && !omp_in_parallel()) {
-    for (int64_t i = 0; i < batch; ++i) {
-      View<uint16_t> stored{pa + i * a_bs, trans_a ? k : m, trans_a ? m : k,
+  uint16_t *pd = reinterpret_cast<uint16_t *>(d);
+  const bool amx = gptc::runtime::amxBf16Available();
+  if (isGram(trans_a, trans_b, m, n, a, a_rs, a_cs, a_bs, b, b_rs, b_cs, b_bs,
+             double(beta))) {
+    auto stored = [&](int64_t i) {
+      return View<uint16_t>{pa + i * a_bs, trans_a ? k : m, trans_a ? m : k,
                             a_rs, a_cs};
-      gptc::runtime::amxSyrkBf16(opView(stored, trans_a != 0),
-                                 {pc + i * c_bs, m, n, c_rs, c_cs});
+    };
+    // AMX's symmetric kernel spreads one item over the threads itself.
+    if (amx && m * n * k >= kAMXWork && !omp_in_parallel()) {
+      for (int64_t i = 0; i < batch; ++i)
+        gptc::runtime::amxSyrkBf16(opView(stored(i), trans_a != 0),
+                                   {pd + i * d_bs, m, n, d_rs, d_cs}, alpha);
+      return;
     }
+    forEachGram(batch, m, k, [&](int64_t i, int parts) {
+      gramBf16(opOf(stored(i), trans_a != 0), alpha,
+               {pd + i * d_bs, m, m, d_rs, d_cs}, parts);
+    });
     return;
   }
   using Views = GemmViews<uint16_t, uint16_t>;
@@ -329,20 +451,21 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
     return Views{
         {pa + i * a_bs, trans_a ? k : m, trans_a ? m : k, a_rs, a_cs},
         {pb + i * b_bs, trans_b ? n : k, trans_b ? k : n, b_rs, b_cs},
-        {pc + i * c_bs, m, n, c_rs, c_cs}};
+        {pc + i * c_bs, m, n, c_rs, c_cs},
+        {pd + i * d_bs, m, n, d_rs, d_cs}};
   };
   forEachBlock<uint16_t, uint16_t>(
       batch, trans_a != 0, trans_b != 0, m, n, k, item, [&](const Views &g) {
-        if (gptc::runtime::amxBf16Available() &&
-            g.c.rows * g.c.cols * k >= kAMXWork) {
+        if (amx && g.d.rows * g.d.cols * k >= kAMXWork) {
           gptc::runtime::amxGemmBf16(
               opView(g.a, trans_a != 0), opView(g.b, trans_b != 0),
-              {g.c.ptr, g.c.rows, g.c.cols, g.c.rs, g.c.cs}, beta != 0.0f);
+              {g.d.ptr, g.d.rows, g.d.cols, g.d.rs, g.d.cs},
+              {alpha, beta, g.c.ptr, g.c.rs, g.c.cs});
           return;
         }
         // Separate temporaries from the f32 path's (gemmOne uses those).
         thread_local std::vector<float> fa, fb, fc;
-        const int64_t rows = g.c.rows, cols = g.c.cols;
+        const int64_t rows = g.d.rows, cols = g.d.cols;
         unpackBf16(g.a, fa);
         unpackBf16(g.b, fb);
         if (beta != 0.0f)
@@ -352,11 +475,9 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
         View<float> fva{fa.data(), g.a.rows, g.a.cols, g.a.cols, 1};
         View<float> fvb{fb.data(), g.b.rows, g.b.cols, g.b.cols, 1};
         View<float> fvc{fc.data(), rows, cols, cols, 1};
-        gemmOne<float>(trans_a != 0, trans_b != 0, fva, fvb, beta, fvc, k);
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t j = 0; j < cols; ++j)
-            g.c.ptr[r * g.c.rs + j * g.c.cs] =
-                f32ToBf16(fc[size_t(r * cols + j)]);
+        gemmOne<float>(trans_a != 0, trans_b != 0, fva, fvb, alpha, beta, fvc,
+                       fvc, k);
+        packBf16(fc, g.d);
       });
 }
 

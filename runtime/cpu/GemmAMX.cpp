@@ -217,11 +217,11 @@ GPTC_AVX512 void packB(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
   }
 }
 
-/// One row of the result: out[j * stride] = bf16(sums[j] + (accumulate ?
-/// out : 0)), rounded to nearest even, NaNs kept quiet. Branch-free so that
-/// the contiguous case vectorises.
-GPTC_AVX512 void storeRow(const float *sums, uint16_t *out, int64_t stride, int64_t n,
-              bool accumulate) {
+/// Row i of the result: D[i][j] = bf16(alpha sums[j] + beta C[i][j]) for
+/// j < n, rounded to nearest even, NaNs kept quiet. Branch-free so that the
+/// contiguous case vectorises.
+GPTC_AVX512 void storeRow(const float *sums, const Bf16Matrix &d, int64_t i,
+                          int64_t j0, int64_t n, const Bf16Epilogue &e) {
   auto round = [](float v) {
     uint32_t bits;
     std::memcpy(&bits, &v, 4);
@@ -229,19 +229,24 @@ GPTC_AVX512 void storeRow(const float *sums, uint16_t *out, int64_t stride, int6
     uint32_t quiet = (bits >> 16) | 0x40u;
     return uint16_t((bits & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
   };
-  if (stride == 1) {
-    if (accumulate)
+  uint16_t *out = d.ptr + i * d.rs + j0 * d.cs;
+  const float alpha = e.alpha, beta = e.beta;
+  if (beta == 0.0f) {
+    if (d.cs == 1)
       for (int64_t j = 0; j < n; ++j)
-        out[j] = round(sums[j] + bf16ToF32(out[j]));
+        out[j] = round(alpha * sums[j]);
     else
       for (int64_t j = 0; j < n; ++j)
-        out[j] = round(sums[j]);
+        out[j * d.cs] = round(alpha * sums[j]);
     return;
   }
-  for (int64_t j = 0; j < n; ++j) {
-    uint16_t &o = out[j * stride];
-    o = round(accumulate ? sums[j] + bf16ToF32(o) : sums[j]);
-  }
+  const uint16_t *src = e.c + i * e.rs + j0 * e.cs;
+  if (d.cs == 1 && e.cs == 1)
+    for (int64_t j = 0; j < n; ++j)
+      out[j] = round(alpha * sums[j] + beta * bf16ToF32(src[j]));
+  else
+    for (int64_t j = 0; j < n; ++j)
+      out[j * d.cs] = round(alpha * sums[j] + beta * bf16ToF32(src[j * e.cs]));
 }
 
 } // namespace
@@ -251,9 +256,9 @@ bool amxBf16Available() {
   return available;
 }
 
-void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &c,
-                 bool accumulate) {
-  const int64_t m = c.rows, n = c.cols, k = a.cols;
+void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &d,
+                 const Bf16Epilogue &epilogue) {
+  const int64_t m = d.rows, n = d.cols, k = a.cols;
   if (m == 0 || n == 0)
     return;
   const int64_t mp = roundUp(m, kBlock), np = roundUp(n, kBlock);
@@ -287,18 +292,17 @@ void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &c,
           const int64_t rowsHere = std::min(kBlock, m - i);
           const int64_t colsHere = std::min(kBlock, n - j0);
           for (int64_t r = 0; r < rowsHere; ++r)
-            storeRow(block + r * kBlock, c.ptr + (i + r) * c.rs + j0 * c.cs,
-                     c.cs, colsHere, accumulate);
+            storeRow(block + r * kBlock, d, i + r, j0, colsHere, epilogue);
         }
     }
   }
   releaseTiles();
   if (!oneKBlock)
     for (int64_t i = 0; i < m; ++i)
-      storeRow(sums.data() + i * np, c.ptr + i * c.rs, c.cs, n, accumulate);
+      storeRow(sums.data() + i * np, d, i, 0, n, epilogue);
 }
 
-void amxSyrkBf16(const Bf16Matrix &a, const Bf16Matrix &c) {
+void amxSyrkBf16(const Bf16Matrix &a, const Bf16Matrix &d, float alpha) {
   const int64_t m = a.rows, k = a.cols;
   if (m == 0)
     return;
@@ -335,7 +339,7 @@ void amxSyrkBf16(const Bf16Matrix &a, const Bf16Matrix &c) {
       float *row = sumData + i * mp;
       for (int64_t j = 0; j < (i / kBlock) * kBlock; ++j)
         row[j] = sumData[j * mp + i];
-      storeRow(row, c.ptr + i * c.rs, c.cs, m, /*accumulate=*/false);
+      storeRow(row, d, i, 0, m, Bf16Epilogue{alpha, 0.0f, nullptr, 0, 0});
     }
   }
 }

@@ -27,19 +27,28 @@ struct Bf16Matrix {
 /// ARCH_REQ_XCOMP_PERM), and GPTC_GEMM_AMX is not "0". Decided once.
 bool amxBf16Available();
 
-/// C = A B + (accumulate ? C : 0), A m x k, B k x n, C m x n (transposes
-/// are strides). Products of bf16 are exact, sums are f32 (in k order
-/// within each 32-wide slice), the result is rounded to bf16 once, to
-/// nearest even. Only call when amxBf16Available().
-void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &c,
-                 bool accumulate);
+/// What joins the f32 sums before the one rounding to bf16:
+/// D = alpha sums + beta C, C (bf16, its own strides) not read when beta
+/// is 0. C may be D itself.
+struct Bf16Epilogue {
+  float alpha = 1.0f, beta = 0.0f;
+  const uint16_t *c = nullptr;
+  int64_t rs = 0, cs = 0;
+};
 
-/// C = A A^T (m x m, symmetric), A m x k: only the 32 x 32 blocks on and
-/// above the diagonal are computed, the others are their mirror images, so
-/// C is exactly symmetric at about half the work. A is packed once and
-/// the blocks are spread over the OpenMP threads (call it outside a
-/// parallel region to use them). Same rounding as amxGemmBf16.
-void amxSyrkBf16(const Bf16Matrix &a, const Bf16Matrix &c);
+/// D = alpha A B + beta C, A m x k, B k x n, D m x n (transposes are
+/// strides). Products of bf16 are exact, sums are f32 (in k order within
+/// each 32-wide slice), the result is rounded to bf16 once, to nearest
+/// even. Only call when amxBf16Available().
+void amxGemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &d,
+                 const Bf16Epilogue &epilogue);
+
+/// D = alpha A A^T (m x m, symmetric), A m x k: only the 32 x 32 blocks on
+/// and above the diagonal are computed, the others are their mirror
+/// images, so D is exactly symmetric at about half the work. A is packed
+/// once and the blocks are spread over the OpenMP threads (call it outside
+/// a parallel region to use them). Same rounding as amxGemmBf16.
+void amxSyrkBf16(const Bf16Matrix &a, const Bf16Matrix &d, float alpha);
 
 } // namespace gptc::runtime
 

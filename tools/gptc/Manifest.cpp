@@ -3,6 +3,7 @@
 #include "tools/gptc/Manifest.h"
 
 #include "frontend/Parameters.h"
+#include "runtime/Manifest.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -117,7 +118,7 @@ bool writeManifest(ModuleOp module, const ModelSpec &spec,
 
   const TrainingSpec &t = spec.training;
   llvm::json::Object manifest{
-      {"format", "gptc-step/1"},
+      {"format", gptc::runtime::kManifestFormat},
       {"compiler", "gptc 0.1.0"},
       {"spec_name", spec.name},
       {"target", "cpu"},

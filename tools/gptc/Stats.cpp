@@ -168,9 +168,10 @@ void collectGemms(func::FuncOp func, EntryStats &entry) {
   std::map<GemmShape, size_t> index;
   func.walk([&](func::CallOp call) {
     StringRef callee = call.getCallee();
-    if (!callee.consume_front("gptc_gemm_") || call.getNumOperands() != 19)
+    // GPTC_GEMM_ARGS (runtime/gptrt.h): trans_a, trans_b, m, n, k, a (4),
+    // b (4), alpha, beta, c (4), d (4), batch.
+    if (!callee.consume_front("gptc_gemm_") || call.getNumOperands() != 24)
       return;
-    // (trans_a, trans_b, m, n, k, a..., b..., beta, c..., batch)
     auto arg = [&](unsigned i) {
       return getConstantIntValue(call.getOperand(i));
     };
@@ -181,7 +182,7 @@ void collectGemms(func::FuncOp func, EntryStats &entry) {
     shape.m = arg(2);
     shape.n = arg(3);
     shape.k = arg(4);
-    shape.batch = arg(18);
+    shape.batch = arg(23);
     auto [it, inserted] = index.try_emplace(shape, entry.gemms.size());
     if (inserted)
       entry.gemms.push_back({shape, 0});

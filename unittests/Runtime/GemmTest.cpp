@@ -50,10 +50,14 @@ template <typename T> struct Case {
   int64_t m, n, k, batch;
   int kindA, kindB, kindC;
   T beta;
+  T alpha = T(1);
+  /// C in a buffer of its own (layout kindC + 1) instead of D's.
+  bool separateC = false;
 };
 
-/// Runs `gemm` on random data and compares every element of C (and that
-/// C's padding is untouched) with a double-precision triple loop.
+/// Runs `gemm` on random data and compares every element of D (and that
+/// D's padding, and a separate C, are untouched) with a double-precision
+/// triple loop.
 template <typename T, typename Fn>
 void check(const Case<T> &c, Fn gemm, double tol) {
   std::mt19937 gen(1234);
@@ -78,10 +82,29 @@ void check(const Case<T> &c, Fn gemm, double tol) {
           cbuf[size_t(bi * lc.bs + i * lc.rs + j * lc.cs)] =
               std::numeric_limits<T>::quiet_NaN();
   std::vector<T> before = cbuf;
+  // A separate C: D starts as NaN (it must be written, not read).
+  Layout ls = layout((c.kindC + 1) % 5, c.m, c.n, c.batch);
+  std::vector<T> src;
+  if (c.separateC) {
+    src.resize(size_t(ls.size));
+    for (T &x : src)
+      x = T(dist(gen));
+    for (int64_t bi = 0; bi < c.batch; ++bi)
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j)
+          cbuf[size_t(bi * lc.bs + i * lc.rs + j * lc.cs)] =
+              std::numeric_limits<T>::quiet_NaN();
+    before = cbuf;
+  }
+  std::vector<T> srcBefore = src;
+  const Layout &lsrc = c.separateC ? ls : lc;
+  T *csrc = c.separateC ? src.data() : cbuf.data();
 
   gemm(c.ta, c.tb, c.m, c.n, c.k, uintptr_t(a.data()), la.rs, la.cs, la.bs,
-       uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, c.beta, uintptr_t(cbuf.data()),
+       uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, c.alpha, c.beta,
+       uintptr_t(csrc), lsrc.rs, lsrc.cs, lsrc.bs, uintptr_t(cbuf.data()),
        lc.rs, lc.cs, lc.bs, c.batch);
+  EXPECT_EQ(src, srcBefore) << "wrote into C";
 
   std::vector<bool> inC(cbuf.size(), false);
   for (int64_t bi = 0; bi < c.batch; ++bi)
@@ -95,8 +118,12 @@ void check(const Case<T> &c, Fn gemm, double tol) {
                   double(b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]);
         }
         size_t at = size_t(bi * lc.bs + i * lc.rs + j * lc.cs);
+        want *= double(c.alpha);
         if (c.beta != T(0))
-          want += double(before[at]);
+          want += double(c.beta) *
+                  double(c.separateC
+                             ? src[size_t(bi * ls.bs + i * ls.rs + j * ls.cs)]
+                             : before[at]);
         inC[at] = true;
         ASSERT_NEAR(double(cbuf[at]), want, tol)
             << "batch " << bi << " C[" << i << "][" << j << "]";
@@ -107,6 +134,27 @@ void check(const Case<T> &c, Fn gemm, double tol) {
           << "wrote outside C at element " << i;
     }
   }
+}
+
+TEST(Gemm, F32Epilogues) {
+  // D = alpha op(A) op(B) + beta C with any alpha and beta, C separate
+  // from D or D itself, batched and not.
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (int kind = 0; kind < 5; ++kind)
+        for (float alpha : {1.0f, -0.75f})
+          for (float beta : {0.0f, 1.0f, 2.5f})
+            for (bool separate : {false, true}) {
+              SCOPED_TRACE(::testing::Message()
+                           << "ta " << ta << " tb " << tb << " kind " << kind
+                           << " alpha " << alpha << " beta " << beta
+                           << " separate C " << separate);
+              Case<float> c{ta != 0, tb != 0, 5, 7, 6, 3, kind,
+                            (kind + 1) % 5, (kind + 2) % 5, beta};
+              c.alpha = alpha;
+              c.separateC = separate;
+              check<float>(c, gptc_gemm_f32, 1e-5);
+            }
 }
 
 TEST(Gemm, F32AllTransposesLayoutsAndBetas) {
@@ -133,9 +181,13 @@ TEST(Gemm, F64AllTransposes) {
         for (double beta : {0.0, 1.0}) {
           SCOPED_TRACE(::testing::Message()
                        << "ta " << ta << " tb " << tb << " kind " << kind);
-          check<double>({ta != 0, tb != 0, 4, 9, 5, 2, kind, (kind + 1) % 5,
-                         (kind + 2) % 5, beta},
-                        gptc_gemm_f64, 1e-12);
+          Case<double> c{ta != 0, tb != 0, 4, 9, 5, 2, kind, (kind + 1) % 5,
+                         (kind + 2) % 5, beta};
+          check<double>(c, gptc_gemm_f64, 1e-12);
+          c.alpha = 0.5;
+          c.beta = beta == 0.0 ? 0.0 : -3.0;
+          c.separateC = true;
+          check<double>(c, gptc_gemm_f64, 1e-12);
         }
 }
 
@@ -153,12 +205,17 @@ TEST(Gemm, EdgeShapes) {
 }
 
 TEST(Gemm, ZeroKWritesBetaC) {
-  std::vector<float> c = {std::nanf(""), std::nanf(""), 3, 4};
-  gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 0.0f,
-                uintptr_t(c.data()), 2, 1, 0, 1);
-  gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1.0f,
-                uintptr_t(c.data() + 2), 2, 1, 0, 1);
-  EXPECT_EQ(c, (std::vector<float>{0, 0, 3, 4}));
+  std::vector<float> c = {std::nanf(""), std::nanf(""), 3, 4, 0, 0};
+  gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1.0f, 0.0f,
+                uintptr_t(c.data()), 2, 1, 0, uintptr_t(c.data()), 2, 1, 0, 1);
+  gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1.0f, 1.0f,
+                uintptr_t(c.data() + 2), 2, 1, 0, uintptr_t(c.data() + 2), 2,
+                1, 0, 1);
+  // D = beta C from a separate C.
+  gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1.0f, 0.5f,
+                uintptr_t(c.data() + 2), 2, 1, 0, uintptr_t(c.data() + 4), 2,
+                1, 0, 1);
+  EXPECT_EQ(c, (std::vector<float>{0, 0, 3, 4, 1.5f, 2}));
 }
 
 uint16_t toBf16(float f) {
@@ -210,7 +267,8 @@ TEST(Gemm, Bf16MatchesF32ThenRounded) {
           std::vector<uint16_t> &a = ops.a, &b = ops.b, &c = ops.c;
           std::vector<uint16_t> before = c;
           gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(a.data()), la.rs, la.cs,
-                         la.bs, uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, beta,
+                         la.bs, uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, 1.0f,
+                         beta, uintptr_t(c.data()), lc.rs, lc.cs, lc.bs,
                          uintptr_t(c.data()), lc.rs, lc.cs, lc.bs, batch);
           for (int64_t bi = 0; bi < batch; ++bi)
             for (int64_t i = 0; i < m; ++i)
@@ -246,21 +304,33 @@ TEST(Gemm, Bf16RoundsToNearestEven) {
   // 1 + 2^-8 is a tie, rounds to even (1.0).
   uint16_t b = toBf16(1.0f), c = toBf16(0x1p-8f);
   gptc_gemm_bf16(0, 0, 1, 1, 1, uintptr_t(&one), 1, 1, 0, uintptr_t(&b), 1, 1,
-                 0, 1.0f, uintptr_t(&c), 1, 1, 0, 1);
+                 0, 1.0f, 1.0f, uintptr_t(&c), 1, 1, 0, uintptr_t(&c), 1, 1, 0,
+                 1);
   EXPECT_EQ(fromBf16(c), 1.0f);
   // 1 + 3 * 2^-8 is a tie between 1 + 2^-7 and 1 + 2^-6: rounds to the
   // even mantissa, 1 + 2^-6.
   c = toBf16(3 * 0x1p-8f);
   gptc_gemm_bf16(0, 0, 1, 1, 1, uintptr_t(&one), 1, 1, 0, uintptr_t(&b), 1, 1,
-                 0, 1.0f, uintptr_t(&c), 1, 1, 0, 1);
+                 0, 1.0f, 1.0f, uintptr_t(&c), 1, 1, 0, uintptr_t(&c), 1, 1, 0,
+                 1);
   EXPECT_EQ(fromBf16(c), 1.0f + 0x1p-6f);
 }
 
-/// C = op(A) op(B) + beta C through `gemm` (a gptc_gemm_bf16-like call
-/// with batch 1) against an f64 reference, for shapes that cover partial
-/// tiles, several K blocks (512) and several M blocks (256). Each entry must
-/// be within half a bf16 ulp of the exact value plus the f32 rounding of
-/// the sums (k * 2^-23 * sum |a b|).
+/// The epilogues the large bf16 cases run: D = alpha sums + beta C, C in
+/// D's buffer or (Newton-Schulz's coefficients) a buffer of its own.
+struct Bf16Epilogue {
+  float alpha, beta;
+  bool separateC;
+};
+constexpr Bf16Epilogue kBf16Epilogues[] = {
+    {1.0f, 0.0f, false}, {1.0f, 1.0f, false}, {-4.775f, 2.0315f, true}};
+
+/// D = alpha op(A) op(B) + beta C through `gemm` (a gptc_gemm_bf16-like
+/// call with batch 1: ..., alpha, beta, c, lc, d, ld) against an f64
+/// reference, for shapes that cover partial tiles, several K blocks (512)
+/// and several M blocks (256). Each entry must be within half a bf16 ulp
+/// of the exact value plus the f32 rounding of the sums (k * 2^-23 * sum
+/// |alpha a b| + |beta c|).
 template <typename Gemm> void checkLargeBf16(Gemm gemm) {
   struct Shape {
     int64_t m, n, k;
@@ -271,19 +341,28 @@ template <typename Gemm> void checkLargeBf16(Gemm gemm) {
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb)
         for (int kind : {0, 1, 4})
-          for (float beta : {0.0f, 1.0f}) {
+          for (Bf16Epilogue e : kBf16Epilogues) {
             const int64_t m = sh.m, n = sh.n, k = sh.k;
             SCOPED_TRACE(::testing::Message()
                          << m << "x" << n << "x" << k << " ta " << ta
-                         << " tb " << tb << " kind " << kind << " beta "
-                         << beta);
-            Bf16Operands ops(ta, tb, m, n, k, 1, kind, beta,
+                         << " tb " << tb << " kind " << kind << " alpha "
+                         << e.alpha << " beta " << e.beta << " separate C "
+                         << e.separateC);
+            Bf16Operands ops(ta, tb, m, n, k, 1, kind, e.beta,
                              unsigned(m * 131 + n * 7 + k));
             const Layout &la = ops.la, &lb = ops.lb, &lc = ops.lc;
             std::vector<uint16_t> &a = ops.a, &b = ops.b, &c = ops.c;
+            // A separate C: the operands' C becomes the source, D a NaN
+            // buffer in another layout.
+            Layout ld = e.separateC ? layout((kind + 3) % 5, m, n, 1) : lc;
+            std::vector<uint16_t> d =
+                e.separateC ? std::vector<uint16_t>(size_t(ld.size), 0x7fc0)
+                            : c;
             std::vector<uint16_t> before = c;
-            gemm(ta, tb, m, n, k, a.data(), la, b.data(), lb, beta, c.data(),
-                 lc);
+            gemm(ta, tb, m, n, k, a.data(), la, b.data(), lb, e.alpha, e.beta,
+                 e.separateC ? c.data() : d.data(), lc, d.data(), ld);
+            if (e.separateC)
+              EXPECT_EQ(c, before) << "wrote into C";
             int64_t bad = 0;
             for (int64_t i = 0; i < m; ++i)
               for (int64_t j = 0; j < n; ++j) {
@@ -297,14 +376,20 @@ template <typename Gemm> void checkLargeBf16(Gemm gemm) {
                   want += prod;
                   magnitude += std::fabs(prod);
                 }
-                size_t at = size_t(i * lc.rs + j * lc.cs);
-                if (beta != 0.0f)
-                  want += double(fromBf16(before[at]));
+                want *= e.alpha;
+                magnitude *= std::fabs(e.alpha);
+                if (e.beta != 0.0f) {
+                  double cv =
+                      e.beta * double(fromBf16(before[size_t(i * lc.rs +
+                                                             j * lc.cs)]));
+                  want += cv;
+                  magnitude += std::fabs(cv);
+                }
                 double tol =
                     std::fabs(want) * 0x1p-8 + double(k) * 0x1p-23 * magnitude;
-                double got = fromBf16(c[at]);
+                double got = fromBf16(d[size_t(i * ld.rs + j * ld.cs)]);
                 if (!(std::fabs(got - want) <= tol) && bad++ < 3)
-                  ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got
+                  ADD_FAILURE() << "D[" << i << "][" << j << "] = " << got
                                 << ", want " << want << " +- " << tol;
               }
             EXPECT_EQ(bad, 0);
@@ -313,11 +398,12 @@ template <typename Gemm> void checkLargeBf16(Gemm gemm) {
 
 TEST(Gemm, Bf16LargeShapesThroughTheEntryPoint) {
   checkLargeBf16([](int ta, int tb, int64_t m, int64_t n, int64_t k,
-                    uint16_t *a, Layout la, uint16_t *b, Layout lb, float beta,
-                    uint16_t *c, Layout lc) {
+                    uint16_t *a, Layout la, uint16_t *b, Layout lb,
+                    float alpha, float beta, uint16_t *c, Layout lc,
+                    uint16_t *d, Layout ld) {
     gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(a), la.rs, la.cs, la.bs,
-                   uintptr_t(b), lb.rs, lb.cs, lb.bs, beta, uintptr_t(c), lc.rs,
-                   lc.cs, lc.bs, 1);
+                   uintptr_t(b), lb.rs, lb.cs, lb.bs, alpha, beta, uintptr_t(c),
+                   lc.rs, lc.cs, lc.bs, uintptr_t(d), ld.rs, ld.cs, ld.bs, 1);
   });
 }
 
@@ -327,62 +413,115 @@ TEST(Gemm, Bf16AMXKernel) {
   if (!gptc::runtime::amxBf16Available())
     GTEST_SKIP() << "no AMX-BF16 on this CPU (or GPTC_GEMM_AMX=0)";
   checkLargeBf16([](int ta, int tb, int64_t m, int64_t n, int64_t k,
-                    uint16_t *a, Layout la, uint16_t *b, Layout lb, float beta,
-                    uint16_t *c, Layout lc) {
+                    uint16_t *a, Layout la, uint16_t *b, Layout lb,
+                    float alpha, float beta, uint16_t *c, Layout lc,
+                    uint16_t *d, Layout ld) {
     gptc::runtime::Bf16Matrix opA =
         ta ? gptc::runtime::Bf16Matrix{a, m, k, la.cs, la.rs}
            : gptc::runtime::Bf16Matrix{a, m, k, la.rs, la.cs};
     gptc::runtime::Bf16Matrix opB =
         tb ? gptc::runtime::Bf16Matrix{b, k, n, lb.cs, lb.rs}
            : gptc::runtime::Bf16Matrix{b, k, n, lb.rs, lb.cs};
-    gptc::runtime::amxGemmBf16(opA, opB, {c, m, n, lc.rs, lc.cs},
-                               beta != 0.0f);
+    gptc::runtime::amxGemmBf16(opA, opB, {d, m, n, ld.rs, ld.cs},
+                               {alpha, beta, c, lc.rs, lc.cs});
   });
 }
 
-// C = op(A) op(A)^T through the entry point with A and B the same buffer
-// (what Newton-Schulz's X X^T passes): on AMX the symmetric kernel, which
-// must give every entry within the bf16 bound and an exactly symmetric C.
-TEST(Gemm, Bf16GramMatrix) {
+/// D = alpha op(A) op(A)^T through an entry point with A and B the same
+/// buffer (what Newton-Schulz's X X^T passes): the symmetric path (one
+/// triangle, mirrored; AMX's symmetric kernel where it runs) must give
+/// every entry within `tol(want, k, sum |terms|)` and an exactly symmetric
+/// D. Batches of 3 (one item per thread) and of 1 (the triangle split
+/// over the threads).
+template <typename T, typename Store, typename Load, typename Gemm>
+void checkGram(Store store, Load load, Gemm gemm,
+               double (*tol)(double, int64_t, double)) {
+  std::mt19937 gen(99);
+  std::uniform_real_distribution<double> dist(-2.0, 2.0);
   for (int64_t m : {1, 33, 64, 100, 300})
     for (int64_t k : {40, 95, 700})
-      for (int ta = 0; ta < 2; ++ta)
-        for (int kind : {0, 1, 4}) {
-          SCOPED_TRACE(::testing::Message() << "m " << m << " k " << k
-                                            << " ta " << ta << " kind "
-                                            << kind);
-          Bf16Operands ops(ta, !ta, m, m, k, 1, kind, 0.0f,
-                           unsigned(m * 7 + k));
-          const Layout &la = ops.la, &lc = ops.lc;
-          std::vector<uint16_t> &a = ops.a, &c = ops.c;
-          gptc_gemm_bf16(ta, !ta, m, m, k, uintptr_t(a.data()), la.rs, la.cs,
-                         la.bs, uintptr_t(a.data()), la.rs, la.cs, la.bs, 0.0f,
-                         uintptr_t(c.data()), lc.rs, lc.cs, lc.bs, 1);
-          auto opA = [&](int64_t i, int64_t p) {
-            return double(fromBf16(
-                ta ? a[size_t(p * la.rs + i * la.cs)]
-                   : a[size_t(i * la.rs + p * la.cs)]));
-          };
-          int64_t bad = 0;
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < m; ++j) {
-              double want = 0.0, magnitude = 0.0;
-              for (int64_t p = 0; p < k; ++p) {
-                want += opA(i, p) * opA(j, p);
-                magnitude += std::fabs(opA(i, p) * opA(j, p));
-              }
-              uint16_t got = c[size_t(i * lc.rs + j * lc.cs)];
-              double tol =
-                  std::fabs(want) * 0x1p-8 + double(k) * 0x1p-23 * magnitude;
-              if (!(std::fabs(fromBf16(got) - want) <= tol) && bad++ < 3)
-                ADD_FAILURE() << "C[" << i << "][" << j << "] = "
-                              << fromBf16(got) << ", want " << want;
-              if (got != c[size_t(j * lc.rs + i * lc.cs)] && bad++ < 3)
-                ADD_FAILURE() << "C[" << i << "][" << j << "] != C[" << j
-                              << "][" << i << "]";
+      for (int64_t batch : {1, 3})
+        for (int ta = 0; ta < 2; ++ta)
+          for (int kind : {0, 1, 4}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "m " << m << " k " << k << " batch " << batch
+                         << " ta " << ta << " kind " << kind);
+            Layout la = layout(kind, ta ? k : m, ta ? m : k, batch);
+            Layout ld = layout((kind + 2) % 5, m, m, batch);
+            std::vector<T> a(size_t(la.size)), d(size_t(ld.size));
+            for (T &x : a)
+              x = store(dist(gen));
+            for (T &x : d)
+              x = store(std::nan(""));
+            const double alpha = -1.5;
+            gemm(ta, !ta, m, m, k, uintptr_t(a.data()), la.rs, la.cs, la.bs,
+                 uintptr_t(a.data()), la.rs, la.cs, la.bs, alpha, 0.0, 0, 0,
+                 0, 0, uintptr_t(d.data()), ld.rs, ld.cs, ld.bs, batch);
+            int64_t bad = 0;
+            for (int64_t bi = 0; bi < batch; ++bi) {
+              auto opA = [&](int64_t i, int64_t p) {
+                return double(load(ta ? a[size_t(bi * la.bs + p * la.rs +
+                                                 i * la.cs)]
+                                      : a[size_t(bi * la.bs + i * la.rs +
+                                                 p * la.cs)]));
+              };
+              auto at = [&](int64_t i, int64_t j) {
+                return d[size_t(bi * ld.bs + i * ld.rs + j * ld.cs)];
+              };
+              for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < m; ++j) {
+                  double want = 0.0, magnitude = 0.0;
+                  for (int64_t p = 0; p < k; ++p) {
+                    want += opA(i, p) * opA(j, p);
+                    magnitude += std::fabs(opA(i, p) * opA(j, p));
+                  }
+                  want *= alpha;
+                  magnitude *= -alpha;
+                  double got = double(load(at(i, j)));
+                  if (!(std::fabs(got - want) <= tol(want, k, magnitude)) &&
+                      bad++ < 3)
+                    ADD_FAILURE() << "D[" << bi << "][" << i << "][" << j
+                                  << "] = " << got << ", want " << want;
+                  if (std::memcmp(&d[size_t(bi * ld.bs + i * ld.rs +
+                                            j * ld.cs)],
+                                  &d[size_t(bi * ld.bs + j * ld.rs +
+                                            i * ld.cs)],
+                                  sizeof(T)) != 0 &&
+                      bad++ < 3)
+                    ADD_FAILURE() << "D[" << i << "][" << j << "] != D[" << j
+                                  << "][" << i << "]";
+                }
             }
-          EXPECT_EQ(bad, 0);
-        }
+            EXPECT_EQ(bad, 0);
+          }
+}
+
+TEST(Gemm, Bf16GramMatrix) {
+  checkGram<uint16_t>(
+      [](double v) { return toBf16(float(v)); },
+      [](uint16_t h) { return fromBf16(h); },
+      [](auto... args) { gptc_gemm_bf16(args...); },
+      [](double want, int64_t k, double magnitude) {
+        return std::fabs(want) * 0x1p-8 + double(k) * 0x1p-23 * magnitude;
+      });
+}
+
+TEST(Gemm, F32GramMatrix) {
+  checkGram<float>(
+      [](double v) { return float(v); }, [](float v) { return v; },
+      [](auto... args) { gptc_gemm_f32(args...); },
+      [](double, int64_t k, double magnitude) {
+        return double(k) * 0x1p-23 * magnitude;
+      });
+}
+
+TEST(Gemm, F64GramMatrix) {
+  checkGram<double>(
+      [](double v) { return v; }, [](double v) { return v; },
+      [](auto... args) { gptc_gemm_f64(args...); },
+      [](double, int64_t k, double magnitude) {
+        return double(k) * 0x1p-50 * magnitude;
+      });
 }
 
 // The symmetric kernel on its own (skipped without AMX).
@@ -394,8 +533,8 @@ TEST(Gemm, Bf16AMXSymmetricKernelMirrorsBlocks) {
   std::vector<uint16_t> full(size_t(m * m)), sym(size_t(m * m));
   gptc::runtime::Bf16Matrix a{ops.a.data(), m, k, ops.la.rs, ops.la.cs};
   gptc::runtime::Bf16Matrix at{ops.a.data(), k, m, ops.la.cs, ops.la.rs};
-  gptc::runtime::amxGemmBf16(a, at, {full.data(), m, m, m, 1}, false);
-  gptc::runtime::amxSyrkBf16(a, {sym.data(), m, m, m, 1});
+  gptc::runtime::amxGemmBf16(a, at, {full.data(), m, m, m, 1}, {});
+  gptc::runtime::amxSyrkBf16(a, {sym.data(), m, m, m, 1}, 1.0f);
   // Blocks on and above the diagonal are the same computation as the full
   // GEMM's; the ones below mirror them.
   for (int64_t i = 0; i < m; ++i)

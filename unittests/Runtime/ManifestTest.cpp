@@ -34,7 +34,7 @@ TEST(Manifest, ParsesTheFakeManifest) {
   std::string error;
   ASSERT_TRUE(parseManifest(toJson(fakeManifest()), "m.json", m, error))
       << error;
-  EXPECT_EQ(m.format, "gptc-step/1");
+  EXPECT_EQ(m.format, "gptc-step/2");
   EXPECT_EQ(m.arenaBytes, FAKE_ARENA_BYTES);
   EXPECT_EQ(m.deviceBatch, FAKE_B);
   EXPECT_EQ(m.seqLen, FAKE_T);
@@ -66,7 +66,7 @@ TEST(Manifest, ErrorsNameFileAndField) {
             "b/manifest.json: device_batch: 0 is out of range [1, "
             "2147483648]");
   EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["format"] = "x/2"; }),
-            "b/manifest.json: format: 'x/2' is not gptc-step/1 (recompile "
+            "b/manifest.json: format: 'x/2' is not gptc-step/2 (recompile "
             "the bundle with this gptc)");
   EXPECT_EQ(
       errorAfter([](llvm::json::Object &m) { slotAt(m, 6)["dtype"] = "f16"; }),

@@ -83,7 +83,7 @@ inline llvm::json::Object fakeManifest() {
                          {"group", "all"},
                          {"optimizer", "adam"}}};
   return llvm::json::Object{
-      {"format", "gptc-step/1"},
+      {"format", "gptc-step/2"},
       {"compiler", "test"},
       {"spec_name", "fake"},
       {"target", "cpu"},

@@ -172,6 +172,32 @@ func.func @matmul_contraction(%x: tensor<2x8x64xf32>, %w: tensor<256x64xf32>) {
 
 // -----
 
+func.func @matmul_add_contraction(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4x8xf32>) {
+  // The shape rules are gpt.matmul's.
+  // expected-error @+1 {{'gpt.matmul_add' op contraction sizes differ: lhs has 8, rhs has 4}}
+  %0 = gpt.matmul_add %a, %b, %c alpha = 1.0 beta = 1.0 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_add_addend(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf32>) {
+  // expected-error @+1 {{'gpt.matmul_add' op result type must be 'tensor<4x4xf32>'}}
+  %0 = gpt.matmul_add %a, %b, %c alpha = 1.0 beta = 1.0 : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_add_alpha(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>) {
+  // alpha = +inf
+  // expected-error @+1 {{'gpt.matmul_add' op alpha must be finite}}
+  %0 = gpt.matmul_add %a, %b, %c alpha = 0x7FF0000000000000 beta = 1.0 : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
 func.func @matmul_result_shape(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
   // expected-error @+1 {{'gpt.matmul' op result type must be 'tensor<8x8xf32>'}}
   %0 = gpt.matmul %a, %b transpose_lhs : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>

@@ -177,6 +177,23 @@ func.func @reduce(%x: tensor<2x8x64xf32>) {
   return
 }
 
+// CHECK-LABEL: func.func @matmul_add
+// CHECK-SAME: (%[[A:.*]]: tensor<4x64x64xbf16>, %[[X:.*]]: tensor<4x64x256xbf16>, %[[P:.*]]: tensor<8x16xf32>, %[[Q:.*]]: tensor<12x16xf32>, %[[C:.*]]: tensor<8x12xf32>)
+func.func @matmul_add(%a: tensor<4x64x64xbf16>, %x: tensor<4x64x256xbf16>,
+                      %p: tensor<8x16xf32>, %q: tensor<12x16xf32>,
+                      %c: tensor<8x12xf32>) {
+  // CHECK: gpt.matmul_add %[[A]], %[[A]], %[[A]] alpha = -4.775000e+00 beta = 2.031500e+00 : tensor<4x64x64xbf16>, tensor<4x64x64xbf16> -> tensor<4x64x64xbf16>
+  %0 = gpt.matmul_add %a, %a, %a alpha = -4.775 beta = 2.0315
+      : tensor<4x64x64xbf16>, tensor<4x64x64xbf16> -> tensor<4x64x64xbf16>
+  // CHECK: gpt.matmul_add %{{.*}}, %[[X]], %[[X]] alpha = 1.000000e+00 beta = 3.444500e+00 : tensor<4x64x64xbf16>, tensor<4x64x256xbf16> -> tensor<4x64x256xbf16>
+  %1 = gpt.matmul_add %0, %x, %x alpha = 1.0 beta = 3.4445
+      : tensor<4x64x64xbf16>, tensor<4x64x256xbf16> -> tensor<4x64x256xbf16>
+  // CHECK: gpt.matmul_add %[[P]], %[[Q]], %[[C]] transpose_rhs alpha = 5.000000e-01 beta = 0.000000e+00 : tensor<8x16xf32>, tensor<12x16xf32> -> tensor<8x12xf32>
+  %2 = gpt.matmul_add %p, %q, %c transpose_rhs alpha = 0.5 beta = 0.0
+      : tensor<8x16xf32>, tensor<12x16xf32> -> tensor<8x12xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[X:.*]]: tensor<2x8x64xf32>, %[[W:.*]]: tensor<256x64xf32>, %[[V:.*]]: tensor<64x256xf32>, %[[Q:.*]]: tensor<2x4x8x16xf32>, %[[K:.*]]: tensor<2x4x8x16xf32>, %[[A:.*]]: tensor<8x64xbf16>, %[[B:.*]]: tensor<64x32xbf16>)
 func.func @matmul(%x: tensor<2x8x64xf32>, %w: tensor<256x64xf32>,

@@ -15,9 +15,9 @@
 // then erased), beta = 1 otherwise. (Failures: gptc-gemm-to-blas-errors.mlir.)
 
 // The callees are declared once per element type; bf16 takes an f32 beta.
-// CHECK-DAG: func.func private @gptc_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, i64, i64, i64, i64, i64)
-// CHECK-DAG: func.func private @gptc_gemm_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f64, i64, i64, i64, i64, i64)
-// CHECK-DAG: func.func private @gptc_gemm_bf16(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, i64, i64, i64, i64, i64)
+// CHECK-DAG: func.func private @gptc_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, f32, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-DAG: func.func private @gptc_gemm_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f64, f64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-DAG: func.func private @gptc_gemm_bf16(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, f32, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #km = affine_map<(m, n, k) -> (k, m)>
@@ -52,7 +52,7 @@
 // CHECK-NEXT: %[[AC:.*]] = arith.index_cast %[[PC]] : index to i64
 // ta = tb = 0, m = 2, n = 4, k = 3, A (rs 3, cs 1), B (4, 1), beta, C (4, 1),
 // batch strides 0, batch 1.
-// CHECK-NEXT: call @gptc_gemm_f32(%[[I0]], %[[I0]], %[[I2]], %[[I4]], %[[I3]], %[[AA]], %[[I3]], %[[I1]], %[[I0]], %[[AB]], %[[I4]], %[[I1]], %[[I0]], %[[BETA]], %[[AC]], %[[I4]], %[[I1]], %[[I0]], %[[I1]])
+// CHECK-NEXT: call @gptc_gemm_f32(%[[I0]], %[[I0]], %[[I2]], %[[I4]], %[[I3]], %[[AA]], %[[I3]], %[[I1]], %[[I0]], %[[AB]], %[[I4]], %[[I1]], %[[I0]], %{{[^,]+}}, %[[BETA]], %[[AC]], %[[I4]], %[[I1]], %[[I0]], %[[AC]], %[[I4]], %[[I1]], %[[I0]], %[[I1]])
 // CHECK-NOT: linalg.
 // CHECK: return
 func.func @matmul_nn(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>) {
@@ -70,7 +70,7 @@ func.func @matmul_nn(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf3
 // CHECK-DAG: %[[I3:.*]] = arith.constant 3 : i64
 // CHECK-DAG: %[[I4:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[BETA:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK: call @gptc_gemm_f32(%[[I1]], %[[I0]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I2]], %[[I1]], %[[I0]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %[[I1]])
+// CHECK: call @gptc_gemm_f32(%[[I1]], %[[I0]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I2]], %[[I1]], %[[I0]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %{{[^,]+}}, %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %[[I1]])
 func.func @matmul_tn(%a: memref<3x2xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>) {
   linalg.matmul indexing_maps = [#km, #kn, #mn]
       ins(%a, %b : memref<3x2xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
@@ -85,7 +85,7 @@ func.func @matmul_tn(%a: memref<3x2xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf3
 // CHECK-DAG: %[[I3:.*]] = arith.constant 3 : i64
 // CHECK-DAG: %[[I4:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: call @gptc_gemm_f32(%[[I0]], %[[I1]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I3]], %[[I1]], %[[I0]], %{{.*}}, %[[I3]], %[[I1]], %[[I0]], %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %[[I1]])
+// CHECK: call @gptc_gemm_f32(%[[I0]], %[[I1]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I3]], %[[I1]], %[[I0]], %{{.*}}, %[[I3]], %[[I1]], %[[I0]], %{{[^,]+}}, %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %[[I1]])
 func.func @matmul_nt(%a: memref<2x3xf32>, %b: memref<4x3xf32>, %c: memref<2x4xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<2x4xf32>)
@@ -102,7 +102,7 @@ func.func @matmul_nt(%a: memref<2x3xf32>, %b: memref<4x3xf32>, %c: memref<2x4xf3
 // CHECK-DAG: %[[I3:.*]] = arith.constant 3 : i64
 // CHECK-DAG: %[[I4:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: call @gptc_gemm_f32(%[[I1]], %[[I1]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I2]], %[[I1]], %[[I0]], %{{.*}}, %[[I3]], %[[I1]], %[[I0]], %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %[[I1]])
+// CHECK: call @gptc_gemm_f32(%[[I1]], %[[I1]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I2]], %[[I1]], %[[I0]], %{{.*}}, %[[I3]], %[[I1]], %[[I0]], %{{[^,]+}}, %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %{{.*}}, %[[I4]], %[[I1]], %[[I0]], %[[I1]])
 func.func @matmul_tt(%a: memref<3x2xf32>, %b: memref<4x3xf32>, %c: memref<2x4xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<2x4xf32>)
@@ -128,7 +128,7 @@ func.func @matmul_tt(%a: memref<3x2xf32>, %b: memref<4x3xf32>, %c: memref<2x4xf3
 // CHECK-DAG: %[[I12:.*]] = arith.constant 12 : i64
 // CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NOT: linalg.fill
-// CHECK: call @gptc_gemm_f32(%[[I0]], %[[I0]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I3]], %[[I1]], %[[I6]], %{{.*}}, %[[I4]], %[[I1]], %[[I12]], %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %[[I5]])
+// CHECK: call @gptc_gemm_f32(%[[I0]], %[[I0]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I3]], %[[I1]], %[[I6]], %{{.*}}, %[[I4]], %[[I1]], %[[I12]], %{{[^,]+}}, %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %[[I5]])
 func.func @batch_matmul_nn(%a: memref<5x2x3xf32>, %b: memref<5x3x4xf32>, %c: memref<5x2x4xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<5x2x4xf32>)
@@ -146,7 +146,7 @@ func.func @batch_matmul_nn(%a: memref<5x2x3xf32>, %b: memref<5x3x4xf32>, %c: mem
 // CHECK-DAG: %[[I6:.*]] = arith.constant 6 : i64
 // CHECK-DAG: %[[I8:.*]] = arith.constant 8 : i64
 // CHECK-DAG: %[[I12:.*]] = arith.constant 12 : i64
-// CHECK: call @gptc_gemm_f32(%[[I1]], %[[I0]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I2]], %[[I1]], %[[I6]], %{{.*}}, %[[I4]], %[[I1]], %[[I12]], %{{.*}}, %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %[[I5]])
+// CHECK: call @gptc_gemm_f32(%[[I1]], %[[I0]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I2]], %[[I1]], %[[I6]], %{{.*}}, %[[I4]], %[[I1]], %[[I12]], %{{[^,]+}}, %{{.*}}, %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %[[I5]])
 func.func @batch_matmul_tn(%a: memref<5x3x2xf32>, %b: memref<5x3x4xf32>, %c: memref<5x2x4xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<5x2x4xf32>)
@@ -165,7 +165,7 @@ func.func @batch_matmul_tn(%a: memref<5x3x2xf32>, %b: memref<5x3x4xf32>, %c: mem
 // CHECK-DAG: %[[I6:.*]] = arith.constant 6 : i64
 // CHECK-DAG: %[[I8:.*]] = arith.constant 8 : i64
 // CHECK-DAG: %[[I12:.*]] = arith.constant 12 : i64
-// CHECK: call @gptc_gemm_f32(%[[I0]], %[[I1]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I3]], %[[I1]], %[[I6]], %{{.*}}, %[[I3]], %[[I1]], %[[I12]], %{{.*}}, %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %[[I5]])
+// CHECK: call @gptc_gemm_f32(%[[I0]], %[[I1]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I3]], %[[I1]], %[[I6]], %{{.*}}, %[[I3]], %[[I1]], %[[I12]], %{{[^,]+}}, %{{.*}}, %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %[[I5]])
 func.func @batch_matmul_nt(%a: memref<5x2x3xf32>, %b: memref<5x4x3xf32>, %c: memref<5x2x4xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<5x2x4xf32>)
@@ -184,7 +184,7 @@ func.func @batch_matmul_nt(%a: memref<5x2x3xf32>, %b: memref<5x4x3xf32>, %c: mem
 // CHECK-DAG: %[[I8:.*]] = arith.constant 8 : i64
 // CHECK-DAG: %[[I12:.*]] = arith.constant 12 : i64
 // CHECK-DAG: %[[BETA:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK: call @gptc_gemm_f32(%[[I1]], %[[I1]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I2]], %[[I1]], %[[I6]], %{{.*}}, %[[I3]], %[[I1]], %[[I12]], %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %[[I5]])
+// CHECK: call @gptc_gemm_f32(%[[I1]], %[[I1]], %[[I2]], %[[I4]], %[[I3]], %{{.*}}, %[[I2]], %[[I1]], %[[I6]], %{{.*}}, %[[I3]], %[[I1]], %[[I12]], %{{[^,]+}}, %[[BETA]], %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %{{.*}}, %[[I4]], %[[I1]], %[[I8]], %[[I5]])
 func.func @batch_matmul_tt(%a: memref<5x3x2xf32>, %b: memref<5x4x3xf32>, %c: memref<5x2x4xf32>) {
   linalg.batch_matmul indexing_maps = [#bkm, #bnk, #bmn]
       ins(%a, %b : memref<5x3x2xf32>, memref<5x4x3xf32>) outs(%c : memref<5x2x4xf32>)
@@ -225,7 +225,7 @@ func.func @matmul_f64_strided(%a: memref<2x3xf64, strided<[8, 1], offset: 4>>,
 // CHECK-DAG: %[[I128:.*]] = arith.constant 128 : i64
 // CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NOT: linalg.fill
-// CHECK: call @gptc_gemm_bf16(%[[I0]], %[[I1]], %[[I8]], %[[I8]], %[[I16]], %{{.*}}, %[[I16]], %[[I1]], %[[I128]], %{{.*}}, %[[I16]], %[[I1]], %[[I128]], %[[BETA]], %{{.*}}, %[[I8]], %[[I1]], %[[I64]], %[[I8]])
+// CHECK: call @gptc_gemm_bf16(%[[I0]], %[[I1]], %[[I8]], %[[I8]], %[[I16]], %{{.*}}, %[[I16]], %[[I1]], %[[I128]], %{{.*}}, %[[I16]], %[[I1]], %[[I128]], %{{[^,]+}}, %[[BETA]], %{{.*}}, %[[I8]], %[[I1]], %[[I64]], %{{.*}}, %[[I8]], %[[I1]], %[[I64]], %[[I8]])
 func.func @batch_matmul_bf16(%q: memref<8x8x16xbf16>, %k: memref<8x8x16xbf16>, %s: memref<8x8x8xbf16>) {
   %zero = arith.constant 0.0 : bf16
   linalg.fill ins(%zero : bf16) outs(%s : memref<8x8x8xbf16>)

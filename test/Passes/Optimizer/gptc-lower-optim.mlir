@@ -255,9 +255,9 @@ func.func @muon_qkv_split(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tens
 // polynomial_then_apply, after_cast, bf16, a tall 16x4 matrix: normalise
 // the bf16 matrix by its Frobenius norm (in f32), transpose to the short
 // side, A = X X^T, B = b A + c A A, X = a X + B X with bf16 GEMMs, transpose
-// back, cast back. The sums of scaled GEMM results are formed in f32 with
-// the coefficients as they are (in bf16, 3.4445 would be 3.4375) and
-// rounded to bf16 once.
+// back, cast back. The scale-adds are the GEMMs' epilogues (gpt.matmul_add,
+// coefficients applied in f32: in bf16, 3.4445 would be 3.4375): three
+// GEMMs and nothing else per iteration.
 // CHECK-LABEL: func.func @ns_polynomial_tall
 // CHECK-SAME: (%[[IN:[a-z0-9_]+]]: tensor<16x4xf32>)
 // CHECK-NEXT: %[[XB:.*]] = gpt.cast %[[IN]] : tensor<16x4xf32> to tensor<16x4xbf16>
@@ -271,19 +271,8 @@ func.func @muon_qkv_split(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tens
 // CHECK-NEXT: %[[X0:.*]] = gpt.cast %[[XN]] : tensor<16x4xf32> to tensor<16x4xbf16>
 // CHECK-NEXT: %[[XT:.*]] = gpt.transpose %[[X0]] permutation = [1, 0] : tensor<16x4xbf16> to tensor<4x16xbf16>
 // CHECK-NEXT: %[[A:.*]] = gpt.matmul %[[XT]], %[[XT]] transpose_rhs : tensor<4x16xbf16>, tensor<4x16xbf16> -> tensor<4x4xbf16>
-// CHECK-NEXT: %[[AA:.*]] = gpt.matmul %[[A]], %[[A]] : tensor<4x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
-// CHECK-NEXT: %[[AF:.*]] = gpt.cast %[[A]] : tensor<4x4xbf16> to tensor<4x4xf32>
-// CHECK-NEXT: %[[BA:.*]] = gpt.mul_scalar %[[AF]], -4.775000e+00 : tensor<4x4xf32>
-// CHECK-NEXT: %[[AAF:.*]] = gpt.cast %[[AA]] : tensor<4x4xbf16> to tensor<4x4xf32>
-// CHECK-NEXT: %[[CAA:.*]] = gpt.mul_scalar %[[AAF]], 2.031500e+00 : tensor<4x4xf32>
-// CHECK-NEXT: %[[POLYF:.*]] = gpt.add %[[BA]], %[[CAA]] : tensor<4x4xf32>
-// CHECK-NEXT: %[[POLY:.*]] = gpt.cast %[[POLYF]] : tensor<4x4xf32> to tensor<4x4xbf16>
-// CHECK-NEXT: %[[BX:.*]] = gpt.matmul %[[POLY]], %[[XT]] : tensor<4x4xbf16>, tensor<4x16xbf16> -> tensor<4x16xbf16>
-// CHECK-NEXT: %[[XF:.*]] = gpt.cast %[[XT]] : tensor<4x16xbf16> to tensor<4x16xf32>
-// CHECK-NEXT: %[[AX:.*]] = gpt.mul_scalar %[[XF]], 3.444500e+00 : tensor<4x16xf32>
-// CHECK-NEXT: %[[BXF:.*]] = gpt.cast %[[BX]] : tensor<4x16xbf16> to tensor<4x16xf32>
-// CHECK-NEXT: %[[X1F:.*]] = gpt.add %[[AX]], %[[BXF]] : tensor<4x16xf32>
-// CHECK-NEXT: %[[X1:.*]] = gpt.cast %[[X1F]] : tensor<4x16xf32> to tensor<4x16xbf16>
+// CHECK-NEXT: %[[POLY:.*]] = gpt.matmul_add %[[A]], %[[A]], %[[A]] alpha = 2.031500e+00 beta = -4.775000e+00 : tensor<4x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
+// CHECK-NEXT: %[[X1:.*]] = gpt.matmul_add %[[POLY]], %[[XT]], %[[XT]] alpha = 1.000000e+00 beta = 3.444500e+00 : tensor<4x4xbf16>, tensor<4x16xbf16> -> tensor<4x16xbf16>
 // CHECK-NEXT: %[[X1T:.*]] = gpt.transpose %[[X1]] permutation = [1, 0] : tensor<4x16xbf16> to tensor<16x4xbf16>
 // CHECK-NEXT: %[[OUT:.*]] = gpt.cast %[[X1T]] : tensor<16x4xbf16> to tensor<16x4xf32>
 // CHECK-NEXT: return %[[OUT]]
@@ -297,7 +286,8 @@ func.func @ns_polynomial_tall(%g: tensor<16x4xf32>) -> tensor<16x4xf32> {
 
 // apply_then_combine, before_cast, two steps, a wide 4x16 matrix: rows <=
 // cols, so no transpose (must not fire). B = A X; X = a X + b B + c A B,
-// unrolled twice.
+// unrolled twice: a X + b B is a sum in f32, the GEMM A B adds c A B to it
+// in its epilogue.
 // CHECK-LABEL: func.func @ns_apply_wide
 // CHECK-SAME: (%[[IN:[a-z0-9_]+]]: tensor<4x16xf32>)
 // CHECK-NEXT: %[[SQ:.*]] = gpt.square %[[IN]]
@@ -305,19 +295,16 @@ func.func @ns_polynomial_tall(%g: tensor<16x4xf32>) -> tensor<16x4xf32> {
 // CHECK-NEXT: %[[X0:.*]] = gpt.cast %[[XN]] : tensor<4x16xf32> to tensor<4x16xbf16>
 // CHECK-NEXT: %[[A:.*]] = gpt.matmul %[[X0]], %[[X0]] transpose_rhs : tensor<4x16xbf16>, tensor<4x16xbf16> -> tensor<4x4xbf16>
 // CHECK-NEXT: %[[B:.*]] = gpt.matmul %[[A]], %[[X0]] : tensor<4x4xbf16>, tensor<4x16xbf16> -> tensor<4x16xbf16>
-// CHECK-NEXT: %[[AB:.*]] = gpt.matmul %[[A]], %[[B]] : tensor<4x4xbf16>, tensor<4x16xbf16> -> tensor<4x16xbf16>
 // CHECK-NEXT: %[[X0F:.*]] = gpt.cast %[[X0]] : tensor<4x16xbf16> to tensor<4x16xf32>
 // CHECK-NEXT: %[[AX:.*]] = gpt.mul_scalar %[[X0F]], 3.444500e+00 : tensor<4x16xf32>
 // CHECK-NEXT: %[[BF:.*]] = gpt.cast %[[B]] : tensor<4x16xbf16> to tensor<4x16xf32>
 // CHECK-NEXT: %[[BB:.*]] = gpt.mul_scalar %[[BF]], -4.775000e+00 : tensor<4x16xf32>
-// CHECK-NEXT: %[[S:.*]] = gpt.add %[[AX]], %[[BB]] : tensor<4x16xf32>
-// CHECK-NEXT: %[[ABF:.*]] = gpt.cast %[[AB]] : tensor<4x16xbf16> to tensor<4x16xf32>
-// CHECK-NEXT: %[[CAB:.*]] = gpt.mul_scalar %[[ABF]], 2.031500e+00 : tensor<4x16xf32>
-// CHECK-NEXT: %[[X1F:.*]] = gpt.add %[[S]], %[[CAB]] : tensor<4x16xf32>
-// CHECK-NEXT: %[[X1:.*]] = gpt.cast %[[X1F]] : tensor<4x16xf32> to tensor<4x16xbf16>
+// CHECK-NEXT: %[[SF:.*]] = gpt.add %[[AX]], %[[BB]] : tensor<4x16xf32>
+// CHECK-NEXT: %[[S:.*]] = gpt.cast %[[SF]] : tensor<4x16xf32> to tensor<4x16xbf16>
+// CHECK-NEXT: %[[X1:.*]] = gpt.matmul_add %[[A]], %[[B]], %[[S]] alpha = 2.031500e+00 beta = 1.000000e+00 : tensor<4x4xbf16>, tensor<4x16xbf16> -> tensor<4x16xbf16>
 // CHECK-NEXT: %[[A2:.*]] = gpt.matmul %[[X1]], %[[X1]] transpose_rhs
-// CHECK-COUNT-2: gpt.matmul %[[A2]],
-// CHECK: %[[X2:.*]] = gpt.cast %{{.*}} : tensor<4x16xf32> to tensor<4x16xbf16>
+// CHECK-NEXT: gpt.matmul %[[A2]],
+// CHECK: %[[X2:.*]] = gpt.matmul_add %[[A2]],
 // CHECK-NEXT: %[[OUT:.*]] = gpt.cast %[[X2]] : tensor<4x16xbf16> to tensor<4x16xf32>
 // CHECK-NEXT: return %[[OUT]]
 // NOOPTIM-LABEL: func.func @ns_apply_wide
@@ -333,8 +320,8 @@ func.func @ns_apply_wide(%g: tensor<4x16xf32>) -> tensor<4x16xf32> {
 
 // A batch of bf16 matrices computed in f32, transpose = none: each matrix is
 // normalised on its own (the norm reduces the last two dimensions), batched
-// f32 GEMMs, no transpose even though rows > cols. The sums are in the
-// compute type already: no casts around them (must not fire).
+// f32 GEMMs with their epilogues, no transpose even though rows > cols
+// (must not fire).
 // CHECK-LABEL: func.func @ns_batched_f32
 // CHECK-SAME: (%[[IN:[a-z0-9_]+]]: tensor<2x16x4xbf16>)
 // CHECK-NEXT: %[[XF:.*]] = gpt.cast %[[IN]] : tensor<2x16x4xbf16> to tensor<2x16x4xf32>
@@ -342,13 +329,8 @@ func.func @ns_apply_wide(%g: tensor<4x16xf32>) -> tensor<4x16xf32> {
 // CHECK-NEXT: gpt.reduce sum %[[SQ]] dims = [1, 2] : tensor<2x16x4xf32> -> tensor<2x1x1xf32>
 // CHECK: %[[X0:.*]] = gpt.div %[[XF]], %{{.*}} : tensor<2x16x4xf32>
 // CHECK-NEXT: %[[A:.*]] = gpt.matmul %[[X0]], %[[X0]] transpose_rhs : tensor<2x16x4xf32>, tensor<2x16x4xf32> -> tensor<2x16x16xf32>
-// CHECK-NEXT: %[[AA:.*]] = gpt.matmul %[[A]], %[[A]]
-// CHECK-NEXT: %[[BA:.*]] = gpt.mul_scalar %[[A]], -4.775000e+00 : tensor<2x16x16xf32>
-// CHECK-NEXT: %[[CAA:.*]] = gpt.mul_scalar %[[AA]], 2.031500e+00 : tensor<2x16x16xf32>
-// CHECK-NEXT: %[[POLY:.*]] = gpt.add %[[BA]], %[[CAA]]
-// CHECK-NEXT: %[[BX:.*]] = gpt.matmul %[[POLY]], %[[X0]]
-// CHECK-NEXT: %[[AX:.*]] = gpt.mul_scalar %[[X0]], 3.444500e+00 : tensor<2x16x4xf32>
-// CHECK-NEXT: %[[X1:.*]] = gpt.add %[[AX]], %[[BX]]
+// CHECK-NEXT: %[[POLY:.*]] = gpt.matmul_add %[[A]], %[[A]], %[[A]] alpha = 2.031500e+00 beta = -4.775000e+00 : tensor<2x16x16xf32>, tensor<2x16x16xf32> -> tensor<2x16x16xf32>
+// CHECK-NEXT: %[[X1:.*]] = gpt.matmul_add %[[POLY]], %[[X0]], %[[X0]] alpha = 1.000000e+00 beta = 3.444500e+00 : tensor<2x16x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
 // CHECK-NEXT: %[[OUT:.*]] = gpt.cast %[[X1]] : tensor<2x16x4xf32> to tensor<2x16x4xbf16>
 // CHECK-NEXT: return %[[OUT]]
 // NOOPTIM-LABEL: func.func @ns_batched_f32
