@@ -310,6 +310,10 @@ def LowerOptimPass : Pass<"gptc-lower-optim"> {
            /*default=*/"false",
            "Leave optim.newton_schulz ops for gptc-fuse-newton-schulz (a "
            "second run lowers them)">,
+    Option<"gemmEpilogues", "gemm-epilogues", "bool", /*default=*/"true",
+           "Write Newton-Schulz's scale-adds as GEMM epilogues "
+           "(gpt.matmul_add); false keeps them separate sums of gpt.matmul "
+           "results (the --no-fuse path)">,
   ];
   let dependentDialects = ["mlir::gpt::GPTDialect",
                            "mlir::bufferization::BufferizationDialect",

@@ -67,7 +67,9 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
     pm.addNestedPass<func::FuncOp>(createLowerOptimPass(keep));
     pm.addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
   }
-  pm.addNestedPass<func::FuncOp>(createLowerOptimPass());
+  LowerOptimPassOptions lower;
+  lower.gemmEpilogues = options.fuse;
+  pm.addNestedPass<func::FuncOp>(createLowerOptimPass(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (done(Stage::Step))

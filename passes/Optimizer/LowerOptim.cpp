@@ -238,7 +238,11 @@ struct LowerMuon : OpRewritePattern<optim::MuonOp> {
 // optim.newton_schulz => normalise, short side, `steps` quintic iterations
 // with GEMMs in the compute dtype, back to the input's type.
 struct LowerNewtonSchulz : OpRewritePattern<optim::NewtonSchulzOp> {
-  using OpRewritePattern::OpRewritePattern;
+  LowerNewtonSchulz(MLIRContext *ctx, bool epilogues)
+      : OpRewritePattern(ctx), epilogues(epilogues) {}
+  /// Scale-adds as GEMM epilogues (gpt.matmul_add), else f32 sums of
+  /// gpt.matmul results.
+  bool epilogues;
   LogicalResult matchAndRewrite(optim::NewtonSchulzOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -299,15 +303,25 @@ struct LowerNewtonSchulz : OpRewritePattern<optim::NewtonSchulzOp> {
     for (uint64_t i = 0; i < op.getSteps(); ++i) {
       // A = X X^T (a Gram product: the runtime computes one triangle)
       Value gram = g.matmul(x, x, false, true);
+      // alpha op(l) op(r) + beta addend, in one GEMM or as a sum.
+      auto gemm = [&](Value l, Value r, double alpha, Value addend,
+                      double beta) {
+        if (epilogues)
+          return g.matmulAdd(l, r, false, false, alpha, addend, beta);
+        return sum({{addend, beta}, {g.matmul(l, r, false, false), alpha}});
+      };
       if (op.getForm() == optim::NSForm::polynomial_then_apply) {
         // B = b A + c A A; X = a X + B X
-        Value poly = g.matmulAdd(gram, gram, false, false, c, gram, b);
-        x = g.matmulAdd(poly, x, false, false, 1.0, x, a);
+        Value poly = gemm(gram, gram, c, gram, b);
+        x = gemm(poly, x, 1.0, x, a);
       } else {
         // B = A X; X = a X + b B + c A B
         Value bx = g.matmul(gram, x, false, false);
-        x = g.matmulAdd(gram, bx, false, false, c, sum({{x, a}, {bx, b}}),
-                        1.0);
+        if (epilogues)
+          x = g.matmulAdd(gram, bx, false, false, c, sum({{x, a}, {bx, b}}),
+                          1.0);
+        else
+          x = sum({{x, a}, {bx, b}, {g.matmul(gram, bx, false, false), c}});
       }
     }
     if (transposed)
@@ -475,7 +489,7 @@ struct LowerOptimPass : gptc::impl::LowerOptimPassBase<LowerOptimPass> {
     patterns.add<LowerLRSchedule, LowerMomentumWarmup, LowerAdam, LowerMuon,
                  LowerSVDOrthogonalize>(ctx);
     if (!keepNewtonSchulz)
-      patterns.add<LowerNewtonSchulz>(ctx);
+      patterns.add<LowerNewtonSchulz>(ctx, gemmEpilogues);
     ConversionTarget target(*ctx);
     target.addLegalDialect<gpt::GPTDialect, func::FuncDialect,
                            bufferization::BufferizationDialect,

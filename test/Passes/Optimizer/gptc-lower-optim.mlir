@@ -1,5 +1,6 @@
 // RUN: gptc-opt %s --gptc-lower-optim | FileCheck %s
 // RUN: gptc-opt %s --gptc-lower-optim | FileCheck %s --check-prefix=NOOPTIM
+// RUN: gptc-opt %s --gptc-lower-optim=gemm-epilogues=false | FileCheck %s --check-prefix=SUMS
 
 // gptc-lower-optim writes each optim op as gpt math (REFERENCE semantics in
 // dialects/Optim/OptimOps.td). Scalars (lr, momentum, bias corrections) are
@@ -276,6 +277,25 @@ func.func @muon_qkv_split(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tens
 // CHECK-NEXT: %[[X1T:.*]] = gpt.transpose %[[X1]] permutation = [1, 0] : tensor<4x16xbf16> to tensor<16x4xbf16>
 // CHECK-NEXT: %[[OUT:.*]] = gpt.cast %[[X1T]] : tensor<16x4xbf16> to tensor<16x4xf32>
 // CHECK-NEXT: return %[[OUT]]
+// Without epilogues (--no-fuse), each scale-add is a sum in f32 of the
+// GEMM's bf16 result, rounded to bf16 once.
+// SUMS-LABEL: func.func @ns_polynomial_tall
+// SUMS: %[[A:.*]] = gpt.matmul %[[XT:.*]], %[[XT]] transpose_rhs : tensor<4x16xbf16>, tensor<4x16xbf16> -> tensor<4x4xbf16>
+// SUMS-NEXT: %[[AA:.*]] = gpt.matmul %[[A]], %[[A]] : tensor<4x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
+// SUMS-NEXT: %[[AF:.*]] = gpt.cast %[[A]] : tensor<4x4xbf16> to tensor<4x4xf32>
+// SUMS-NEXT: %[[BA:.*]] = gpt.mul_scalar %[[AF]], -4.775000e+00 : tensor<4x4xf32>
+// SUMS-NEXT: %[[AAF:.*]] = gpt.cast %[[AA]] : tensor<4x4xbf16> to tensor<4x4xf32>
+// SUMS-NEXT: %[[CAA:.*]] = gpt.mul_scalar %[[AAF]], 2.031500e+00 : tensor<4x4xf32>
+// SUMS-NEXT: %[[POLYF:.*]] = gpt.add %[[BA]], %[[CAA]] : tensor<4x4xf32>
+// SUMS-NEXT: %[[POLY:.*]] = gpt.cast %[[POLYF]] : tensor<4x4xf32> to tensor<4x4xbf16>
+// SUMS-NEXT: %[[BX:.*]] = gpt.matmul %[[POLY]], %[[XT]] : tensor<4x4xbf16>, tensor<4x16xbf16> -> tensor<4x16xbf16>
+// SUMS-NEXT: %[[XF:.*]] = gpt.cast %[[XT]] : tensor<4x16xbf16> to tensor<4x16xf32>
+// SUMS-NEXT: %[[AX:.*]] = gpt.mul_scalar %[[XF]], 3.444500e+00 : tensor<4x16xf32>
+// SUMS-NEXT: %[[BXF:.*]] = gpt.cast %[[BX]] : tensor<4x16xbf16> to tensor<4x16xf32>
+// SUMS-NEXT: %[[X1F:.*]] = gpt.add %[[AX]], %[[BXF]] : tensor<4x16xf32>
+// SUMS-NEXT: gpt.cast %[[X1F]] : tensor<4x16xf32> to tensor<4x16xbf16>
+// SUMS-NOT: gpt.matmul_add
+// SUMS: return
 func.func @ns_polynomial_tall(%g: tensor<16x4xf32>) -> tensor<16x4xf32> {
   %o = optim.newton_schulz %g steps = 1
       coefficients = [3.4445, -4.7750, 2.0315] eps = 1.0e-7
