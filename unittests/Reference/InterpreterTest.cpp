@@ -310,6 +310,22 @@ TEST_F(InterpreterTest, MatmulBatchedAndShared) {
   EXPECT_TRUE(near(r[2], ht({2, 1, 2}, {-2, 4, -2, 13}), 0));
 }
 
+TEST_F(InterpreterTest, MatmulAddScalesProductAndAddend) {
+  // alpha op(A) op(B) + beta C (gpt.matmul_add, Newton-Schulz's GEMMs).
+  auto r = run(R"mlir(
+    func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %c: tensor<2x2xf32>)
+        -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+      %0 = gpt.matmul_add %a, %b, %c alpha = 0.5 beta = -2.0 : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+      %1 = gpt.matmul_add %a, %b, %a transpose_rhs alpha = 2.0 beta = 1.0 : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+      return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
+    })mlir",
+               {ht({2, 2}, {1, 2, 3, 4}), ht({2, 2}, {5, 6, 7, 8}),
+                ht({2, 2}, {1, 1, 1, 1})});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_TRUE(near(r[0], ht({2, 2}, {7.5, 9, 19.5, 23}), 0));
+  EXPECT_TRUE(near(r[1], ht({2, 2}, {35, 48, 81, 110}), 0));
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
