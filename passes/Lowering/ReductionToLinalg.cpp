@@ -151,14 +151,15 @@ Value contraction(PatternRewriter &rewriter, Location loc,
   return generic.getResult(0);
 }
 
-/// alpha op(lhs) op(rhs) + init as linalg (transposes as maps; leading
-/// batch dimensions folded into M for a shared rank-2 rhs, else into one
-/// batch dimension). `makeInit` gives the accumulator for the flattened
-/// result type.
+/// alpha op(lhs) op(rhs) + beta addend (no addend: + 0) as linalg
+/// (transposes as maps; leading batch dimensions folded into M for a shared
+/// rank-2 rhs, else into one batch dimension). The GEMM accumulates into a
+/// zero fill (beta 0), the addend itself (beta 1) or a scaled copy of it,
+/// all of which gptc-gemm-to-blas folds into the call's epilogue.
 FailureOr<Value>
 emitMatmul(PatternRewriter &rewriter, Operation *op, Value lhs, Value rhs,
            bool ta, bool tb, RankedTensorType outType, double alpha,
-           function_ref<Value(RankedTensorType flat, int64_t keep)> makeInit) {
+           Value addend, double beta) {
   Location loc = op->getLoc();
   MLIRContext *ctx = rewriter.getContext();
   auto rt = cast<RankedTensorType>(rhs.getType());
@@ -202,7 +203,21 @@ emitMatmul(PatternRewriter &rewriter, Operation *op, Value lhs, Value rhs,
                                     : ArrayRef<AffineExpr>{db, dk, dn}, ctx),
             AffineMap::get(4, 0, {db, dm, dn}, ctx)};
   }
-  Value init = makeInit(flatOut, keep);
+  Value init;
+  if (!addend || beta == 0.0) {
+    init = filled(rewriter, loc, flatOut, 0.0);
+  } else {
+    init = collapseLeading(rewriter, loc, addend, keep);
+    if (beta != 1.0)
+      init = parallelGeneric(
+          rewriter, loc, flatOut, ValueRange{init}, {},
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value x = widened(b, l, args[0]);
+            Value s = arith::MulFOp::create(
+                b, l, x, scalarConstant(b, l, x.getType(), beta));
+            return narrowed(b, l, s, args[0].getType());
+          });
+  }
   Value result =
       contraction(rewriter, loc, flatOut, lhs, rhs, init, maps, alpha);
   return reshapeTensor(rewriter, loc, result, outType);
@@ -213,12 +228,10 @@ struct MatmulToLinalg : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<Value> r = emitMatmul(
-        rewriter, op, op.getLhs(), op.getRhs(), op.getTransposeLhs(),
-        op.getTransposeRhs(), op.getResult().getType(), 1.0,
-        [&](RankedTensorType flat, int64_t) {
-          return filled(rewriter, op.getLoc(), flat, 0.0);
-        });
+    FailureOr<Value> r =
+        emitMatmul(rewriter, op, op.getLhs(), op.getRhs(),
+                   op.getTransposeLhs(), op.getTransposeRhs(), op.getType(),
+                   /*alpha=*/1.0, /*addend=*/Value(), /*beta=*/0.0);
     if (failed(r))
       return failure();
     rewriter.replaceOp(op, *r);
@@ -226,34 +239,15 @@ struct MatmulToLinalg : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// gpt.matmul_add => the GEMM accumulating into beta * addend: the addend
-/// itself (beta 1), a zero fill (beta 0) or a scaled copy, all of which
-/// gptc-gemm-to-blas folds into the call's epilogue.
+/// gpt.matmul_add => the GEMM with its epilogue (see emitMatmul).
 struct MatmulAddToLinalg : OpRewritePattern<MatmulAddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulAddOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    double beta = op.getBeta().convertToDouble();
     FailureOr<Value> r = emitMatmul(
         rewriter, op, op.getLhs(), op.getRhs(), op.getTransposeLhs(),
-        op.getTransposeRhs(), op.getResult().getType(),
-        op.getAlpha().convertToDouble(),
-        [&](RankedTensorType flat, int64_t keep) -> Value {
-          if (beta == 0.0)
-            return filled(rewriter, loc, flat, 0.0);
-          Value c = collapseLeading(rewriter, loc, op.getAddend(), keep);
-          if (beta == 1.0)
-            return c;
-          return parallelGeneric(
-              rewriter, loc, flat, ValueRange{c}, {},
-              [&](OpBuilder &b, Location l, ValueRange args) {
-                Value x = widened(b, l, args[0]);
-                Value s = arith::MulFOp::create(
-                    b, l, x, scalarConstant(b, l, x.getType(), beta));
-                return narrowed(b, l, s, args[0].getType());
-              });
-        });
+        op.getTransposeRhs(), op.getType(), op.getAlpha().convertToDouble(),
+        op.getAddend(), op.getBeta().convertToDouble());
     if (failed(r))
       return failure();
     rewriter.replaceOp(op, *r);

@@ -18,44 +18,12 @@ steps' worth of direction, and the bf16 Newton-Schulz adds its ulps.
 Adam's update of a non-vanishing gradient is stable.
 """
 import json
-import re
-import struct
 import sys
+
+from gptc_outputs import read_losses, read_params
 
 LOSS_RTOL = 1e-5
 TOL = {"adam": 1e-4, "muon": 1e-2}
-
-
-def losses(path):
-    out = []
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"step (\d+)/\d+ \| loss ([-0-9.eE+naif]+)", line)
-            if m:
-                out.append(float(m.group(2)))
-    return out
-
-
-def params(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != b"GPTCPAR1":
-        sys.exit(f"{path}: not a gptc parameter file")
-    (count,) = struct.unpack_from("<I", data, 8)
-    pos, out = 12, {}
-    for _ in range(count):
-        (n,) = struct.unpack_from("<I", data, pos)
-        name = data[pos + 4 : pos + 4 + n].decode()
-        pos += 4 + n
-        (rank,) = struct.unpack_from("<I", data, pos)
-        dims = struct.unpack_from(f"<{rank}q", data, pos + 4)
-        pos += 4 + 8 * rank
-        size = 1
-        for d in dims:
-            size *= d
-        out[name] = struct.unpack_from(f"<{size}f", data, pos)
-        pos += 4 * size
-    return out
 
 
 def main():
@@ -63,7 +31,7 @@ def main():
     with open(manifest) as f:
         optimizer = {p["name"]: p["optimizer"] for p in json.load(f)["params"]}
     ok = True
-    a, b = losses(fused_log), losses(plain_log)
+    a, b = read_losses(fused_log), read_losses(plain_log)
     if not a or len(a) != len(b):
         print(f"loss lines differ in number: {len(a)} vs {len(b)}")
         return 1
@@ -71,7 +39,8 @@ def main():
         rel = abs(x - y) / max(abs(y), 1e-30)
         print(f"step {step}: loss fused {x:.6f} unfused {y:.6f} rel {rel:.2e}")
         ok &= rel <= LOSS_RTOL
-    pa, pb = params(fused_p), params(plain_p)
+    pa = {n: v for n, (_, v) in read_params(fused_p).items()}
+    pb = {n: v for n, (_, v) in read_params(plain_p).items()}
     if pa.keys() != pb.keys():
         print("parameter names differ")
         return 1

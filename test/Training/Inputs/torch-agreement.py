@@ -13,39 +13,12 @@ rounding differs; a wrong gradient term is off by percents within two
 steps). Prints both losses per step; exits 1 on a disagreement.
 """
 import argparse
-import re
-import struct
 import sys
 
 import numpy as np
 import torch
 
-
-def read_params(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != b"GPTCPAR1":
-        sys.exit(f"{path}: not a gptc parameter file")
-    (count,) = struct.unpack_from("<I", data, 8)
-    at, out = 12, {}
-    for _ in range(count):
-        (n,) = struct.unpack_from("<I", data, at)
-        name = data[at + 4:at + 4 + n].decode()
-        at += 4 + n
-        (rank,) = struct.unpack_from("<I", data, at)
-        dims = struct.unpack_from(f"<{rank}q", data, at + 4)
-        at += 4 + 8 * rank
-        size = int(np.prod(dims))
-        out[name] = np.frombuffer(data, np.float32, size, at).reshape(dims).copy()
-        at += 4 * size
-    return out
-
-
-def gptc_losses(path):
-    with open(path) as f:
-        return [float(m.group(1)) for m in
-                (re.match(r"step \d+/\d+ \| loss ([-0-9.eE+naif]+)", line)
-                 for line in f) if m]
+from gptc_outputs import read_losses, read_params
 
 
 def main():
@@ -63,7 +36,8 @@ def main():
 
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    init = read_params(args.init)
+    init = {n: np.frombuffer(v, np.float32).reshape(dims).copy()
+            for n, (dims, v) in read_params(args.init).items()}
     vocab = init["wte"].shape[0]
     model = ps.GPT(vocab, args.layers, args.width, args.heads, args.head_dim)
     names = {"attn.q": "q", "attn.k": "k", "attn.v": "v",
@@ -82,7 +56,7 @@ def main():
                              betas=(0.9, 0.95), eps=1e-8),
             ps.Muon(hidden, lr=0.02, momentum=0.95)]
 
-    want = gptc_losses(args.log)
+    want = read_losses(args.log)
     if not want:
         sys.exit(f"{args.log}: no step losses")
     tokens = np.fromfile(args.shard, dtype=np.uint16,

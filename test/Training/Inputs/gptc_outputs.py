@@ -1,0 +1,46 @@
+"""Readers of what `gptc train` writes, shared by the training tests' scripts
+(no numpy needed):
+
+  read_losses(LOG)    the `step N/M | loss X` values of a training log
+  read_params(FILE)   a --save-params file (runtime/ParamFile.h) as
+                      {name: (dims, array('f') of the values, row-major)}
+"""
+import array
+import re
+import struct
+import sys
+
+
+def read_losses(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"step \d+/\d+ \| loss ([-0-9.eE+naif]+)", line)
+            if m:
+                out.append(float(m.group(1)))
+    return out
+
+
+def read_params(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"GPTCPAR1":
+        sys.exit(f"{path}: not a gptc parameter file")
+    (count,) = struct.unpack_from("<I", data, 8)
+    at, out = 12, {}
+    for _ in range(count):
+        (n,) = struct.unpack_from("<I", data, at)
+        name = data[at + 4:at + 4 + n].decode()
+        at += 4 + n
+        (rank,) = struct.unpack_from("<I", data, at)
+        dims = struct.unpack_from(f"<{rank}q", data, at + 4)
+        at += 4 + 8 * rank
+        size = 1
+        for d in dims:
+            size *= d
+        values = array.array("f", data[at:at + 4 * size])
+        if sys.byteorder == "big":  # the file is little-endian
+            values.byteswap()
+        out[name] = (dims, values)
+        at += 4 * size
+    return out
