@@ -9,6 +9,9 @@
 #include "runtime/StepLibrary.h"
 #include "runtime/Trainer.h"
 
+#include <cblas.h>
+#include <omp.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -285,6 +288,11 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   out << kMe << "data " << config.trainPattern << " | val "
       << (config.valTokens > 0 ? config.valPattern : std::string("off"))
       << "\n";
+  // What the GEMMs run on: OpenBLAS's kernels (its choice for this CPU, or
+  // OPENBLAS_CORETYPE's) and the OpenMP threads of kernels and GEMMs.
+  const char *blasCore = openblas_get_corename();
+  out << kMe << "cpu: OpenBLAS " << (blasCore ? blasCore : "?") << " kernels | "
+      << omp_get_max_threads() << " threads\n";
   if (config.steps != spec.training.steps)
     out << "note: running " << config.steps << " steps; the compiled lr "
         << "and window schedules span training.steps = " << spec.training.steps
