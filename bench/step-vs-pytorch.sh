@@ -104,4 +104,7 @@ for name in ${GPTC_BENCH_CONFIGS:-small gpt2 t4096}; do
   fusion=$(awk -v a="$gptc_rate" -v b="$unfused_rate" 'BEGIN{printf "%.2f", a/b}')
   printf '%-6s %12s %12s %12s %7sx %7sx\n' "$name" "$gptc_rate" \
     "$unfused_rate" "$torch_rate" "$ratio" "$fusion"
+  cpu=$(sed -n 's/^gptc train: cpu: //p' "$work/$name.fused.1.log")
 done
+# The GEMMs are most of a step: say which kernels gptc's ran on.
+echo "gptc's GEMMs: ${cpu:-?}"
