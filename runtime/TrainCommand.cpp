@@ -8,6 +8,7 @@
 #include "runtime/Manifest.h"
 #include "runtime/StepLibrary.h"
 #include "runtime/Trainer.h"
+#include "runtime/cpu/GemmAVX512.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -288,10 +289,14 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   out << kMe << "data " << config.trainPattern << " | val "
       << (config.valTokens > 0 ? config.valPattern : std::string("off"))
       << "\n";
-  // What the GEMMs run on: OpenBLAS's kernels (its choice for this CPU, or
-  // OPENBLAS_CORETYPE's) and the OpenMP threads of kernels and GEMMs.
+  // What the GEMMs run on: f32 (and widened bf16) on gptc's AVX-512 kernel
+  // where the CPU has it, the rest on OpenBLAS's kernels (its choice for
+  // this CPU, or OPENBLAS_CORETYPE's); and the OpenMP threads of kernels
+  // and GEMMs.
   const char *blasCore = openblas_get_corename();
-  out << kMe << "cpu: OpenBLAS " << (blasCore ? blasCore : "?") << " kernels | "
+  out << kMe << "cpu: GEMMs "
+      << (avx512SgemmAvailable() ? "f32 gptc AVX-512, f64 " : "")
+      << "OpenBLAS " << (blasCore ? blasCore : "?") << " kernels | "
       << omp_get_max_threads() << " threads\n";
   if (config.steps != spec.training.steps)
     out << "note: running " << config.steps << " steps; the compiled lr "

@@ -4,7 +4,9 @@
 //
 //   D[b] = alpha op(A[b]) op(B[b]) + beta C[b]    for b < batch
 //
-// on strided views. Every call goes to row-major cblas_?gemm. A view
+// on strided views. Every call goes to a row-major GEMM: for f32 (and the
+// widened bf16) gptc's AVX-512 kernel where the CPU has it
+// (runtime/cpu/GemmAVX512.h), else cblas_sgemm; cblas_dgemm for f64. A view
 // X (R x C, strides rs, cs in elements) is handed to BLAS as is when it is
 //   row-major     cs == 1 and rs >= C: ld = rs
 //   column-major  rs == 1 and cs >= R: X is the row-major X^T with ld = cs,
@@ -34,6 +36,7 @@
 #include "runtime/gptrt.h"
 #include "runtime/cpu/Bf16.h"
 #include "runtime/cpu/GemmAMX.h"
+#include "runtime/cpu/GemmAVX512.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -96,9 +99,18 @@ Operand<T> operand(const View<T> &x, bool trans, std::vector<T> &tmp) {
   return {tmp.data(), x.cols, trans};
 }
 
+/// A product this thin runs at a fraction of the AVX-512 kernel's 12 x 32
+/// tile; OpenBLAS's GEMV-like paths do better there.
+bool tooThinForTiles(int64_t m, int64_t n) { return m < 4 || n < 16; }
+
 void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
               const float *a, int64_t lda, const float *b, int64_t ldb,
               float beta, float *c, int64_t ldc) {
+  if (gptc::runtime::avx512SgemmAvailable() && !tooThinForTiles(m, n)) {
+    gptc::runtime::avx512Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+                               c, ldc);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
               tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), alpha, a,
               int(lda), b, int(ldb), beta, c, int(ldc));

@@ -1,0 +1,42 @@
+//===- GemmAVX512.h - f32 GEMM on AVX-512 -------------------------*- C++ -*-===//
+//
+// gptc's own single-precision GEMM for CPUs with AVX-512: a packed,
+// cache-blocked GEMM (the BLIS loop nest) around a 12 x 32 register-tiled
+// micro-kernel of FMAs. It runs the f32 GEMM callbacks and the widened
+// bf16 ones (runtime/cpu/Gemm.cpp) in place of cblas_sgemm when the CPU
+// has AVX-512F and the OS saves the ZMM state, unless GPTC_GEMM_AVX512=0
+// is in the environment; f64 stays on OpenBLAS.
+//
+// Why not OpenBLAS's own AVX-512 kernels: OpenBLAS picks them by CPU model,
+// and older builds (Debian 12's 0.3.21) mis-detect or miscompute on some
+// newer CPUs, so environments pin OPENBLAS_CORETYPE to an AVX2 core. This
+// kernel needs only the AVX-512F feature bit and is tested against an
+// exact reference on every shape class (unittests/Runtime/GemmTest.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_CPU_GEMMAVX512_H
+#define GPTC_RUNTIME_CPU_GEMMAVX512_H
+
+#include <cstdint>
+
+namespace gptc::runtime {
+
+/// True when the AVX-512 f32 GEMM can run here: CPUID reports AVX-512F, the
+/// OS saves the ZMM registers, and GPTC_GEMM_AVX512 is not "0". Decided
+/// once.
+bool avx512SgemmAvailable();
+
+/// Row-major C (m x n, row stride ldc) = alpha op(A) op(B) + beta C, the
+/// contract of cblas_sgemm(CblasRowMajor, ...): op(A) is m x k, A stored
+/// row-major with row stride lda (k x m when transA); likewise B. beta == 0
+/// never reads C. Single-threaded: callers split the work. Sums run in k
+/// order for every element, whatever the split. Only call when
+/// avx512SgemmAvailable().
+void avx512Sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                 float alpha, const float *a, int64_t lda, const float *b,
+                 int64_t ldb, float beta, float *c, int64_t ldc);
+
+} // namespace gptc::runtime
+
+#endif // GPTC_RUNTIME_CPU_GEMMAVX512_H
