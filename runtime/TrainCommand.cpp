@@ -8,6 +8,7 @@
 #include "runtime/Manifest.h"
 #include "runtime/StepLibrary.h"
 #include "runtime/Trainer.h"
+#include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
 
 #include <cblas.h>
@@ -289,15 +290,20 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   out << kMe << "data " << config.trainPattern << " | val "
       << (config.valTokens > 0 ? config.valPattern : std::string("off"))
       << "\n";
-  // What the GEMMs run on: f32 (and widened bf16) on gptc's AVX-512 kernel
-  // where the CPU has it, the rest on OpenBLAS's kernels (its choice for
-  // this CPU, or OPENBLAS_CORETYPE's); and the OpenMP threads of kernels
-  // and GEMMs.
+  // What the GEMMs run on: gptc's own kernels where the CPU has the
+  // instructions (f32 on AVX-512; bf16 on AMX or AVX512_BF16, else widened
+  // to the f32 path), the rest on OpenBLAS's kernels (its choice for this
+  // CPU, or OPENBLAS_CORETYPE's); and the OpenMP threads of kernels and
+  // GEMMs.
   const char *blasCore = openblas_get_corename();
   out << kMe << "cpu: GEMMs "
-      << (avx512SgemmAvailable() ? "f32 gptc AVX-512, f64 " : "")
-      << "OpenBLAS " << (blasCore ? blasCore : "?") << " kernels | "
-      << omp_get_max_threads() << " threads\n";
+      << (avx512SgemmAvailable() ? "f32 gptc AVX-512, " : "")
+      << (amxBf16Available()      ? "bf16 gptc AMX, "
+          : avx512Bf16Available() ? "bf16 gptc AVX512_BF16, "
+                                  : "")
+      << (avx512SgemmAvailable() ? "f64 " : "") << "OpenBLAS "
+      << (blasCore ? blasCore : "?") << " kernels | " << omp_get_max_threads()
+      << " threads\n";
   if (config.steps != spec.training.steps)
     out << "note: running " << config.steps << " steps; the compiled lr "
         << "and window schedules span training.steps = " << spec.training.steps

@@ -1,4 +1,4 @@
-//===- Bf16.h - bf16 <-> f32 conversions of the CPU runtime -----*- C++ -*-===//
+//===- Bf16.h - bf16 values and matrices of the CPU runtime -----*- C++ -*-===//
 
 #ifndef GPTC_RUNTIME_CPU_BF16_H
 #define GPTC_RUNTIME_CPU_BF16_H
@@ -24,6 +24,21 @@ inline uint16_t f32ToBf16(float f) {
   bits += 0x7fffu + ((bits >> 16) & 1u);
   return uint16_t(bits >> 16);
 }
+
+/// A strided bf16 matrix: X[i][j] = ptr[i * rs + j * cs] (uint16 storage).
+struct Bf16Matrix {
+  uint16_t *ptr;
+  int64_t rows, cols, rs, cs;
+};
+
+/// What joins the f32 sums before the one rounding to bf16:
+/// D = alpha sums + beta C, C (bf16, its own strides) not read when beta
+/// is 0. C may be D itself.
+struct Bf16Epilogue {
+  float alpha = 1.0f, beta = 0.0f;
+  const uint16_t *c = nullptr;
+  int64_t rs = 0, cs = 0;
+};
 
 } // namespace gptc::runtime
 

@@ -15,8 +15,10 @@
 // and is otherwise copied to a packed row-major temporary. A column-major D
 // is computed as D^T = op(B)^T op(A)^T. beta == 0 never reads C (NaN-safe);
 // a C that is not D is copied into D first (BLAS updates in place).
-// bf16 converts A, B and C to f32 (bits << 16), runs sgemm and rounds the
-// result to nearest even: the epilogue is applied in f32, before the one
+// bf16 runs on AMX tiles (runtime/cpu/GemmAMX.h) or on AVX512_BF16 pairs
+// (runtime/cpu/GemmAVX512.h) where the CPU has them; otherwise it converts
+// A, B and C to f32 (bits << 16), runs sgemm and rounds the result to
+// nearest even. Every path applies the epilogue in f32, before the one
 // rounding.
 //
 // A Gram product, op(A) op(A)^T with beta == 0 (Newton-Schulz's X X^T), is
@@ -297,31 +299,37 @@ template <typename T> View<T> opOf(const View<T> &x, bool trans) {
   return trans ? View<T>{x.ptr, x.cols, x.rows, x.cs, x.rs} : x;
 }
 
-/// D = alpha X X^T for X m x k: block rows of the lower triangle, split
+/// The lower triangle of an m x m Gram product D by block rows, split
 /// into `parts` of equal work (row i costs i + 1 dot products: boundaries
-/// at m sqrt(p / parts)) run on that many threads, then the strict upper
-/// triangle mirrored from the lower one.
-template <typename T>
-void gram(const View<T> &x, T alpha, const View<T> &d, int parts) {
-  const int64_t m = x.rows, k = x.cols;
+/// at m sqrt(p / parts)), `rows(i0, i1)` computing D[i0, i1) x [0, i1) for
+/// each on its own thread; then the strict upper triangle mirrored from
+/// the lower one.
+template <typename T, typename Rows>
+void lowerTriangle(int64_t m, const View<T> &d, int parts, Rows rows) {
   std::vector<int64_t> at(size_t(parts) + 1, m);
   for (int p = 0; p < parts; ++p) {
     auto b = int64_t(double(m) * std::sqrt(double(p) / parts));
     at[size_t(p)] = std::min(m, (b + 15) / 16 * 16);
   }
 #pragma omp parallel for schedule(static, 1) if (parts > 1)
-  for (int p = 0; p < parts; ++p) {
-    const int64_t i0 = at[size_t(p)], i1 = at[size_t(p) + 1];
-    if (i1 <= i0)
-      continue;
+  for (int p = 0; p < parts; ++p)
+    if (at[size_t(p) + 1] > at[size_t(p)])
+      rows(at[size_t(p)], at[size_t(p) + 1]);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = i + 1; j < m; ++j)
+      d.ptr[i * d.rs + j * d.cs] = d.at(j, i);
+}
+
+/// D = alpha X X^T for X m x k, by lowerTriangle on `parts` threads.
+template <typename T>
+void gram(const View<T> &x, T alpha, const View<T> &d, int parts) {
+  const int64_t k = x.cols;
+  lowerTriangle(x.rows, d, parts, [&](int64_t i0, int64_t i1) {
     View<T> rows{x.ptr + i0 * x.rs, i1 - i0, k, x.rs, x.cs};
     View<T> prefix{x.ptr, i1, k, x.rs, x.cs};
     View<T> out{d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs};
     gemmOne<T>(false, true, rows, prefix, alpha, T(0), out, out, k);
-  }
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = i + 1; j < m; ++j)
-      d.ptr[i * d.rs + j * d.cs] = d.at(j, i);
+  });
 }
 
 /// Runs `one(i, parts)` for the batch items of a Gram product, spread over
@@ -387,7 +395,8 @@ gptc::runtime::Bf16Matrix opView(const View<uint16_t> &x, bool trans) {
   return {o.ptr, o.rows, o.cols, o.rs, o.cs};
 }
 
-/// Below this many multiply-adds a bf16 GEMM is not worth AMX's packing.
+/// Below this many multiply-adds a bf16 GEMM is not worth the packing of
+/// AMX's or AVX512_BF16's kernel.
 constexpr int64_t kAMXWork = int64_t(1) << 15;
 
 /// Unpacks a bf16 view into a packed row-major f32 matrix.
@@ -416,6 +425,17 @@ void gramBf16(const View<uint16_t> &opA, float alpha, const View<uint16_t> &d,
   packBf16(fd, d);
 }
 
+/// The bf16 Gram product on the AVX512_BF16 kernel: no widening.
+void gramBf16Pairs(const View<uint16_t> &x, float alpha,
+                   const View<uint16_t> &d, int parts) {
+  const int64_t k = x.cols;
+  lowerTriangle(x.rows, d, parts, [&](int64_t i0, int64_t i1) {
+    gptc::runtime::avx512GemmBf16(
+        {x.ptr + i0 * x.rs, i1 - i0, k, x.rs, x.cs}, {x.ptr, k, i1, x.cs, x.rs},
+        {d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs}, {alpha, 0.0f});
+  });
+}
+
 } // namespace
 
 extern "C" {
@@ -439,6 +459,7 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
   uint16_t *pc = reinterpret_cast<uint16_t *>(c);
   uint16_t *pd = reinterpret_cast<uint16_t *>(d);
   const bool amx = gptc::runtime::amxBf16Available();
+  const bool pairs = !amx && gptc::runtime::avx512Bf16Available();
   if (isGram(trans_a, trans_b, m, n, a, a_rs, a_cs, a_bs, b, b_rs, b_cs, b_bs,
              double(beta))) {
     auto stored = [&](int64_t i) {
@@ -453,8 +474,12 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
       return;
     }
     forEachGram(batch, m, k, [&](int64_t i, int parts) {
-      gramBf16(opOf(stored(i), trans_a != 0), alpha,
-               {pd + i * d_bs, m, m, d_rs, d_cs}, parts);
+      View<uint16_t> x = opOf(stored(i), trans_a != 0), out{pd + i * d_bs, m,
+                                                              m, d_rs, d_cs};
+      if (pairs && m * m * k >= kAMXWork)
+        gramBf16Pairs(x, alpha, out, parts);
+      else
+        gramBf16(x, alpha, out, parts);
     });
     return;
   }
@@ -468,8 +493,8 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
   };
   forEachBlock<uint16_t, uint16_t>(
       batch, trans_a != 0, trans_b != 0, m, n, k, item, [&](const Views &g) {
-        if (amx && g.d.rows * g.d.cols * k >= kAMXWork) {
-          gptc::runtime::amxGemmBf16(
+        if ((amx || pairs) && g.d.rows * g.d.cols * k >= kAMXWork) {
+          (amx ? gptc::runtime::amxGemmBf16 : gptc::runtime::avx512GemmBf16)(
               opView(g.a, trans_a != 0), opView(g.b, trans_b != 0),
               {g.d.ptr, g.d.rows, g.d.cols, g.d.rs, g.d.cs},
               {alpha, beta, g.c.ptr, g.c.rs, g.c.cs});

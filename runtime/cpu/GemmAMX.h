@@ -12,29 +12,16 @@
 #ifndef GPTC_RUNTIME_CPU_GEMMAMX_H
 #define GPTC_RUNTIME_CPU_GEMMAMX_H
 
+#include "runtime/cpu/Bf16.h"
+
 #include <cstdint>
 
 namespace gptc::runtime {
-
-/// A strided bf16 matrix: X[i][j] = ptr[i * rs + j * cs] (uint16 storage).
-struct Bf16Matrix {
-  uint16_t *ptr;
-  int64_t rows, cols, rs, cs;
-};
 
 /// True when AMX-BF16 can run in this process: CPUID reports AMX-TILE and
 /// AMX-BF16, the kernel grants the tile state (arch_prctl
 /// ARCH_REQ_XCOMP_PERM), and GPTC_GEMM_AMX is not "0". Decided once.
 bool amxBf16Available();
-
-/// What joins the f32 sums before the one rounding to bf16:
-/// D = alpha sums + beta C, C (bf16, its own strides) not read when beta
-/// is 0. C may be D itself.
-struct Bf16Epilogue {
-  float alpha = 1.0f, beta = 0.0f;
-  const uint16_t *c = nullptr;
-  int64_t rs = 0, cs = 0;
-};
 
 /// D = alpha A B + beta C, A m x k, B k x n, D m x n (transposes are
 /// strides). Products of bf16 are exact, sums are f32 (in k order within

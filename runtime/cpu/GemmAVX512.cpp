@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/GemmAVX512.h"
+#include "runtime/cpu/PanelBuffer.h"
 
 #include <immintrin.h>
 
@@ -40,38 +41,18 @@ constexpr int64_t kKc = 256;  ///< K block: a B panel is 32 KiB
 constexpr int64_t kMc = 144;  ///< row block: A's block is 144 KiB (L2)
 constexpr int64_t kNc = 3072; ///< column block: B's block is 3 MiB
 
-int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
-
-bool detectAVX512() {
+bool avx512Enabled(bool bf16) {
   if (const char *env = std::getenv("GPTC_GEMM_AVX512"))
     if (std::strcmp(env, "0") == 0)
       return false;
   // libgcc's check covers the OS side too: XCR0 must save the opmask and
   // ZMM state.
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
+  return __builtin_cpu_supports("avx512f") &&
+         (!bf16 || (__builtin_cpu_supports("avx512bf16") &&
+                    __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512vl")));
 }
-
-/// A 64-byte aligned buffer that only grows (one per thread and operand).
-class PanelBuffer {
-public:
-  ~PanelBuffer() { std::free(data_); }
-  float *get(int64_t count) {
-    if (count > capacity_) {
-      std::free(data_);
-      capacity_ = roundUp(count, 16);
-      data_ = static_cast<float *>(
-          std::aligned_alloc(64, size_t(capacity_) * sizeof(float)));
-      if (!data_)
-        std::abort();
-    }
-    return data_;
-  }
-
-private:
-  float *data_ = nullptr;
-  int64_t capacity_ = 0;
-};
 
 /// A row-major operand read transposed or not: op(X)[i][j].
 struct Operand {
@@ -204,7 +185,12 @@ GPTC_AVX512 void microKernel(int64_t kc, const float *__restrict a,
 } // namespace
 
 bool avx512SgemmAvailable() {
-  static const bool available = detectAVX512();
+  static const bool available = avx512Enabled(false);
+  return available;
+}
+
+bool avx512Bf16Available() {
+  static const bool available = avx512Enabled(true);
   return available;
 }
 
@@ -219,7 +205,7 @@ void avx512Sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
         c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
     return;
   }
-  thread_local PanelBuffer bufferA, bufferB;
+  thread_local PanelBuffer<float> bufferA, bufferB;
   const Operand opA{a, lda, transA}, opB{b, ldb, transB};
   for (int64_t jc = 0; jc < n; jc += kNc) {
     const int64_t nc = std::min(kNc, n - jc);

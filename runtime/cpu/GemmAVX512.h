@@ -5,7 +5,9 @@
 // micro-kernel of FMAs. It runs the f32 GEMM callbacks and the widened
 // bf16 ones (runtime/cpu/Gemm.cpp) in place of cblas_sgemm when the CPU
 // has AVX-512F and the OS saves the ZMM state, unless GPTC_GEMM_AVX512=0
-// is in the environment; f64 stays on OpenBLAS.
+// is in the environment; f64 stays on OpenBLAS. Where the CPU also has
+// AVX512_BF16, bf16 GEMMs run on a kernel of the same shape over bf16
+// pairs (VDPBF16PS: twice the multiply-adds per instruction, no widening).
 //
 // Why not OpenBLAS's own AVX-512 kernels: OpenBLAS picks them by CPU model,
 // and older builds (Debian 12's 0.3.21) mis-detect or miscompute on some
@@ -17,6 +19,8 @@
 
 #ifndef GPTC_RUNTIME_CPU_GEMMAVX512_H
 #define GPTC_RUNTIME_CPU_GEMMAVX512_H
+
+#include "runtime/cpu/Bf16.h"
 
 #include <cstdint>
 
@@ -36,6 +40,19 @@ bool avx512SgemmAvailable();
 void avx512Sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                  float alpha, const float *a, int64_t lda, const float *b,
                  int64_t ldb, float beta, float *c, int64_t ldc);
+
+/// True when the AVX-512 bf16 GEMM can run here: as above, and CPUID
+/// reports AVX512_BF16 (VDPBF16PS). Decided once.
+bool avx512Bf16Available();
+
+/// D = alpha A B + beta C with bf16 A (m x k), B (k x n), C and D (m x n),
+/// all strided: the products of bf16 pairs summed in f32 by VDPBF16PS
+/// (runtime/cpu/GemmAVX512Bf16.cpp), the epilogue applied in f32, then one
+/// rounding to bf16, to nearest even. Each element's sum runs over k in
+/// pairs, in k order, whatever the split. Single-threaded. Only call when
+/// avx512Bf16Available().
+void avx512GemmBf16(const Bf16Matrix &a, const Bf16Matrix &b,
+                    const Bf16Matrix &d, const Bf16Epilogue &epilogue);
 
 } // namespace gptc::runtime
 

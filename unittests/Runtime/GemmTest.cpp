@@ -1,6 +1,7 @@
 //===- GemmTest.cpp - gptc_gemm_* against a naive triple loop -------------===//
 
 #include "runtime/cpu/GemmAMX.h"
+#include "runtime/cpu/GemmAVX512.h"
 #include "runtime/gptrt.h"
 
 #include "gtest/gtest.h"
@@ -407,24 +408,38 @@ TEST(Gemm, Bf16LargeShapesThroughTheEntryPoint) {
   });
 }
 
+/// `kernel(opA, opB, D, epilogue)` (amxGemmBf16 or avx512GemmBf16) as the
+/// gemm of checkLargeBf16: the transposes become strides.
+template <typename Kernel> void checkBf16Kernel(Kernel kernel) {
+  using gptc::runtime::Bf16Matrix;
+  checkLargeBf16([&](int ta, int tb, int64_t m, int64_t n, int64_t k,
+                     uint16_t *a, Layout la, uint16_t *b, Layout lb,
+                     float alpha, float beta, uint16_t *c, Layout lc,
+                     uint16_t *d, Layout ld) {
+    Bf16Matrix opA = ta ? Bf16Matrix{a, m, k, la.cs, la.rs}
+                        : Bf16Matrix{a, m, k, la.rs, la.cs};
+    Bf16Matrix opB = tb ? Bf16Matrix{b, k, n, lb.cs, lb.rs}
+                        : Bf16Matrix{b, k, n, lb.rs, lb.cs};
+    kernel(opA, opB, Bf16Matrix{d, m, n, ld.rs, ld.cs},
+           gptc::runtime::Bf16Epilogue{alpha, beta, c, lc.rs, lc.cs});
+  });
+}
+
 // The AMX kernel on its own, on one thread (the entry point splits C over
 // threads and may take the f32 path for some blocks).
 TEST(Gemm, Bf16AMXKernel) {
   if (!gptc::runtime::amxBf16Available())
     GTEST_SKIP() << "no AMX-BF16 on this CPU (or GPTC_GEMM_AMX=0)";
-  checkLargeBf16([](int ta, int tb, int64_t m, int64_t n, int64_t k,
-                    uint16_t *a, Layout la, uint16_t *b, Layout lb,
-                    float alpha, float beta, uint16_t *c, Layout lc,
-                    uint16_t *d, Layout ld) {
-    gptc::runtime::Bf16Matrix opA =
-        ta ? gptc::runtime::Bf16Matrix{a, m, k, la.cs, la.rs}
-           : gptc::runtime::Bf16Matrix{a, m, k, la.rs, la.cs};
-    gptc::runtime::Bf16Matrix opB =
-        tb ? gptc::runtime::Bf16Matrix{b, k, n, lb.cs, lb.rs}
-           : gptc::runtime::Bf16Matrix{b, k, n, lb.rs, lb.cs};
-    gptc::runtime::amxGemmBf16(opA, opB, {d, m, n, ld.rs, ld.cs},
-                               {alpha, beta, c, lc.rs, lc.cs});
-  });
+  checkBf16Kernel(gptc::runtime::amxGemmBf16);
+}
+
+// The AVX512_BF16 kernel on its own: odd k (a zero pads the last pair),
+// several K blocks (512), partial 12 x 32 tiles, strided and transposed
+// operands, a separate C.
+TEST(Gemm, Bf16AVX512PairsKernel) {
+  if (!gptc::runtime::avx512Bf16Available())
+    GTEST_SKIP() << "no AVX512_BF16 on this CPU (or GPTC_GEMM_AVX512=0)";
+  checkBf16Kernel(gptc::runtime::avx512GemmBf16);
 }
 
 /// D = alpha op(A) op(A)^T through an entry point with A and B the same

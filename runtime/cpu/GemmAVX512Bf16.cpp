@@ -1,0 +1,290 @@
+//===- GemmAVX512Bf16.cpp - bf16 GEMM on AVX512_BF16 ---------------------===//
+//
+// D = alpha A B + beta C for bf16 matrices, in the loop nest of the f32
+// kernel (runtime/cpu/GemmAVX512.cpp) but over pairs of k:
+//   for each column block of kNc:          (jc)
+//     for each K block of kKc:             (pc) B's block packed into
+//                                               32-column panels of pairs
+//       for each row block of kMc:         (ic) A's block packed into
+//                                               12-row panels of pairs
+//         for each 32-column panel:        (jr) micro-kernel per 12 rows
+// A pair is two bf16 in one 32-bit lane, k even in the low half:
+//   A panel, pair q: 12 lanes (A[i][2q], A[i][2q+1]);
+//   B panel, pair q: 32 lanes (B[2q][j], B[2q+1][j]), two ZMM.
+// VDPBF16PS adds A[i][2q+1] B[2q+1][j] and A[i][2q] B[2q][j] to the f32
+// sum of lane j: 32 multiply-adds per instruction against the f32 FMA's 16,
+// with no widening pass. The micro-kernel holds a 12 x 32 f32 tile in 24
+// ZMM and writes it to an m x n f32 buffer (added to it after the first K
+// block); one pass then applies alpha and beta in f32 and rounds each sum
+// to bf16 once, to nearest even, as gptc_gemm_bf16 promises. An odd k is
+// padded with a zero; panels are padded with zeros to whole tiles.
+//
+// Only the functions marked GPTC_AVX512_BF16 use instructions beyond
+// x86-64; they run only after avx512Bf16Available().
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/GemmAVX512.h"
+#include "runtime/cpu/PanelBuffer.h"
+
+// GCC 12's AVX-512 intrinsics pass an "undefined" vector as the merge
+// source of unmasked shifts and conversions, which -Wmaybe-uninitialized
+// reports at every use.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+
+namespace gptc::runtime {
+namespace {
+
+#define GPTC_AVX512_BF16                                                       \
+  __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512bf16")))
+
+constexpr int64_t kMr = 12;   ///< rows of the register tile
+constexpr int64_t kNr = 32;   ///< columns of the register tile (2 ZMM)
+constexpr int64_t kKc = 512;  ///< K block (256 pairs: a B panel is 32 KiB)
+constexpr int64_t kMc = 144;  ///< row block: A's block is 144 KiB (L2)
+constexpr int64_t kNc = 3072; ///< column block
+
+/// X[i][p] and X[i][p + 1] of a bf16 matrix as one pair (zero past
+/// column `end`).
+uint32_t rowPair(const Bf16Matrix &x, int64_t i, int64_t p, int64_t end) {
+  const uint16_t *at = x.ptr + i * x.rs + p * x.cs;
+  const uint32_t hi = p + 1 < end ? at[x.cs] : 0;
+  return uint32_t(at[0]) | (hi << 16);
+}
+
+/// X[p][j] and X[p + 1][j] as one pair (zero past row `end`).
+uint32_t columnPair(const Bf16Matrix &x, int64_t p, int64_t j, int64_t end) {
+  const uint16_t *at = x.ptr + p * x.rs + j * x.cs;
+  const uint32_t hi = p + 1 < end ? at[x.rs] : 0;
+  return uint32_t(at[0]) | (hi << 16);
+}
+
+/// Pairs (x[j], y[j]) of two rows of 32 bf16: j < 16 in the first vector,
+/// the rest in the second.
+struct Interleaved {
+  __m512i first, second;
+};
+GPTC_AVX512_BF16 Interleaved interleave(__m512i x, __m512i y) {
+  alignas(64) static constexpr uint16_t kFirst[32] = {
+      0, 32, 1, 33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
+      8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+  alignas(64) static constexpr uint16_t kSecond[32] = {
+      16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+      24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63};
+  return {_mm512_permutex2var_epi16(x, _mm512_load_si512(kFirst), y),
+          _mm512_permutex2var_epi16(x, _mm512_load_si512(kSecond), y)};
+}
+
+/// The first `count` (<= 32) elements of a bf16 row, zero beyond; a null
+/// row is all zeros.
+GPTC_AVX512_BF16 __m512i loadRow(const uint16_t *row, int64_t count) {
+  if (!row)
+    return _mm512_setzero_si512();
+  const __mmask32 mask =
+      count >= 32 ? ~__mmask32(0) : __mmask32((1u << count) - 1);
+  return _mm512_maskz_loadu_epi16(mask, row);
+}
+
+/// Rows [i0, i0 + mc) and k [p0, p0 + kc) of A as panels of kMr rows of
+/// kcp pairs (zero past row mc). A with unit row stride (stored
+/// transposed) interleaves two k-rows of 12 at a time; with unit column
+/// stride (and an even kc) a pair is one 32-bit word of a row, gathered
+/// from 12 rows at a time.
+GPTC_AVX512_BF16 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc,
+                            int64_t p0, int64_t kc, int64_t kcp,
+                            uint32_t *out) {
+  for (int64_t ir = 0; ir < mc; ir += kMr, out += kMr * kcp) {
+    const int64_t rows = std::min(kMr, mc - ir);
+    if (a.rs == 1) {
+      const __mmask16 store = __mmask16((1u << kMr) - 1);
+      for (int64_t q = 0; q < kcp; ++q) {
+        const uint16_t *x = a.ptr + (i0 + ir) + (p0 + 2 * q) * a.cs;
+        const uint16_t *y = 2 * q + 1 < kc ? x + a.cs : nullptr;
+        _mm512_mask_storeu_epi32(
+            out + q * kMr, store,
+            interleave(loadRow(x, rows), loadRow(y, rows)).first);
+      }
+      continue;
+    }
+    // The gather's byte offsets (row i at 2 i rs) are 32-bit.
+    if (a.cs == 1 && kc % 2 == 0 && a.rs <= (int64_t(1) << 26)) {
+      const __mmask16 lanes = __mmask16((1u << rows) - 1);
+      const __m512i offsets = _mm512_mullo_epi32(
+          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+                            15),
+          _mm512_set1_epi32(int(a.rs * 2)));
+      const uint16_t *base = a.ptr + (i0 + ir) * a.rs + p0;
+      for (int64_t q = 0; q < kcp; ++q)
+        _mm512_mask_storeu_epi32(
+            out + q * kMr, __mmask16((1u << kMr) - 1),
+            _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), lanes,
+                                        offsets, base + 2 * q, 1));
+      continue;
+    }
+    for (int64_t q = 0; q < kcp; ++q)
+      for (int64_t i = 0; i < kMr; ++i)
+        out[q * kMr + i] =
+            i < rows ? rowPair(a, i0 + ir + i, p0 + 2 * q, p0 + kc) : 0;
+  }
+}
+
+/// k [p0, p0 + kc) and columns [j0, j0 + nc) of B as panels of kNr
+/// columns of kcp pairs (zero past column nc). B with unit column stride
+/// interleaves two of its rows 32 columns at a time.
+GPTC_AVX512_BF16 void packB(const Bf16Matrix &b, int64_t p0, int64_t kc,
+                            int64_t kcp, int64_t j0, int64_t nc,
+                            uint32_t *out) {
+  for (int64_t jr = 0; jr < nc; jr += kNr, out += kNr * kcp) {
+    const int64_t cols = std::min(kNr, nc - jr);
+    if (b.cs == 1) {
+      for (int64_t q = 0; q < kcp; ++q) {
+        const uint16_t *x = b.ptr + (p0 + 2 * q) * b.rs + j0 + jr;
+        const uint16_t *y = 2 * q + 1 < kc ? x + b.rs : nullptr;
+        Interleaved pairs = interleave(loadRow(x, cols), loadRow(y, cols));
+        _mm512_store_si512(out + q * kNr, pairs.first);
+        _mm512_store_si512(out + q * kNr + 16, pairs.second);
+      }
+      continue;
+    }
+    for (int64_t q = 0; q < kcp; ++q)
+      for (int64_t j = 0; j < kNr; ++j)
+        out[q * kNr + j] =
+            j < cols ? columnPair(b, p0 + 2 * q, j0 + jr + j, p0 + kc) : 0;
+  }
+}
+
+/// The f32 sums (mr x nr of a 12 x 32 tile, row stride lds) of an A panel
+/// times a B panel over kcp pairs, stored, or added when `accumulate`.
+GPTC_AVX512_BF16 void microKernel(int64_t kcp, const uint32_t *__restrict a,
+                                  const uint32_t *__restrict b, float *sums,
+                                  int64_t lds, int64_t mr, int64_t nr,
+                                  bool accumulate) {
+  __m512 lo[kMr], hi[kMr];
+#pragma GCC unroll 12
+  for (int i = 0; i < kMr; ++i) {
+    lo[i] = _mm512_setzero_ps();
+    hi[i] = _mm512_setzero_ps();
+  }
+  if (accumulate)
+    for (int64_t i = 0; i < mr; ++i) {
+      _mm_prefetch(reinterpret_cast<const char *>(sums + i * lds),
+                   _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char *>(sums + i * lds + 16),
+                   _MM_HINT_T0);
+    }
+  for (int64_t q = 0; q < kcp; ++q, a += kMr, b += kNr) {
+    const __m512bh b0 = (__m512bh)_mm512_load_si512(b);
+    const __m512bh b1 = (__m512bh)_mm512_load_si512(b + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < kMr; ++i) {
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(int(a[i]));
+      lo[i] = _mm512_dpbf16_ps(lo[i], ai, b0);
+      hi[i] = _mm512_dpbf16_ps(hi[i], ai, b1);
+    }
+  }
+  const __mmask16 m0 = nr >= 16 ? 0xFFFF : __mmask16((1u << nr) - 1);
+  const __mmask16 m1 =
+      nr <= 16 ? 0 : nr >= 32 ? 0xFFFF : __mmask16((1u << (nr - 16)) - 1);
+#pragma GCC unroll 12
+  for (int i = 0; i < kMr; ++i) {
+    if (i >= mr)
+      break;
+    float *row = sums + i * lds;
+    __m512 v0 = lo[i], v1 = hi[i];
+    if (accumulate) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
+    }
+    _mm512_mask_storeu_ps(row, m0, v0);
+    _mm512_mask_storeu_ps(row + 16, m1, v1);
+  }
+}
+
+/// 16 f32 rounded to bf16 as f32ToBf16 does (nearest even; NaNs quiet).
+GPTC_AVX512_BF16 __m256i roundToBf16(__m512 v) {
+  const __m512i bits = _mm512_castps_si512(v);
+  const __m512i magnitude = _mm512_and_si512(bits, _mm512_set1_epi32(0x7fffffff));
+  const __mmask16 nan =
+      _mm512_cmpgt_epi32_mask(magnitude, _mm512_set1_epi32(0x7f800000));
+  const __m512i odd =
+      _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+  __m512i rounded = _mm512_srli_epi32(
+      _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))),
+      16);
+  rounded = _mm512_mask_or_epi32(rounded, nan, _mm512_srli_epi32(bits, 16),
+                                 _mm512_set1_epi32(0x40));
+  return _mm512_cvtepi32_epi16(rounded);
+}
+
+/// D = bf16(alpha sums + beta C), sums m x n row-major. Rows of D and C
+/// with unit column stride go 16 at a time.
+GPTC_AVX512_BF16 void roundInto(const float *sums, const Bf16Matrix &d,
+                                const Bf16Epilogue &e) {
+  const int64_t m = d.rows, n = d.cols;
+  const bool readC = e.beta != 0.0f;
+  const __m512 alpha = _mm512_set1_ps(e.alpha), beta = _mm512_set1_ps(e.beta);
+  for (int64_t i = 0; i < m; ++i) {
+    const float *s = sums + i * n;
+    uint16_t *out = d.ptr + i * d.rs;
+    const uint16_t *c = readC ? e.c + i * e.rs : nullptr;
+    int64_t j = 0;
+    if (d.cs == 1 && (!readC || e.cs == 1))
+      for (; j < n; j += 16) {
+        const __mmask16 mask =
+            n - j >= 16 ? 0xFFFF : __mmask16((1u << (n - j)) - 1);
+        __m512 v = _mm512_mul_ps(alpha, _mm512_maskz_loadu_ps(mask, s + j));
+        if (readC) {
+          const __m512i wide = _mm512_cvtepu16_epi32(
+              _mm256_maskz_loadu_epi16(mask, c + j));
+          v = _mm512_fmadd_ps(
+              beta, _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16)), v);
+        }
+        _mm256_mask_storeu_epi16(out + j, mask, roundToBf16(v));
+      }
+    for (; j < n; ++j) {
+      float v = e.alpha * s[j];
+      if (readC)
+        v = e.beta * bf16ToF32(c[j * e.cs]) + v;
+      out[j * d.cs] = f32ToBf16(v);
+    }
+  }
+}
+
+} // namespace
+
+void avx512GemmBf16(const Bf16Matrix &a, const Bf16Matrix &b,
+                    const Bf16Matrix &d, const Bf16Epilogue &epilogue) {
+  const int64_t m = d.rows, n = d.cols, k = a.cols;
+  if (m <= 0 || n <= 0)
+    return;
+  thread_local PanelBuffer<uint32_t> bufferA, bufferB;
+  thread_local PanelBuffer<float> bufferSums;
+  float *sums = bufferSums.get(m * n);
+  if (k <= 0)
+    std::fill(sums, sums + m * n, 0.0f);
+  for (int64_t jc = 0; jc < n; jc += kNc) {
+    const int64_t nc = std::min(kNc, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kKc) {
+      const int64_t kc = std::min(kKc, k - pc), kcp = (kc + 1) / 2;
+      uint32_t *panelsB = bufferB.get(roundUp(nc, kNr) * kcp);
+      packB(b, pc, kc, kcp, jc, nc, panelsB);
+      for (int64_t ic = 0; ic < m; ic += kMc) {
+        const int64_t mc = std::min(kMc, m - ic);
+        uint32_t *panelsA = bufferA.get(roundUp(mc, kMr) * kcp);
+        packA(a, ic, mc, pc, kc, kcp, panelsA);
+        for (int64_t jr = 0; jr < nc; jr += kNr)
+          for (int64_t ir = 0; ir < mc; ir += kMr)
+            microKernel(kcp, panelsA + ir * kcp, panelsB + jr * kcp,
+                        sums + (ic + ir) * n + jc + jr, n,
+                        std::min(kMr, mc - ir), std::min(kNr, nc - jr),
+                        pc != 0);
+      }
+    }
+  }
+  roundInto(sums, d, epilogue);
+}
+
+} // namespace gptc::runtime
