@@ -64,6 +64,18 @@ struct Operand {
   }
 };
 
+/// A panel of `width` lanes per p from `used` sources contiguous in p:
+/// out[p width + l] = source(l)[p] for l < used, zero beyond.
+template <typename Source>
+void packLanes(int64_t width, int64_t used, int64_t kc, float *out,
+               Source source) {
+  for (int64_t l = 0; l < width; ++l) {
+    const float *from = l < used ? source(l) : nullptr;
+    for (int64_t p = 0; p < kc; ++p)
+      out[p * width + l] = from ? from[p] : 0.0f;
+  }
+}
+
 /// Rows [i0, i0 + mc) and k [p0, p0 + kc) of op(A) as panels of kMr rows:
 /// panel r holds, for each p, the kMr values op(A)[i0 + r kMr + i][p0 + p]
 /// (zero past row mc).
@@ -81,16 +93,8 @@ GPTC_AVX512 void packA(const Operand &a, int64_t i0, int64_t mc, int64_t p0,
             _mm512_maskz_loadu_ps(load, a.at(i0 + ir, p0 + p)));
       continue;
     }
-    for (int64_t i = 0; i < kMr; ++i) {
-      if (i >= rows) {
-        for (int64_t p = 0; p < kc; ++p)
-          out[p * kMr + i] = 0.0f;
-        continue;
-      }
-      const float *row = a.at(i0 + ir + i, p0);
-      for (int64_t p = 0; p < kc; ++p)
-        out[p * kMr + i] = row[p];
-    }
+    packLanes(kMr, rows, kc, out,
+              [&](int64_t i) { return a.at(i0 + ir + i, p0); });
   }
 }
 
@@ -102,28 +106,18 @@ GPTC_AVX512 void packB(const Operand &b, int64_t p0, int64_t kc, int64_t j0,
   for (int64_t jr = 0; jr < nc; jr += kNr, out += kNr * kc) {
     const int64_t cols = std::min(kNr, nc - jr);
     if (!b.trans) {
-      const __mmask16 m0 = cols >= 16 ? 0xFFFF : __mmask16((1u << cols) - 1);
-      const __mmask16 m1 =
-          cols <= 16 ? 0 : cols >= 32 ? 0xFFFF : __mmask16((1u << (cols - 16)) - 1);
+      const HalfMasks mask = halfMasks(cols);
       for (int64_t p = 0; p < kc; ++p) {
         const float *row = b.at(p0 + p, j0 + jr);
-        _mm512_store_ps(out + p * kNr, _mm512_maskz_loadu_ps(m0, row));
+        _mm512_store_ps(out + p * kNr, _mm512_maskz_loadu_ps(mask.first, row));
         _mm512_store_ps(out + p * kNr + 16,
-                        _mm512_maskz_loadu_ps(m1, row + 16));
+                        _mm512_maskz_loadu_ps(mask.second, row + 16));
       }
       continue;
     }
     // op(B)'s columns are B's rows: each is contiguous in p.
-    for (int64_t j = 0; j < kNr; ++j) {
-      if (j >= cols) {
-        for (int64_t p = 0; p < kc; ++p)
-          out[p * kNr + j] = 0.0f;
-        continue;
-      }
-      const float *col = b.at(p0, j0 + jr + j);
-      for (int64_t p = 0; p < kc; ++p)
-        out[p * kNr + j] = col[p];
-    }
+    packLanes(kNr, cols, kc, out,
+              [&](int64_t j) { return b.at(p0, j0 + jr + j); });
   }
 }
 
@@ -161,9 +155,8 @@ GPTC_AVX512 void microKernel(int64_t kc, const float *__restrict a,
       hi[i] = _mm512_fmadd_ps(ai, b1, hi[i]);
     }
   }
-  const __mmask16 m0 = nr >= 16 ? 0xFFFF : __mmask16((1u << nr) - 1);
-  const __mmask16 m1 =
-      nr <= 16 ? 0 : nr >= 32 ? 0xFFFF : __mmask16((1u << (nr - 16)) - 1);
+  const HalfMasks mask = halfMasks(nr);
+  const __mmask16 m0 = mask.first, m1 = mask.second;
   const __m512 alpha = _mm512_set1_ps(e.alpha);
   const __m512 beta = _mm512_set1_ps(e.beta);
 #pragma GCC unroll 12

@@ -88,6 +88,23 @@ GPTC_AVX512_BF16 __m512i loadRow(const uint16_t *row, int64_t count) {
   return _mm512_maskz_loadu_epi16(mask, row);
 }
 
+/// A panel of `width` (at most 32) lanes per pair from rows of bf16 along
+/// k, `step` apart from `base`: pair q holds (row 2q [l], row 2q + 1 [l])
+/// for the first `used` lanes l, zero beyond (and in place of row 2q + 1
+/// past kc).
+GPTC_AVX512_BF16 void packRowPairs(const uint16_t *base, int64_t step,
+                                   int64_t used, int64_t kc, int64_t kcp,
+                                   int64_t width, uint32_t *out) {
+  const HalfMasks store = halfMasks(width);
+  for (int64_t q = 0; q < kcp; ++q, out += width) {
+    const uint16_t *x = base + 2 * q * step;
+    const uint16_t *y = 2 * q + 1 < kc ? x + step : nullptr;
+    const Interleaved pairs = interleave(loadRow(x, used), loadRow(y, used));
+    _mm512_mask_storeu_epi32(out, store.first, pairs.first);
+    _mm512_mask_storeu_epi32(out + 16, store.second, pairs.second);
+  }
+}
+
 /// Rows [i0, i0 + mc) and k [p0, p0 + kc) of A as panels of kMr rows of
 /// kcp pairs (zero past row mc). A with unit row stride (stored
 /// transposed) interleaves two k-rows of 12 at a time; with unit column
@@ -99,14 +116,8 @@ GPTC_AVX512_BF16 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc,
   for (int64_t ir = 0; ir < mc; ir += kMr, out += kMr * kcp) {
     const int64_t rows = std::min(kMr, mc - ir);
     if (a.rs == 1) {
-      const __mmask16 store = __mmask16((1u << kMr) - 1);
-      for (int64_t q = 0; q < kcp; ++q) {
-        const uint16_t *x = a.ptr + (i0 + ir) + (p0 + 2 * q) * a.cs;
-        const uint16_t *y = 2 * q + 1 < kc ? x + a.cs : nullptr;
-        _mm512_mask_storeu_epi32(
-            out + q * kMr, store,
-            interleave(loadRow(x, rows), loadRow(y, rows)).first);
-      }
+      packRowPairs(a.ptr + (i0 + ir) + p0 * a.cs, a.cs, rows, kc, kcp, kMr,
+                   out);
       continue;
     }
     // The gather's byte offsets (row i at 2 i rs) are 32-bit.
@@ -119,7 +130,7 @@ GPTC_AVX512_BF16 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc,
       const uint16_t *base = a.ptr + (i0 + ir) * a.rs + p0;
       for (int64_t q = 0; q < kcp; ++q)
         _mm512_mask_storeu_epi32(
-            out + q * kMr, __mmask16((1u << kMr) - 1),
+            out + q * kMr, halfMasks(kMr).first,
             _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), lanes,
                                         offsets, base + 2 * q, 1));
       continue;
@@ -140,13 +151,8 @@ GPTC_AVX512_BF16 void packB(const Bf16Matrix &b, int64_t p0, int64_t kc,
   for (int64_t jr = 0; jr < nc; jr += kNr, out += kNr * kcp) {
     const int64_t cols = std::min(kNr, nc - jr);
     if (b.cs == 1) {
-      for (int64_t q = 0; q < kcp; ++q) {
-        const uint16_t *x = b.ptr + (p0 + 2 * q) * b.rs + j0 + jr;
-        const uint16_t *y = 2 * q + 1 < kc ? x + b.rs : nullptr;
-        Interleaved pairs = interleave(loadRow(x, cols), loadRow(y, cols));
-        _mm512_store_si512(out + q * kNr, pairs.first);
-        _mm512_store_si512(out + q * kNr + 16, pairs.second);
-      }
+      packRowPairs(b.ptr + p0 * b.rs + j0 + jr, b.rs, cols, kc, kcp, kNr,
+                   out);
       continue;
     }
     for (int64_t q = 0; q < kcp; ++q)
@@ -185,9 +191,8 @@ GPTC_AVX512_BF16 void microKernel(int64_t kcp, const uint32_t *__restrict a,
       hi[i] = _mm512_dpbf16_ps(hi[i], ai, b1);
     }
   }
-  const __mmask16 m0 = nr >= 16 ? 0xFFFF : __mmask16((1u << nr) - 1);
-  const __mmask16 m1 =
-      nr <= 16 ? 0 : nr >= 32 ? 0xFFFF : __mmask16((1u << (nr - 16)) - 1);
+  const HalfMasks mask = halfMasks(nr);
+  const __mmask16 m0 = mask.first, m1 = mask.second;
 #pragma GCC unroll 12
   for (int i = 0; i < kMr; ++i) {
     if (i >= mr)

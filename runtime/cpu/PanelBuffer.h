@@ -1,4 +1,4 @@
-//===- PanelBuffer.h - Aligned packing buffers of the CPU GEMMs -*- C++ -*-===//
+//===- PanelBuffer.h - Packing buffers and tile masks of CPU GEMMs -*- C++ -*-===//
 
 #ifndef GPTC_RUNTIME_CPU_PANELBUFFER_H
 #define GPTC_RUNTIME_CPU_PANELBUFFER_H
@@ -9,6 +9,18 @@
 namespace gptc::runtime {
 
 inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+/// The lane masks of a 32-wide tile row cut to its first `n` columns: the
+/// first and the second 16 lanes (the two vectors of an AVX-512 row).
+struct HalfMasks {
+  uint16_t first, second;
+};
+inline HalfMasks halfMasks(int64_t n) {
+  auto upTo = [](int64_t c) -> uint16_t {
+    return c <= 0 ? 0 : c >= 16 ? 0xFFFF : uint16_t((1u << c) - 1);
+  };
+  return {upTo(n), upTo(n - 16)};
+}
 
 /// A 64-byte aligned buffer of T that only grows (one per thread and
 /// operand: packed panels are rewritten, never freed, between GEMMs).
