@@ -11,6 +11,7 @@
 
 #include "dialects/GPT/GPTDialect.h"
 #include "dialects/GPT/GraphBuilder.h"
+#include "dialects/Optim/OptimDialect.h"
 #include "frontend/Parameters.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -82,6 +83,7 @@ private:
   Value mlp(Value x, int64_t layer);
   Value block(Value x, Value x0, int64_t layer, Value &v1);
   Value logits(Value x);
+  Value windowSchedule(Value step);
 
   MLIRContext &ctx;
   const ModelSpec &spec;
@@ -310,8 +312,24 @@ Value ForwardGen::logits(Value x) {
   return z;
 }
 
+/// The attention window (tokens) of optimizer step `step`: it grows from
+/// window_start to window_end over training.steps (REFERENCE §window).
+Value ForwardGen::windowSchedule(Value step) {
+  const AttentionSpec &a = m.attention;
+  at("model.attention.window_start", "window_schedule");
+  auto rounding = a.windowRounding == Rounding::Floor ? optim::Rounding::floor
+                                                      : optim::Rounding::ceil;
+  return optim::WindowScheduleOp::create(
+      builder, g.getLoc(), step.getType(), step,
+      builder.getI64IntegerAttr(std::max<int64_t>(spec.training.steps, 1)),
+      builder.getI64IntegerAttr(a.windowStart),
+      builder.getI64IntegerAttr(a.windowEnd),
+      builder.getI64IntegerAttr(std::max<int64_t>(a.windowGranularity, 1)),
+      optim::RoundingAttr::get(&ctx, rounding));
+}
+
 OwningOpRef<ModuleOp> ForwardGen::run() {
-  ctx.loadDialect<GPTDialect, func::FuncDialect>();
+  ctx.loadDialect<GPTDialect, optim::OptimDialect, func::FuncDialect>();
   B = spec.training.deviceBatch;
   T = spec.training.seqLen;
   at("", "module");
@@ -324,10 +342,12 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
   Type i32 = builder.getI32Type();
   SmallVector<Type> argTypes = {g.tensor({B, T}, i32), g.tensor({B, T}, i32)};
   SmallVector<std::string> argNames = {"tokens", "targets"};
+  // A windowed model reads the optimizer step: its window schedule is part
+  // of the compiled step (optim.window_schedule), not the runtime's.
   bool windowed = m.attention.windowUnit != WindowUnit::None;
   if (windowed) {
     argTypes.push_back(g.tensor({}, builder.getI64Type()));
-    argNames.push_back("window");
+    argNames.push_back("step");
   }
   size_t firstParam = argTypes.size();
   for (const ParameterInfo &p : infos) {
@@ -347,7 +367,7 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
   tokens = entry->getArgument(0);
   targets = entry->getArgument(1);
   if (windowed)
-    window = entry->getArgument(2);
+    window = windowSchedule(entry->getArgument(2));
   for (auto [i, p] : llvm::enumerate(infos))
     params[p.name] = entry->getArgument(firstParam + i);
 

@@ -6,10 +6,13 @@
 //
 // Signature:
 //   func.func @forward(%tokens: tensor<BxTxi32>, %targets: tensor<BxTxi32>,
-//                      [%window: tensor<i64>,]  // windowed masks only
+//                      [%step: tensor<i64>,]    // windowed masks only
 //                      %params...)               // Parameters.h order
 //       -> tensor<f32>                           // mean cross-entropy
-// Each argument carries `gpt.name`; parameters also `gpt.param`.
+// Each argument carries `gpt.name`; parameters also `gpt.param`. A
+// windowed model computes its attention window from the optimizer step
+// with `optim.window_schedule` (the schedule is compiled, not the
+// runtime's).
 //
 //===----------------------------------------------------------------------===//
 

@@ -270,6 +270,9 @@ bool readSpecFile(const std::string &path, const SourceLoc &at,
                   const std::string &key, std::string &text, SpecError &error) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    return fail(error, at, key,
+                "cannot open spec '" + path + "': a symbolic link loop");
   if (ec || !fs::exists(status))
     return fail(error, at, key,
                 "cannot open spec '" + path + "': no such file");
@@ -292,6 +295,14 @@ bool readSpecFile(const std::string &path, const SourceLoc &at,
   if (in.bad())
     return fail(error, at, key, "cannot read spec '" + path + "'");
   text = buffer.str();
+  // YAML reads a lone CR as no line break at all, so a classic-Mac file
+  // would fail with a baffling message on its first line.
+  if (text.find('\r') != std::string::npos &&
+      text.find('\n') == std::string::npos)
+    return fail(error, at, key,
+                "cannot read spec '" + path +
+                    "': its lines end in CR alone (classic Mac line "
+                    "endings); convert them to LF or CRLF");
   return true;
 }
 

@@ -203,16 +203,44 @@ def PlanBuffersPass : Pass<"gptc-plan-buffers", "mlir::ModuleOp"> {
     buffers whose lifetimes do not overlap share bytes. The allocs become
     `memref.view`s of the arena at `workspace offset + buffer offset`, the
     deallocs go, the workspace is appended to the arena (the entry points'
-    argument type and `gptc.arena_bytes` grow) and recorded as
-    `gptc.workspace = {offset, bytes}`. The entry points run one at a time,
+    argument type and the `#gpt.arena` layout's size grow) and recorded as
+    the layout's workspace. The entry points run one at a time,
     so they share the workspace. A step then calls no allocator at all.
 
     Buffers allocated inside loops or conditionals, with dynamic shapes or
     without a dealloc in their block stay `memref.alloc`. A module without
-    `gptc.arena_bytes` is left alone.
+    a `gptc.arena` layout is left alone.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect"];
+}
+
+def ExportLayoutPass : Pass<"gptc-export-layout", "mlir::ModuleOp"> {
+  let summary = "Export the arena layout from the step library";
+  let description = [{
+    Writes the module's `gptc.arena` layout (`#gpt.arena`, after
+    gptc-plan-buffers) as the layout descriptor of runtime/StepLayout.h:
+    two external constant globals, `@gptc_step_layout` (the descriptor text)
+    and `@gptc_step_layout_sha256` (its SHA-256 in hex), both NUL-terminated,
+    which the step library exports so that the runtime can check that a
+    manifest and a step library belong together. A module without a
+    layout is left alone; one that already exports it is an error.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def DedupKernelsPass : Pass<"gptc-dedup-kernels", "mlir::ModuleOp"> {
+  let summary = "Keep one outlined gpu.module per distinct kernel";
+  let description = [{
+    After `gpu-kernel-outlining`, gpu.modules whose bodies and attributes
+    are identical (the same loop nest in every layer) are merged into the
+    first one: the launches of the others point at it, and the module
+    attribute `gptc.kernel_aliases` maps each removed kernel's name to the
+    kept module (`{k2 = @k1}`), so that every kernel keeps its name in
+    `--emit=ptx -o DIR` and `--stats`. Each distinct kernel is then
+    translated to PTX once.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
 def GemmToBlasPass : Pass<"gptc-gemm-to-blas", "mlir::ModuleOp"> {
@@ -349,7 +377,7 @@ def BuildStepPass : Pass<"gptc-build-step", "mlir::ModuleOp"> {
     `@gptc_eval_step`, each taking the whole arena as a `memref<Nxi8>`
     (runtime/gptrt.h). The grad step accumulates the loss and the gradients
     scaled by 1/grad-accum. Slot offsets are 64-byte aligned and recorded in
-    the module attributes `gptc.arena` and `gptc.arena_bytes`. The three
+    the module attribute `gptc.arena`, a `#gpt.arena` layout. The three
     tensor functions become private (inline them afterwards).
   }];
   let options = [

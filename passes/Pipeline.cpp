@@ -95,6 +95,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createGemmToBlasPass());
   pm.addNestedPass<func::FuncOp>(createCopyToLinalgPass());
   pm.addPass(createPlanBuffersPass());
+  pm.addPass(createExportLayoutPass());
   if (done(Stage::Buffers))
     return;
 
@@ -114,6 +115,10 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
                 "func.func(convert-parallel-loops-to-gpu),"
                 "func.func(gptc-workgroup-tiles),"
                 "func.func(lower-affine),canonicalize,cse");
+    if (done(Stage::LLVM))
+      return;
+    // 8. CUDA: PTX for every chip.
+    buildPTXPipeline(pm);
     return;
   }
 
@@ -130,9 +135,19 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
               "convert-cf-to-llvm,reconcile-unrealized-casts");
 }
 
-void buildNVVMPipeline(OpPassManager &pm, const std::string &chip) {
-  addText(pm, "gpu-lower-to-nvvm-pipeline{cubin-chip=" + chip +
-                  " cubin-features=+ptx80 cubin-format=isa}");
+void buildPTXPipeline(OpPassManager &pm) {
+  // Outline as the NVVM pipeline would (its own outlining then has nothing
+  // left to do), merge identical kernels, and serialise each kernel for
+  // every chip: gpu-lower-to-nvvm-pipeline attaches the first chip's
+  // target itself, the others are attached here, and gpu-module-to-binary
+  // emits one object per target.
+  addText(pm, "gpu-kernel-outlining");
+  pm.addPass(createDedupKernelsPass());
+  for (size_t i = 1; i < kPTXChips.size(); ++i)
+    addText(pm, std::string("nvvm-attach-target{chip=") + kPTXChips[i] +
+                    " features=+ptx80}");
+  addText(pm, std::string("gpu-lower-to-nvvm-pipeline{cubin-chip=") +
+                  kPTXChips[0] + " cubin-features=+ptx80 cubin-format=isa}");
 }
 
 const char *stageName(Stage stage) {
@@ -153,13 +168,16 @@ const char *stageName(Stage stage) {
     return "loops";
   case Stage::LLVM:
     return "llvm";
+  case Stage::PTX:
+    return "ptx";
   }
   return "?";
 }
 
 std::optional<Stage> parseStage(const std::string &name) {
-  for (Stage s : {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step, Stage::Linalg,
-                  Stage::Buffers, Stage::Loops, Stage::LLVM})
+  for (Stage s : {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step,
+                  Stage::Linalg, Stage::Buffers, Stage::Loops, Stage::LLVM,
+                  Stage::PTX})
     if (name == stageName(s))
       return s;
   return std::nullopt;

@@ -5,6 +5,7 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,8 @@ enum class Stage {
   Loops,   ///< kernels as scf.parallel loop nests
   LLVM,    ///< CPU: LLVM dialect (OpenMP + vectorizable loops);
            ///< CUDA: kernels as gpu.launch (block x thread loops)
+  PTX,     ///< CUDA only: every distinct kernel outlined and translated to
+           ///< PTX for sm_80 and sm_90 (gpu.binary ops)
 };
 
 enum class Target { CPU, CUDA };
@@ -37,10 +40,15 @@ struct PipelineOptions {
   bool fuse = true;
 };
 
-/// Lowers a module at Stage::LLVM for Target::CUDA (gpu.launch kernels) to
-/// NVVM and PTX for `chip` (e.g. "sm_90"): every kernel becomes a
-/// gpu.binary holding its PTX.
-void buildNVVMPipeline(mlir::OpPassManager &pm, const std::string &chip);
+/// The chips the PTX stage targets, in the order of their objects.
+inline constexpr std::array<const char *, 2> kPTXChips = {"sm_80", "sm_90"};
+
+/// Takes a module at Stage::LLVM for Target::CUDA (gpu.launch kernels) to
+/// Stage::PTX: kernels outlined, identical ones merged
+/// (gptc-dedup-kernels), lowered to NVVM and serialised to PTX for every
+/// chip of kPTXChips: one gpu.binary per distinct kernel, one object per
+/// chip.
+void buildPTXPipeline(mlir::OpPassManager &pm);
 
 /// Adds the passes that take a module from Stage::GPT to
 /// `options.stopAfter`.

@@ -5,6 +5,7 @@
 #include "reference/ReferenceModels.h"
 
 #include "dialects/GPT/GPTDialect.h"
+#include "dialects/Optim/OptimDialect.h"
 
 #include "reference/ReferenceInterfaces.cpp.inc"
 
@@ -19,6 +20,10 @@ void registerReferenceExternalModels(mlir::DialectRegistry &registry) {
         detail::attachShapeModels(ctx);
         detail::attachFusedModels(ctx);
       });
+  registry.insert<mlir::optim::OptimDialect>();
+  registry.addExtension(+[](mlir::MLIRContext *ctx, mlir::optim::OptimDialect *) {
+    detail::attachScheduleModels(ctx);
+  });
 }
 
 } // namespace gptc::ref

@@ -67,6 +67,8 @@ void attachElementwiseModels(mlir::MLIRContext *ctx);
 void attachContractionModels(mlir::MLIRContext *ctx);
 void attachShapeModels(mlir::MLIRContext *ctx);
 void attachFusedModels(mlir::MLIRContext *ctx);
+/// optim.window_schedule (attached when the optim dialect loads).
+void attachScheduleModels(mlir::MLIRContext *ctx);
 
 } // namespace gptc::ref::detail
 

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "reference/Interpreter.h"
+#include "reference/Random.h"
 #include "reference/ReferenceInterfaces.h"
 
 #include "dialects/GPT/GPTDialect.h"
@@ -35,7 +36,6 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <random>
 
 using namespace mlir;
 using namespace gptc::ref;
@@ -68,23 +68,8 @@ static cl::opt<int> precision("precision",
 
 namespace {
 
-/// Uniform doubles and standard normals from a 64-bit Mersenne twister; the
-/// transforms are written out so that values agree across standard libraries.
-class Generator {
-public:
-  explicit Generator(uint64_t seed) : engine(seed) {}
-  double uniform() { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
-  double normal() {
-    double u1 = uniform(), u2 = uniform();
-    if (u1 <= 0.0)
-      u1 = 0x1.0p-53;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  }
-  uint64_t below(uint64_t bound) { return engine() % bound; }
-
-private:
-  std::mt19937_64 engine;
-};
+/// The shared generator of tests and reference tools.
+using Generator = gptc::ref::Random;
 
 void printTensor(llvm::raw_ostream &os, const HostTensor &t, bool integer) {
   SmallVector<int64_t, 4> strides = t.strides();

@@ -1,7 +1,11 @@
 //===- Arena.cpp - The byte buffer holding a step's state -----------------===//
 
 #include "runtime/Arena.h"
+
 #include "runtime/cpu/Bf16.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -75,16 +79,49 @@ uint16_t floatToBf16(float f) { return f32ToBf16(f); }
 
 float bf16ToFloat(uint16_t h) { return bf16ToF32(h); }
 
-Arena::~Arena() { std::free(base); }
+Arena::~Arena() { release(); }
+
+void Arena::release() {
+  if (mapping)
+    ::munmap(mapping, mappingBytes);
+  else
+    std::free(base);
+  mapping = nullptr;
+  mappingBytes = 0;
+  base = nullptr;
+}
 
 bool Arena::allocate(const Manifest &m, std::string &error) {
-  std::free(base);
-  base = nullptr;
+  release();
   descriptor = {nullptr, nullptr, 0, 0, 1};
   manifest = &m;
   bytes = m.arenaBytes;
   size_t rounded = size_t((bytes + 63) / 64 * 64);
-  base = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+  const char *guard = std::getenv("GPTC_ARENA_GUARD");
+  if (guard && *guard && std::string(guard) != "0") {
+    // [PROT_NONE page][arena, ending at a page boundary][PROT_NONE page]:
+    // a step that reads or writes past either end faults right there.
+    size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    size_t body = (rounded + page - 1) / page * page;
+    mappingBytes = body + 2 * page;
+    void *p = ::mmap(nullptr, mappingBytes, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED ||
+        ::mprotect(static_cast<uint8_t *>(p) + page, body,
+                   PROT_READ | PROT_WRITE) != 0) {
+      error = "cannot map the guarded arena: " + std::to_string(bytes) +
+              " bytes";
+      if (p != MAP_FAILED)
+        ::munmap(p, mappingBytes);
+      mappingBytes = 0;
+      bytes = 0;
+      return false;
+    }
+    mapping = p;
+    base = static_cast<uint8_t *>(p) + page + (body - rounded);
+  } else {
+    base = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+  }
   if (!base) {
     error = "cannot allocate the arena: " + std::to_string(bytes) + " bytes";
     bytes = 0;

@@ -52,8 +52,12 @@ public:
   Arena(const Arena &) = delete;
   Arena &operator=(const Arena &) = delete;
 
-  /// Allocates manifest.arenaBytes zeroed bytes, 64-byte aligned. The
-  /// manifest must outlive the arena. Returns false and sets `error`.
+  /// Allocates manifest.arenaBytes zeroed bytes (the size the manifest and
+  /// the step library agree on, runtime/Bundle.h), 64-byte aligned. With
+  /// GPTC_ARENA_GUARD=1 (a debug mode) the arena sits between two
+  /// inaccessible pages, its end against the second, so a step that reads
+  /// or writes past it faults at that access. The manifest must outlive
+  /// the arena. Returns false and sets `error`.
   bool allocate(const Manifest &manifest, std::string &error);
 
   uint8_t *data() { return base; }
@@ -103,9 +107,14 @@ private:
   }
   void store(const Slot &s, int64_t i, double v);
 
+  void release();
+
   const Manifest *manifest = nullptr;
   uint8_t *base = nullptr;
   int64_t bytes = 0;
+  /// GPTC_ARENA_GUARD: the mapping with its guard pages.
+  void *mapping = nullptr;
+  size_t mappingBytes = 0;
   gptc_arena_ref descriptor = {nullptr, nullptr, 0, 0, 1};
 };
 

@@ -2,6 +2,8 @@
 
 #include "runtime/Manifest.h"
 
+#include "runtime/StepLayout.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -54,6 +56,14 @@ const Slot *Manifest::findSlot(const std::string &name) const {
     if (s.name == name)
       return &s;
   return nullptr;
+}
+
+std::string Manifest::layoutText() const {
+  std::vector<layout::SlotLine> lines;
+  for (const Slot &s : slots)
+    lines.push_back({s.name, s.offset, toString(s.dtype), s.shape});
+  return layout::layoutText(arenaBytes, workspaceOffset, workspaceBytes,
+                            lines);
 }
 
 namespace {
@@ -138,18 +148,6 @@ public:
                              std::to_string(lo) + ", " + std::to_string(hi) +
                              "]");
     out = *i;
-    return true;
-  }
-
-  bool getBool(const llvm::json::Object &o, const std::string &prefix,
-               const char *key, bool &out) {
-    const llvm::json::Value *v = get(o, prefix + key, key);
-    if (!v)
-      return false;
-    std::optional<bool> b = v->getAsBoolean();
-    if (!b)
-      return fail(prefix + key, "expected true or false");
-    out = *b;
     return true;
   }
 
@@ -278,6 +276,53 @@ bool parseParam(Reader &r, const llvm::json::Value &v, size_t index,
   return true;
 }
 
+/// The sub-object `key` of `o`, or null after an error.
+const llvm::json::Object *getObject(Reader &r, const llvm::json::Object &o,
+                                    const char *key) {
+  const llvm::json::Value *v = r.get(o, key, key);
+  if (!v)
+    return nullptr;
+  const llvm::json::Object *sub = v->getAsObject();
+  if (!sub)
+    r.fail(key, "expected an object");
+  return sub;
+}
+
+bool parseWorkspace(Reader &r, const llvm::json::Object &o, Manifest &m) {
+  const llvm::json::Object *w = getObject(r, o, "workspace");
+  return w && r.getInt(*w, "workspace.", "offset", m.workspaceOffset) &&
+         r.getInt(*w, "workspace.", "bytes", m.workspaceBytes);
+}
+
+bool parseStepLibrary(Reader &r, const llvm::json::Object &o, Manifest &m) {
+  const llvm::json::Object *l = getObject(r, o, "step_library");
+  StepLibraryFile &f = m.stepLibrary;
+  if (!l || !r.getString(*l, "step_library.", "file", f.file) ||
+      !r.getInt(*l, "step_library.", "bytes", f.bytes, 1) ||
+      !r.getString(*l, "step_library.", "sha256", f.sha256))
+    return false;
+  // A file name in the bundle, not a path elsewhere.
+  if (f.file.empty() || f.file.find('/') != std::string::npos ||
+      f.file == "." || f.file == "..")
+    return r.fail("step_library.file",
+                  "'" + f.file + "' is not a file name in the bundle");
+  return true;
+}
+
+bool parseRunDefaults(Reader &r, const llvm::json::Object &o, Manifest &m) {
+  const llvm::json::Object *run = getObject(r, o, "run");
+  RunDefaults &d = m.run;
+  const int64_t big = int64_t(1) << 50;
+  return run && r.getInt(*run, "run.", "steps", d.steps, 0, big) &&
+         r.getInt(*run, "run.", "seed", d.seed, 0, big) &&
+         r.getString(*run, "run.", "train", d.train) &&
+         r.getString(*run, "run.", "val", d.val) &&
+         r.getInt(*run, "run.", "val_every", d.valEvery, 0, big) &&
+         r.getInt(*run, "run.", "val_tokens", d.valTokens, 0, big) &&
+         r.getInt(*run, "run.", "timing_skip_steps", d.timingSkipSteps, 0,
+                  big);
+}
+
 /// Checks that `name` exists with `dtype` and `shape`.
 bool requireSlot(Reader &r, const Manifest &m, const std::string &name,
                  SlotType dtype, const std::vector<int64_t> &shape) {
@@ -306,6 +351,13 @@ bool checkManifest(Reader &r, const Manifest &m) {
                                       " is less than vocab_size " +
                                       std::to_string(m.vocabSize));
 
+  if (m.workspaceOffset + m.workspaceBytes > m.arenaBytes)
+    return r.fail("workspace", "[" + std::to_string(m.workspaceOffset) + ", " +
+                                   std::to_string(m.workspaceOffset +
+                                                  m.workspaceBytes) +
+                                   ") exceeds arena_bytes " +
+                                   std::to_string(m.arenaBytes));
+
   std::map<std::string, size_t> byName;
   std::vector<const Slot *> byOffset;
   for (size_t i = 0; i < m.slots.size(); ++i) {
@@ -313,11 +365,14 @@ bool checkManifest(Reader &r, const Manifest &m) {
     if (!byName.emplace(s.name, i).second)
       return r.fail("slots[" + std::to_string(i) + "] (" + s.name + ")",
                     "duplicate slot name");
-    if (s.offset + s.numBytes() > m.arenaBytes)
+    int64_t end =
+        m.workspaceBytes > 0 ? m.workspaceOffset : m.arenaBytes;
+    if (s.offset + s.numBytes() > end)
       return r.fail("slots[" + std::to_string(i) + "] (" + s.name + ")",
                     "bytes [" + std::to_string(s.offset) + ", " +
                         std::to_string(s.offset + s.numBytes()) +
-                        ") exceed arena_bytes " + std::to_string(m.arenaBytes));
+                        ") exceed the slots' region [0, " +
+                        std::to_string(end) + ")");
     byOffset.push_back(&s);
   }
   std::stable_sort(
@@ -338,8 +393,6 @@ bool checkManifest(Reader &r, const Manifest &m) {
       !requireSlot(r, m, "loss", SlotType::F32, {}) ||
       !requireSlot(r, m, "eval_loss", SlotType::F32, {}) ||
       !requireSlot(r, m, "step", SlotType::I64, {}))
-    return false;
-  if (m.windowed && !requireSlot(r, m, "window", SlotType::I64, {}))
     return false;
   if (m.findSlot("lr_mult") && !requireSlot(r, m, "lr_mult", SlotType::F32, {}))
     return false;
@@ -405,7 +458,9 @@ bool parseManifest(const std::string &text, const std::string &fileName,
             r.getInt(*o, "", "ranks", m.ranks, 1, big) &&
             r.getInt(*o, "", "vocab_size", m.vocabSize, 1, big) &&
             r.getInt(*o, "", "padded_vocab", m.paddedVocab, 1, big) &&
-            r.getBool(*o, "", "windowed", m.windowed);
+            r.getString(*o, "", "layout_sha256", m.layoutSha256) &&
+            parseWorkspace(r, *o, m) && parseStepLibrary(r, *o, m) &&
+            parseRunDefaults(r, *o, m);
   // Informational fields.
   if (ok && o->get("compiler"))
     ok = r.getString(*o, "", "compiler", m.compiler);

@@ -50,14 +50,34 @@ struct ParamEntry {
   std::string optimizer;      ///< "adam" or "muon"
 };
 
+/// What `gptc train` does with a bundle unless its command line says
+/// otherwise (the spec's training, data and validation keys).
+struct RunDefaults {
+  int64_t steps = 0, seed = 0;
+  std::string train, val; ///< shard globs
+  int64_t valEvery = 0, valTokens = 0, timingSkipSteps = 0;
+};
+
+/// The bundle's step library: file name (in the bundle), size and SHA-256.
+struct StepLibraryFile {
+  std::string file;
+  int64_t bytes = 0;
+  std::string sha256;
+};
+
 struct Manifest {
   std::string path; ///< the file it was read from (for messages)
   std::string format, compiler, specName, target;
   std::string dtype; ///< the training dtype: "f32", "bf16" or "f64"
   int64_t arenaBytes = 0;
+  /// The step's temporaries: [offset, offset + bytes), after the slots.
+  int64_t workspaceOffset = 0, workspaceBytes = 0;
+  /// SHA-256 of the layout descriptor (runtime/StepLayout.h).
+  std::string layoutSha256;
+  StepLibraryFile stepLibrary;
   int64_t deviceBatch = 0, seqLen = 0, gradAccum = 1, ranks = 1;
   int64_t vocabSize = 0, paddedVocab = 0, bosToken = -1;
-  bool windowed = false;
+  RunDefaults run;
   std::vector<Slot> slots;
   std::vector<ParamEntry> params;
   int64_t kernelCount = 0, gemmCalls = 0; ///< informational
@@ -66,10 +86,13 @@ struct Manifest {
   const Slot *findSlot(const std::string &name) const;
   /// Tokens of one micro-step (B*T).
   int64_t microBatchTokens() const { return deviceBatch * seqLen; }
+  /// The layout descriptor text of this manifest (runtime/StepLayout.h),
+  /// slots in manifest order.
+  std::string layoutText() const;
 };
 
 /// The format this runtime reads.
-constexpr const char *kManifestFormat = "gptc-step/2";
+constexpr const char *kManifestFormat = "gptc-step/3";
 
 /// Parses and checks manifest JSON text; `fileName` prefixes messages.
 /// Returns false and sets `error` ("FILE: FIELD: problem").

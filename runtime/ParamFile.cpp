@@ -2,6 +2,8 @@
 
 #include "runtime/ParamFile.h"
 
+#include "runtime/Files.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -39,21 +41,15 @@ bool saveParams(const Manifest &manifest, const Arena &arena,
     for (int64_t i = 0; i < count; ++i)
       put<float>(bytes, static_cast<float>(arena.element(*slot, i)));
   }
-  std::string tmp = path + ".tmp";
-  FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    error = "cannot write " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (std::fflush(f) == 0) && ok;
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot write " + path + ": " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return writeFileAtomically(
+      path,
+      [&](std::FILE *f, std::string &err) {
+        if (std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size())
+          return true;
+        err = "cannot write " + path + ": " + std::strerror(errno);
+        return false;
+      },
+      error);
 }
 
 } // namespace gptc::runtime

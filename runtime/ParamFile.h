@@ -7,8 +7,9 @@
 //   per parameter: u32 name length, name bytes, u32 rank, i64 dims[rank],
 //                  f32 values[prod(dims)]
 //
-// The file is written to FILE.tmp and renamed over FILE, so a reader never
-// sees half a file and an old FILE survives a failed write.
+// The file is written to a temporary sibling, fsynced and renamed over
+// FILE (runtime/Files.h), so a reader never sees half a file and an old
+// FILE survives a failed write or a crash.
 //
 //===----------------------------------------------------------------------===//
 

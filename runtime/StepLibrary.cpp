@@ -2,6 +2,8 @@
 
 #include "runtime/StepLibrary.h"
 
+#include "runtime/StepLayout.h"
+
 #include <dlfcn.h>
 
 #include <cerrno>
@@ -58,6 +60,9 @@ bool StepLibrary::load(const std::string &path, std::string &error) {
     }
     *e.fn = reinterpret_cast<gptc_step_fn>(sym);
   }
+  layout = static_cast<const char *>(dlsym(handle, layout::kLayoutSymbol));
+  layoutSha256 =
+      static_cast<const char *>(dlsym(handle, layout::kLayoutHashSymbol));
   // Deliberately no dlclose (see the header).
   return true;
 }

@@ -39,12 +39,18 @@ public:
 
   bool isLoaded() const { return gradFn && updateFn && evalFn; }
 
+  /// The layout descriptor and its hash the library exports
+  /// (runtime/StepLayout.h); null when it exports none (or in-process).
+  const char *layoutText() const { return layout; }
+  const char *layoutHash() const { return layoutSha256; }
+
   void gradStep(gptc_arena_ref *arena) const { gradFn(arena); }
   void updateStep(gptc_arena_ref *arena) const { updateFn(arena); }
   void evalStep(gptc_arena_ref *arena) const { evalFn(arena); }
 
 private:
   gptc_step_fn gradFn = nullptr, updateFn = nullptr, evalFn = nullptr;
+  const char *layout = nullptr, *layoutSha256 = nullptr;
 };
 
 } // namespace runtime

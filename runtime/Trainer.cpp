@@ -3,7 +3,6 @@
 #include "runtime/Trainer.h"
 #include "runtime/ParamFile.h"
 
-#include "frontend/Parameters.h"
 #include "runtime/Arena.h"
 #include "runtime/data/DataLoader.h"
 
@@ -44,9 +43,9 @@ int64_t peakRssKiB() {
 /// The loop's state: the arena, the loaders and the slots it touches.
 class Loop {
 public:
-  Loop(const Manifest &m, const ModelSpec &spec, const StepLibrary &step,
-       const TrainConfig &config, std::ostream &out)
-      : m(m), spec(spec), step(step), config(config), out(out) {}
+  Loop(const Manifest &m, const StepLibrary &step, const TrainConfig &config,
+       std::ostream &out)
+      : m(m), step(step), config(config), out(out) {}
 
   bool init(TrainResult &result, std::string &error);
   bool run(TrainResult &result, std::string &error);
@@ -60,7 +59,6 @@ private:
   }
 
   const Manifest &m;
-  const ModelSpec &spec;
   const StepLibrary &step;
   const TrainConfig &config;
   std::ostream &out;
@@ -69,7 +67,7 @@ private:
   data::DataLoader trainLoader, valLoader;
   bool validating = false;
   int32_t *tokens = nullptr, *targets = nullptr;
-  int64_t *stepSlot = nullptr, *window = nullptr;
+  int64_t *stepSlot = nullptr;
   float *loss = nullptr, *evalLoss = nullptr, *lrMult = nullptr;
 };
 
@@ -84,12 +82,10 @@ bool Loop::init(TrainResult &result, std::string &error) {
   tokens = arena.i32("tokens");
   targets = arena.i32("targets");
   stepSlot = arena.i64("step");
-  window = m.windowed ? arena.i64("window") : nullptr;
   loss = arena.f32("loss");
   evalLoss = arena.f32("eval_loss");
   lrMult = arena.f32("lr_mult");
-  if (!tokens || !targets || !stepSlot || !loss || !evalLoss ||
-      (m.windowed && !window)) {
+  if (!tokens || !targets || !stepSlot || !loss || !evalLoss) {
     error = m.path + ": missing runtime slots"; // readManifest checks these
     return false;
   }
@@ -150,8 +146,9 @@ bool Loop::validate(int64_t stepsDone, TrainResult &result,
   valLoader.reset();
   double sum = 0.0;
   int64_t batches = valLoader.valSteps();
-  if (window)
-    *window = windowTokens(spec, stepsDone, 0);
+  // The compiled step computes its schedules (the attention window) from
+  // the step counter: validate with those of the steps done.
+  *stepSlot = stepsDone;
   for (int64_t i = 0; i < batches; ++i) {
     if (!valLoader.next(tokens, targets, error))
       return false;
@@ -187,10 +184,6 @@ bool Loop::run(TrainResult &result, std::string &error) {
     if (m.gradAccum > 1)
       arena.zeroGradients();
     *stepSlot = s;
-    // Like the compiled lr schedule, the window schedule spans the spec's
-    // training.steps (and stays at its end value beyond).
-    if (window)
-      *window = windowTokens(spec, s, 0);
     for (int64_t micro = 0; micro < m.gradAccum; ++micro) {
       if (!trainLoader.next(tokens, targets, error))
         return false;
@@ -263,11 +256,11 @@ bool Loop::run(TrainResult &result, std::string &error) {
 
 } // namespace
 
-bool train(const Manifest &manifest, const ModelSpec &spec,
-           const StepLibrary &step, const TrainConfig &config,
-           std::ostream &out, TrainResult &result, std::string &error) {
+bool train(const Manifest &manifest, const StepLibrary &step,
+           const TrainConfig &config, std::ostream &out, TrainResult &result,
+           std::string &error) {
   result = TrainResult();
-  Loop loop(manifest, spec, step, config, out);
+  Loop loop(manifest, step, config, out);
   return loop.init(result, error) && loop.run(result, error);
 }
 

@@ -3,7 +3,7 @@
 // Runs a compiled step (REFERENCE §5): for step s in [0, N)
 //
 //   zero grad.* and loss; step = s
-//   grad_accum times: next batch -> tokens/targets, window, gptc_grad_step
+//   grad_accum times: next batch -> tokens/targets, gptc_grad_step
 //   gptc_update_step (the entry points of runtime/gptrt.h)
 //   print  step 12/200 | loss 3.456789 | lr 0.985 | 12,345 tok/s | 1.23 s
 //
@@ -18,7 +18,6 @@
 #ifndef GPTC_RUNTIME_TRAINER_H
 #define GPTC_RUNTIME_TRAINER_H
 
-#include "frontend/ModelSpec.h"
 #include "runtime/Manifest.h"
 #include "runtime/StepLibrary.h"
 
@@ -62,13 +61,11 @@ struct TrainResult {
   int64_t peakRssKiB = 0;
 };
 
-/// Trains `step` (laid out by `manifest`) per `config`. `spec` is the
-/// bundle's spec: its schedule gives the attention window of each step.
-/// Returns false and sets `error` (one line) on a data error or a
-/// non-finite loss.
-bool train(const Manifest &manifest, const ModelSpec &spec,
-           const StepLibrary &step, const TrainConfig &config,
-           std::ostream &out, TrainResult &result, std::string &error);
+/// Trains `step` (laid out by `manifest`) per `config`. Returns false and
+/// sets `error` (one line) on a data error or a non-finite loss.
+bool train(const Manifest &manifest, const StepLibrary &step,
+           const TrainConfig &config, std::ostream &out, TrainResult &result,
+           std::string &error);
 
 /// 12345678 -> "12,345,678".
 std::string withThousands(int64_t v);

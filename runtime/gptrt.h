@@ -24,10 +24,10 @@
  *
  * Slots (names in the manifest):
  *   tokens, targets   int32 [B, T]     inputs and next-token targets
- *   window            int64 []         attention window in tokens (windowed
- *                                      specs only), set by the runtime from
- *                                      the schedule before each call
- *   step              int64 []         optimizer step counter
+ *   step              int64 []         optimizer step counter (the
+ *                                      schedules -- lr, momentum, the
+ *                                      attention window -- are computed
+ *                                      from it inside the step)
  *   loss, eval_loss   f32 []
  *   param.NAME        f32/f64 shape    parameters (Parameters.h names)
  *   grad.NAME         same             accumulated gradients

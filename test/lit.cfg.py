@@ -26,7 +26,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.gptc_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.gptc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["gptc", "gptc-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["gptc", "gptc-opt", "gptc-ref-run"], tool_dirs)
 
 # ptxas (CUDA toolkit) is optional: tests that assemble PTX say
 # `REQUIRES: ptxas` and are reported UNSUPPORTED without it.

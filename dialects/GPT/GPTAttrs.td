@@ -66,4 +66,63 @@ def GPT_MaskAttr : AttrDef<GPT_Dialect, "Mask"> {
   }];
 }
 
+def GPT_ArenaSlotAttr : AttrDef<GPT_Dialect, "ArenaSlot"> {
+  let mnemonic = "arena_slot";
+  let summary = "One named region of a training step's arena.";
+  let description = [{
+    A slot of the byte arena that holds all of a compiled step's state
+    (runtime/gptrt.h): its name (`tokens`, `param.wte`, `grad.wte`,
+    `state.wte.m`, ...), its byte offset (a multiple of 64) and the tensor
+    type it stores.
+
+    Example: `#gpt.arena_slot<"param.wte", 4096, tensor<264x64xf32>>`
+  }];
+  let parameters = (ins "::mlir::StringAttr":$name, "int64_t":$offset,
+                        "::mlir::RankedTensorType":$type);
+  let assemblyFormat = "`<` $name `,` $offset `,` $type `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes the slot's tensor occupies.
+    int64_t getByteSize() const;
+  }];
+}
+
+def GPT_ArenaLayoutAttr : AttrDef<GPT_Dialect, "ArenaLayout"> {
+  let mnemonic = "arena";
+  let summary = "The arena layout of a compiled training step.";
+  let description = [{
+    Set on the module by gptc-build-step (the slots) and completed by
+    gptc-plan-buffers (the workspace of the step's temporaries, after the
+    slots): the total size in bytes, the workspace [offset, offset + bytes)
+    and every slot. The manifest writer and the layout descriptor that the
+    step library exports are both read from it. Slots are 64-byte aligned,
+    named once, inside the arena, before the workspace and disjoint.
+
+    Example:
+    ```mlir
+    module attributes {gptc.arena = #gpt.arena<bytes = 8192,
+        workspace = [4096, 4096],
+        slots = [#gpt.arena_slot<"tokens", 0, tensor<4x128xi32>>, ...]>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$bytes, "int64_t":$workspaceOffset,
+                        "int64_t":$workspaceBytes,
+                        ArrayRefParameter<"ArenaSlotAttr">:$slots);
+  // Slots print in full (#gpt.arena_slot<...>), an empty list as [].
+  let assemblyFormat = [{
+    `<` `bytes` `=` $bytes `,` `workspace` `=` `[` $workspaceOffset `,`
+    $workspaceBytes `]` `,` `slots` `=` custom<ArenaSlots>($slots) `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The module attribute that holds the layout.
+    static constexpr ::llvm::StringLiteral kAttrName = "gptc.arena";
+    /// The slot called `name`, or null.
+    ArenaSlotAttr lookup(::llvm::StringRef name) const;
+    /// The same layout with another size and workspace.
+    ArenaLayoutAttr withWorkspace(int64_t bytes, int64_t offset,
+                                  int64_t size) const;
+  }];
+}
+
 #endif // GPTC_DIALECT_GPT_ATTRS_TD

@@ -77,6 +77,9 @@ def GPT_ReshapeOp : GPT_Op<"reshape", [Pure, Differentiable]> {
   let results = (outs GPT_AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
+  // A reshape to the same shape is its input; a reshape of a reshape
+  // reshapes the inner input.
+  let hasFolder = 1;
 }
 
 def GPT_TransposeOp : GPT_Op<"transpose", [Pure, Differentiable]> {
@@ -96,6 +99,9 @@ def GPT_TransposeOp : GPT_Op<"transpose", [Pure, Differentiable]> {
     $input `permutation` `=` $permutation attr-dict `:` type($input) `to` type($result)
   }];
   let hasVerifier = 1;
+  // The identity permutation is the input; a transpose of a transpose is
+  // one transpose by the composed permutation (or the input).
+  let hasFolder = 1;
 }
 
 def GPT_SliceOp : GPT_Op<"slice", [Pure, Differentiable]> {

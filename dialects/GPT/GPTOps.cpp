@@ -66,6 +66,10 @@ LogicalResult CastOp::verify() {
 /// every constant of a type would look alike to the folder).
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+OpFoldResult MulScalarOp::fold(FoldAdaptor) {
+  return getScalar().convertToDouble() == 1.0 ? getInput() : OpFoldResult();
+}
+
 Operation *GPTDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                            Type type, Location loc) {
   auto elements = dyn_cast<ElementsAttr>(value);

@@ -90,7 +90,10 @@ class GPT_ScalarOp<string mnemonic, string math>
   let assemblyFormat = "$input `,` $scalar attr-dict `:` type($result)";
 }
 
-def GPT_MulScalarOp : GPT_ScalarOp<"mul_scalar", "x * c">;
+def GPT_MulScalarOp : GPT_ScalarOp<"mul_scalar", "x * c"> {
+  // x * 1 is x (exactly, in IEEE arithmetic).
+  let hasFolder = 1;
+}
 def GPT_AddScalarOp : GPT_ScalarOp<"add_scalar", "x + c">;
 
 def GPT_CompareOp : GPT_Op<"compare", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {

@@ -171,3 +171,42 @@ LogicalResult SplitOp::verify() {
       return emitOpError() << "every result must be " << expected;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Folders
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    if (inner.getInput().getType() == getType())
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  auto isIdentity = [](ArrayRef<int64_t> perm) {
+    for (auto [i, p] : llvm::enumerate(perm))
+      if (p != static_cast<int64_t>(i))
+        return false;
+    return true;
+  };
+  if (isIdentity(getPermutation()))
+    return getInput();
+  auto inner = getInput().getDefiningOp<TransposeOp>();
+  if (!inner)
+    return {};
+  // result[i] = this.input[perm[i]] = inner.input[innerPerm[perm[i]]].
+  SmallVector<int64_t> composed;
+  for (int64_t p : getPermutation())
+    composed.push_back(inner.getPermutation()[p]);
+  if (isIdentity(composed))
+    return inner.getInput();
+  getInputMutable().assign(inner.getInput());
+  setPermutation(composed);
+  return getResult();
+}

@@ -16,12 +16,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "llvm/Support/Debug.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+
+#define DEBUG_TYPE "gptc-plan-buffers"
 
 namespace gptc {
 #define GEN_PASS_DEF_PLANBUFFERSPASS
@@ -156,10 +159,13 @@ class PlanBuffersPass
 public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto arenaAttr = module->getAttrOfType<IntegerAttr>("gptc.arena_bytes");
-    if (!arenaAttr)
+    auto layout = module->getAttrOfType<gpt::ArenaLayoutAttr>(
+        gpt::ArenaLayoutAttr::kAttrName);
+    if (!layout) {
+      LLVM_DEBUG(llvm::dbgs() << "no arena layout: nothing to plan\n");
       return;
-    const int64_t arenaBytes = arenaAttr.getInt();
+    }
+    const int64_t arenaBytes = layout.getBytes();
     const int64_t workspaceOffset = llvm::alignTo(arenaBytes, kAlignment);
 
     SmallVector<std::pair<BlockArgument, SmallVector<Buffer>>> plans;
@@ -195,13 +201,9 @@ public:
         b.alloc.erase();
       }
     }
-    Builder b(&getContext());
-    module->setAttr("gptc.arena_bytes", b.getI64IntegerAttr(total));
-    module->setAttr(
-        "gptc.workspace",
-        b.getDictionaryAttr(
-            {b.getNamedAttr("offset", b.getI64IntegerAttr(workspaceOffset)),
-             b.getNamedAttr("bytes", b.getI64IntegerAttr(workspaceBytes))}));
+    module->setAttr(gpt::ArenaLayoutAttr::kAttrName,
+                    layout.withWorkspace(total, workspaceOffset,
+                                         workspaceBytes));
   }
 };
 

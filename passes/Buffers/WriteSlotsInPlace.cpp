@@ -28,6 +28,8 @@
 #include "mlir/IR/Dominance.h"
 #include "llvm/ADT/DenseMap.h"
 
+#define DEBUG_TYPE "gptc-write-slots-in-place"
+
 namespace gptc {
 #define GEN_PASS_DEF_WRITESLOTSINPLACEPASS
 #include "passes/Passes.h.inc"

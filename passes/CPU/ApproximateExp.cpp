@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#define DEBUG_TYPE "gptc-approximate-exp"
+
 namespace gptc {
 #define GEN_PASS_DEF_APPROXIMATEEXPPASS
 #include "passes/Passes.h.inc"

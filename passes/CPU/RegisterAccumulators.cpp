@@ -26,6 +26,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
+#define DEBUG_TYPE "gptc-register-accumulators"
+
 namespace gptc {
 #define GEN_PASS_DEF_REGISTERACCUMULATORSPASS
 #include "passes/Passes.h.inc"

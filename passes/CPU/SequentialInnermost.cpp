@@ -16,6 +16,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
+#define DEBUG_TYPE "gptc-sequential-innermost"
+
 namespace gptc {
 #define GEN_PASS_DEF_SEQUENTIALINNERMOSTPASS
 #include "passes/Passes.h.inc"

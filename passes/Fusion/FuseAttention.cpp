@@ -24,6 +24,8 @@
 
 #include <cmath>
 
+#define DEBUG_TYPE "gptc-fuse-attention"
+
 namespace gptc {
 #define GEN_PASS_DEF_FUSEATTENTIONPASS
 #include "passes/Passes.h.inc"

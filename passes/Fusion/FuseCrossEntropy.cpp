@@ -17,6 +17,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#define DEBUG_TYPE "gptc-fuse-cross-entropy"
+
 namespace gptc {
 #define GEN_PASS_DEF_FUSECROSSENTROPYPASS
 #include "passes/Passes.h.inc"

@@ -17,6 +17,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#define DEBUG_TYPE "gptc-fuse-rmsnorm"
+
 namespace gptc {
 #define GEN_PASS_DEF_FUSERMSNORMPASS
 #include "passes/Passes.h.inc"

@@ -18,6 +18,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#define DEBUG_TYPE "gptc-workgroup-tiles"
+
 namespace gptc {
 #define GEN_PASS_DEF_WORKGROUPTILESPASS
 #include "passes/Passes.h.inc"

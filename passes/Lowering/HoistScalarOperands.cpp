@@ -21,6 +21,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#define DEBUG_TYPE "gptc-hoist-scalar-operands"
+
 namespace gptc {
 #define GEN_PASS_DEF_HOISTSCALAROPERANDSPASS
 #include "passes/Passes.h.inc"

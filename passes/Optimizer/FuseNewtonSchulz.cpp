@@ -21,6 +21,8 @@
 
 #include <map>
 
+#define DEBUG_TYPE "gptc-fuse-newton-schulz"
+
 namespace gptc {
 #define GEN_PASS_DEF_FUSENEWTONSCHULZPASS
 #include "passes/Passes.h.inc"

@@ -68,15 +68,16 @@ Value stepAsFloat(GraphBuilder &g, Value step) {
 }
 
 // optim.lr_schedule => warm-up (step+1)/W, then w + (1 - w) floor with
-// w = min((N - step) / D, 1).
+// w = min((N - s) / D, 1), s = min(step, N): past training.steps the
+// multiplier stays at its floor (never negative).
 struct LowerLRSchedule : OpRewritePattern<optim::LRScheduleOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(optim::LRScheduleOp op,
                                 PatternRewriter &rewriter) const override {
     GraphBuilder g(rewriter, rewriter.getF32Type(), rewriter.getF32Type());
     g.setLoc(op.getLoc());
-    Value s = stepAsFloat(g, op.getStep());
     double n = static_cast<double>(op.getTotalSteps());
+    Value s = stepAsFloat(g, op.getStep());
     double d = 0;
     if (auto ds = op.getDecaySteps())
       d = static_cast<double>(*ds);
@@ -85,9 +86,10 @@ struct LowerLRSchedule : OpRewritePattern<optim::LRScheduleOp> {
     double floor = op.getFloor().convertToDouble();
     Value mult = g.splat({}, rewriter.getF32Type(), 1.0);
     if (d > 0) {
-      // w = min((N - s) / D, 1)
-      Value w = minConst(g, g.scale(g.shift(g.scale(s, -1.0), n), 1.0 / d),
-                         1.0);
+      // w = min((N - min(s, N)) / D, 1)
+      Value held = minConst(g, s, n);
+      Value w = minConst(
+          g, g.scale(g.shift(g.scale(held, -1.0), n), 1.0 / d), 1.0);
       mult = g.shift(g.scale(w, 1.0 - floor), floor);
     }
     int64_t warmup = op.getWarmupSteps();
@@ -118,6 +120,33 @@ struct LowerMomentumWarmup : OpRewritePattern<optim::MomentumWarmupOp> {
                 1.0 / static_cast<double>(op.getSteps())),
         1.0);
     rewriter.replaceOp(op, g.shift(g.scale(f, end - start), start));
+    return success();
+  }
+};
+
+// optim.window_schedule => in exact i64 arithmetic, with s = clamp(step, 0,
+// N) and num = start (N - s) + end s = N x:
+//   floor: g floor(num / (N g)),   ceil: g floor((num + N g - 1) / (N g)),
+// then at least g. (num >= 0, so the signed division is a floor.)
+struct LowerWindowSchedule : OpRewritePattern<optim::WindowScheduleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(optim::WindowScheduleOp op,
+                                PatternRewriter &rewriter) const override {
+    Type i64 = rewriter.getI64Type();
+    GraphBuilder g(rewriter, i64, i64);
+    g.setLoc(op.getLoc());
+    auto c = [&](int64_t v) { return g.splat({}, i64, double(v)); };
+    int64_t n = op.getTotalSteps(), gran = op.getGranularity();
+    int64_t start = op.getStart(), end = op.getEnd();
+    Value s = MaxOp::create(rewriter, op.getLoc(), op.getStep(), c(0));
+    s = SelectOp::create(rewriter, op.getLoc(),
+                         g.compare(CompareKind::lt, s, c(n)), s, c(n));
+    Value num = g.add(c(start * n), g.mul(s, c(end - start)));
+    if (op.getRounding() == optim::Rounding::ceil)
+      num = g.add(num, c(n * gran - 1));
+    Value window = g.mul(g.div(num, c(n * gran)), c(gran));
+    rewriter.replaceOp(op, MaxOp::create(rewriter, op.getLoc(), window,
+                                         c(gran)));
     return success();
   }
 };
@@ -486,7 +515,7 @@ struct LowerOptimPass : gptc::impl::LowerOptimPassBase<LowerOptimPass> {
     if (failed(prepareSvdCallees(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(ctx);
-    patterns.add<LowerLRSchedule, LowerMomentumWarmup, LowerAdam, LowerMuon,
+    patterns.add<LowerLRSchedule, LowerMomentumWarmup, LowerWindowSchedule, LowerAdam, LowerMuon,
                  LowerSVDOrthogonalize>(ctx);
     if (!keepNewtonSchulz)
       patterns.add<LowerNewtonSchulz>(ctx, gemmEpilogues);

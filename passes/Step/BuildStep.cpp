@@ -8,8 +8,8 @@
 // Each entry point reads its inputs from the arena (memref.view +
 // bufferization.to_tensor), calls the tensor function and writes its
 // results back (bufferization.materialize_in_destination). The layout is
-// recorded on the module as `gptc.arena` (one dictionary per slot: name,
-// offset, type) and `gptc.arena_bytes`. See runtime/gptrt.h.
+// recorded on the module as `gptc.arena`, a #gpt.arena layout with one
+// #gpt.arena_slot per slot. See runtime/gptrt.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -263,15 +263,18 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
     for (func::FuncOp fn : {forward, grad, update})
       fn.setPrivate();
 
-    // Record the layout for the manifest.
-    SmallVector<Attribute> slots;
+    // Record the layout (for gptc-plan-buffers, the manifest and the
+    // layout descriptor); the workspace is empty until buffers are planned.
+    SmallVector<gpt::ArenaSlotAttr> slots;
     for (auto &[name, slot] : layout.slots)
-      slots.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("name", b.getStringAttr(name)),
-           b.getNamedAttr("offset", b.getI64IntegerAttr(slot.offset)),
-           b.getNamedAttr("type", TypeAttr::get(slot.type))}));
-    module->setAttr("gptc.arena", b.getArrayAttr(slots));
-    module->setAttr("gptc.arena_bytes", b.getI64IntegerAttr(layout.bytes));
+      slots.push_back(gpt::ArenaSlotAttr::get(
+          &getContext(), b.getStringAttr(name), slot.offset, slot.type));
+    auto arena = gpt::ArenaLayoutAttr::getChecked(
+        [&] { return module.emitError(); }, &getContext(), layout.bytes,
+        layout.bytes, int64_t(0), ArrayRef<gpt::ArenaSlotAttr>(slots));
+    if (!arena)
+      return signalPassFailure();
+    module->setAttr(gpt::ArenaLayoutAttr::kAttrName, arena);
   }
 };
 

@@ -87,7 +87,23 @@ bool checkHeader(const std::string &path, const unsigned char *header,
 /// Returns the open descriptor, or -1 after setting `error`.
 int openChecked(const std::string &path, uint64_t &numTokens,
                 std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Checked before opening: opening a FIFO for reading would block until a
+  // writer came (O_NONBLOCK covers a file swapped in between).
+  struct stat before;
+  if (::stat(path.c_str(), &before) != 0) {
+    if (errno == ELOOP) {
+      error = path + ": a symbolic link loop";
+      return -1;
+    }
+  } else if (!S_ISREG(before.st_mode)) {
+    error = path + ": not a regular file (" +
+            (S_ISFIFO(before.st_mode)  ? "a FIFO"
+             : S_ISDIR(before.st_mode) ? "a directory"
+                                       : "a device or socket") +
+            ")";
+    return -1;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     error = sysError(path, "cannot open");
     return -1;

@@ -6,9 +6,11 @@
 #include "frontend/MLIRGen.h"
 #include "frontend/Parameters.h"
 #include "frontend/SpecParser.h"
+#include "runtime/Files.h"
 #include "tools/gptc/Manifest.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -50,11 +52,23 @@ void prepareContext(MLIRContext &ctx) {
   ctx.loadAllAvailableDialects();
 }
 
+/// Points MLIR's NVVM target at the CUDA toolkit (for libdevice, which the
+/// math functions of the kernels link against) when the environment names
+/// none: CUDAToolkit_ROOT at configure time, or /usr/local/cuda.
+static void locateCUDAToolkit() {
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && *value)
+      return;
+  ::setenv("CUDA_ROOT", GPTC_CUDA_TOOLKIT_DIR, /*overwrite=*/0);
+}
+
 OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
                                      Stage stage, Target target, bool fuse) {
   OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
   if (!module || failed(buildUpdateFunction(*module, spec)))
     return nullptr;
+  if (target == Target::CUDA)
+    locateCUDAToolkit();
   PassManager pm(&ctx);
   if (failed(applyPassManagerCLOptions(pm)))
     return nullptr;
@@ -69,99 +83,48 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   return module;
 }
 
-/// Points MLIR's NVVM target at the CUDA toolkit (for libdevice, which the
-/// math functions of the kernels link against) when the environment names
-/// none: CUDAToolkit_ROOT at configure time, or /usr/local/cuda.
-static void locateCUDAToolkit() {
-  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *value = std::getenv(var); value && *value)
-      return;
-  ::setenv("CUDA_ROOT", GPTC_CUDA_TOOLKIT_DIR, /*overwrite=*/0);
-}
-
-namespace {
-
-/// What a kernel's PTX depends on: its gpu.module without the module's
-/// name (outlining names every module after its entry point, while the
-/// kernel function inside keeps the entry point's name).
-std::string kernelKey(gpu::GPUModuleOp kernelModule) {
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  OpPrintingFlags flags;
-  flags.enableDebugInfo(false).useLocalScope();
-  for (NamedAttribute attr : kernelModule->getAttrs())
-    if (attr.getName() != SymbolTable::getSymbolAttrName())
-      os << attr.getName() << "=" << attr.getValue() << "\n";
-  for (Operation &op : kernelModule.getBody()->getOperations())
-    op.print(os, flags);
-  return key;
-}
-
-/// Keeps one of each set of identical outlined kernels (the same loop nest
-/// in every layer) and points the launches of the others at it. Returns
-/// every kernel's name, in order, with the name of the one that stands for
-/// it.
-std::vector<std::pair<std::string, std::string>> dedupKernels(ModuleOp module) {
-  std::vector<std::pair<std::string, std::string>> kernels;
-  std::map<std::string, std::string> keptByKey;
-  llvm::StringMap<StringAttr> replacement;
-  for (auto kernelModule :
-       llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
-    std::string name = kernelModule.getSymName().str();
-    auto [it, inserted] = keptByKey.try_emplace(kernelKey(kernelModule), name);
-    kernels.push_back({name, it->second});
-    if (inserted)
-      continue;
-    replacement[name] = StringAttr::get(module.getContext(), it->second);
-    kernelModule.erase();
-  }
-  module.walk([&](gpu::LaunchFuncOp launch) {
-    auto it = replacement.find(launch.getKernelModuleName());
-    if (it != replacement.end())
-      launch.setKernelAttr(SymbolRefAttr::get(
-          it->second, {FlatSymbolRefAttr::get(launch.getKernelName())}));
+bool collectPTX(ModuleOp module, std::vector<PTXKernel> &kernels) {
+  // The PTX of each distinct kernel, per chip.
+  std::map<std::pair<std::string, std::string>, std::string> ptx;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute a : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(a))
+        if (auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
+          ptx[{binary.getSymName().str(), target.getChip().str()}] =
+              object.getObject().str();
   });
-  return kernels;
-}
-
-} // namespace
-
-bool emitPTX(ModuleOp module, std::vector<PTXKernel> &kernels) {
-  locateCUDAToolkit();
-  // Outline the gpu.launch ops (as the NVVM pipeline would, whose own
-  // outlining then has nothing left to do) and translate each distinct
-  // kernel once: most kernels repeat per layer, and translating a kernel
-  // module to PTX is most of the time.
-  OwningOpRef<ModuleOp> outlined = cast<ModuleOp>(module->clone());
-  PassManager outline(module.getContext());
-  outline.addPass(createGpuKernelOutliningPass());
-  if (failed(outline.run(*outlined)))
-    return false;
-  std::vector<std::pair<std::string, std::string>> names =
-      dedupKernels(*outlined);
-  for (const char *chip : {"sm_80", "sm_90"}) {
-    OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*outlined)->clone());
-    PassManager pm(module.getContext());
-    buildNVVMPipeline(pm, chip);
-    if (failed(pm.run(*copy)))
-      return false;
-    llvm::StringMap<std::string> ptx;
-    copy->walk([&](gpu::BinaryOp binary) {
-      for (Attribute a : binary.getObjects())
-        if (auto object = dyn_cast<gpu::ObjectAttr>(a))
-          ptx[binary.getSymName()] = object.getObject().str();
-    });
+  // Every kernel: each distinct one, followed by the ones merged into it
+  // (gptc-dedup-kernels' aliases), all sharing its PTX.
+  auto aliases = module->getAttrOfType<DictionaryAttr>("gptc.kernel_aliases");
+  std::vector<std::pair<std::string, std::string>> names;
+  module.walk([&](gpu::BinaryOp binary) {
+    std::string kept = binary.getSymName().str();
+    names.push_back({kept, kept});
+    if (aliases)
+      for (NamedAttribute alias : aliases)
+        if (auto ref = dyn_cast<FlatSymbolRefAttr>(alias.getValue());
+            ref && ref.getValue() == kept)
+          names.push_back({alias.getName().str(), kept});
+  });
+  for (const char *chip : kPTXChips)
     for (const auto &[name, kept] : names) {
-      auto it = ptx.find(kept);
+      auto it = ptx.find({kept, chip});
       if (it == ptx.end()) {
         emitError(module.getLoc())
-            << "no PTX for kernel " << kept << " (" << chip << ")";
+            << "no PTX for kernel " << name << " (" << chip << ")";
         return false;
       }
       kernels.push_back({name, chip, it->second});
     }
-  }
   return true;
+}
+
+bool emitPTX(ModuleOp module, std::vector<PTXKernel> &kernels) {
+  locateCUDAToolkit();
+  OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+  PassManager pm(module.getContext());
+  buildPTXPipeline(pm);
+  return succeeded(pm.run(*copy)) && collectPTX(*copy, kernels);
 }
 
 namespace {
@@ -245,34 +208,79 @@ bool linkSharedObject(const std::string &object, const std::string &output,
 
 } // namespace
 
-bool writeBundle(ModuleOp module, const ModelSpec &spec,
-                 const std::string &outDir, std::string &error) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
-    error = "cannot create " + outDir + ": " + ec.message();
-    return false;
-  }
+namespace {
+
+/// A directory `gptc compile -o` may replace: empty, or a bundle (it holds
+/// a manifest.json).
+bool isReplaceableBundle(const std::string &dir) {
+  llvm::SmallString<256> manifest(dir);
+  llvm::sys::path::append(manifest, "manifest.json");
+  if (llvm::sys::fs::exists(manifest))
+    return true;
+  std::error_code ec;
+  return llvm::sys::fs::directory_iterator(dir, ec) ==
+             llvm::sys::fs::directory_iterator() &&
+         !ec;
+}
+
+/// step.so, manifest.json and spec.yaml into `dir`.
+bool writeBundleFiles(ModuleOp module, const ModelSpec &spec,
+                      const std::string &dir, std::string &error) {
   auto join = [&](const char *name) {
-    llvm::SmallString<256> p(outDir);
+    llvm::SmallString<256> p(dir);
     llvm::sys::path::append(p, name);
     return std::string(p);
   };
-  // The manifest reads the layout the pipeline recorded on the module.
-  if (!writeManifest(module, spec, join("manifest.json"), error))
-    return false;
   std::string object = join("step.o");
   if (!emitObject(module, object, error) ||
       !linkSharedObject(object, join("step.so"), error))
     return false;
   llvm::sys::fs::remove(object);
-  std::error_code ec;
-  llvm::raw_fd_ostream specOut(join("spec.yaml"), ec);
-  if (ec) {
-    error = "cannot write spec.yaml: " + ec.message();
+  StepLibraryFile library{"step.so", 0, ""};
+  if (!runtime::sha256File(join("step.so"), library.sha256, library.bytes,
+                           error))
+    return false;
+  // The manifest reads the layout the pipeline recorded on the module.
+  if (!writeManifest(module, spec, library, join("manifest.json"), error))
+    return false;
+  std::string header = "# " + spec.file +
+                       " with extends: merged and overrides applied (gptc "
+                       "compile)\n";
+  return runtime::writeFileAtomically(
+      join("spec.yaml"),
+      [&](std::FILE *f, std::string &err) {
+        if (std::fputs(header.c_str(), f) >= 0 &&
+            std::fwrite(spec.resolvedYaml.data(), 1, spec.resolvedYaml.size(),
+                        f) == spec.resolvedYaml.size())
+          return true;
+        err = "cannot write spec.yaml";
+        return false;
+      },
+      error);
+}
+
+} // namespace
+
+bool writeBundle(ModuleOp module, const ModelSpec &spec,
+                 const std::string &outDir, std::string &error) {
+  // Built beside OUT and swapped in with one rename: a kill at any moment
+  // leaves the old bundle or the new one, never a mix of the two.
+  llvm::StringRef parent = llvm::sys::path::parent_path(outDir);
+  if (!parent.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
+      error = "cannot create " + parent.str() + ": " + ec.message();
+      return false;
+    }
+  // What compiles to the same OUT that were killed left behind.
+  runtime::removeStagingDirectories(outDir);
+  std::string staging;
+  if (!runtime::makeStagingDirectory(outDir, staging, error))
+    return false;
+  if (!writeBundleFiles(module, spec, staging, error) ||
+      !runtime::commitDirectory(staging, outDir, isReplaceableBundle, error)) {
+    runtime::removeTree(staging);
     return false;
   }
-  specOut << "# " << spec.file
-          << " with extends: merged and overrides applied (gptc compile)\n"
-          << spec.resolvedYaml;
   return true;
 }
 

@@ -28,10 +28,14 @@ struct PTXKernel {
   std::string name, chip, ptx;
 };
 
-/// PTX of every kernel of a module at Stage::LLVM for Target::CUDA, for
-/// sm_80 and sm_90, named after the outlined kernel module (in program
-/// order, chip by chip). Identical kernels are translated once. False after
-/// errors were emitted on the module's context.
+/// The PTX of every kernel of a module at Stage::PTX, for every chip of
+/// kPTXChips (chip by chip, kernels in order of first launch), named after
+/// the kernel (merged duplicates share their PTX). False after errors were
+/// emitted on the module's context.
+bool collectPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
+
+/// The same from a module at Stage::LLVM (a copy goes through the PTX
+/// stage; `module` is unchanged).
 bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 
 /// Writes the bundle of docs/artifact.md into `outDir` from a module at

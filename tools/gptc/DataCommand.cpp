@@ -1,7 +1,8 @@
 //===- DataCommand.cpp - `gptc data` --------------------------------------===//
 
-#include "runtime/data/DataCommand.h"
-#include "runtime/data/OptionValue.h"
+#include "tools/gptc/DataCommand.h"
+
+#include "tools/gptc/CommandOptions.h"
 
 #include "runtime/data/Shard.h"
 #include "runtime/data/TextToShards.h"
@@ -34,81 +35,47 @@ const char *dataCommandUsage() {
          "  -h, --help            show this help\n";
 }
 
-namespace {
-
-bool parseDouble(const std::string &s, double &v) {
-  if (s.empty())
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  v = std::strtod(s.c_str(), &end);
-  return errno == 0 && *end == '\0' && std::isfinite(v);
-}
-
-/// A positive integer; accepts scientific notation such as 1e8.
-bool parseCount(const std::string &s, uint64_t &v) {
-  double d;
-  if (!parseDouble(s, d) || d < 1 || d > 9e15 || d != std::floor(d))
-    return false;
-  v = uint64_t(d);
-  return true;
-}
-
-} // namespace
-
 int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
                    std::ostream &err) {
   const char *me = "gptc data: ";
-  std::vector<std::string> inputs;
-  std::string outDir;
-  MakeShardsOptions options;
-  bool onlyInputs = false;
-
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (onlyInputs || arg == "-" || arg.empty() || arg[0] != '-') {
-      inputs.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      onlyInputs = true;
-      continue;
-    }
-    if (arg == "-h" || arg == "--help") {
-      out << dataCommandUsage();
-      return 0;
-    }
-    if (arg == "--doc-per-file") {
-      options.docPerFile = true;
-      continue;
-    }
-    // Options with a value: "--opt VALUE" or "--opt=VALUE".
-    std::string value;
-    if (!takeOptionValue(
-            args, i,
-            {"-o", "--output", "--val-fraction", "--shard-tokens", "--prefix"},
-            me, "data", err, arg, value))
-      return 2;
-    if (arg == "-o" || arg == "--output") {
-      outDir = value;
-    } else if (arg == "--val-fraction") {
-      if (!parseDouble(value, options.valFraction) ||
-          !(options.valFraction > 0 && options.valFraction <= 0.5)) {
-        err << me << "error: --val-fraction '" << value
-            << "' is not a number in (0, 0.5]\n";
-        return 2;
-      }
-    } else if (arg == "--shard-tokens") {
-      if (!parseCount(value, options.shardTokens) ||
-          options.shardTokens > kMaxShardTokens) {
-        err << me << "error: --shard-tokens '" << value
-            << "' is not an integer in [1, " << kMaxShardTokens << "]\n";
-        return 2;
-      }
-    } else {
-      options.prefix = value;
-    }
+  static const std::vector<cli::OptionSpec> table = {
+      {"--output", "-o", cli::ValueKind::String},
+      {"--val-fraction", nullptr, cli::ValueKind::String},
+      {"--shard-tokens", nullptr, cli::ValueKind::String},
+      {"--prefix", nullptr, cli::ValueKind::String},
+      {"--doc-per-file", nullptr, cli::ValueKind::None}};
+  cli::ParsedOptions parsed;
+  bool help = false;
+  if (!cli::parseOptions(args, table, "data", err, parsed, help))
+    return 2;
+  if (help) {
+    out << dataCommandUsage();
+    return 0;
   }
+  const std::vector<std::string> &inputs = parsed.positionals;
+  std::string outDir = parsed.get("--output").value_or("");
+  MakeShardsOptions options;
+  options.docPerFile = parsed.has("--doc-per-file");
+  if (auto v = parsed.get("--val-fraction")) {
+    std::optional<double> f = cli::parseNumber(*v);
+    if (!f || !(*f > 0 && *f <= 0.5)) {
+      err << me << "error: --val-fraction '" << *v
+          << "' is not a number in (0, 0.5]\n";
+      return 2;
+    }
+    options.valFraction = *f;
+  }
+  if (auto v = parsed.get("--shard-tokens")) {
+    std::optional<int64_t> n = cli::parseCount(*v);
+    if (!n || *n < 1 || uint64_t(*n) > kMaxShardTokens) {
+      err << me << "error: --shard-tokens '" << *v
+          << "' is not an integer in [1, " << kMaxShardTokens << "]\n";
+      return 2;
+    }
+    options.shardTokens = uint64_t(*n);
+  }
+  if (auto v = parsed.get("--prefix"))
+    options.prefix = *v;
   if (inputs.empty()) {
     err << me << "error: no input text files (see gptc data --help)\n";
     return 2;

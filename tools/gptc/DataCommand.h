@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GPTC_RUNTIME_DATA_DATACOMMAND_H
-#define GPTC_RUNTIME_DATA_DATACOMMAND_H
+#ifndef GPTC_TOOLS_GPTC_DATACOMMAND_H
+#define GPTC_TOOLS_GPTC_DATACOMMAND_H
 
 #include <ostream>
 #include <string>
@@ -30,4 +30,4 @@ const char *dataCommandUsage();
 } // namespace data
 } // namespace gptc
 
-#endif // GPTC_RUNTIME_DATA_DATACOMMAND_H
+#endif // GPTC_TOOLS_GPTC_DATACOMMAND_H

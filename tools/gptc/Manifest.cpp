@@ -3,11 +3,16 @@
 #include "tools/gptc/Manifest.h"
 
 #include "frontend/Parameters.h"
+#include "runtime/Files.h"
 #include "runtime/Manifest.h"
+#include "runtime/StepLayout.h"
+
+#include "dialects/GPT/GPTDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -52,41 +57,48 @@ const char *initName(InitRule rule) {
   return "normal";
 }
 
-/// {offset, bytes} of the temporaries' region of the arena
-/// (gptc-plan-buffers), {0, 0} when there is none.
-llvm::json::Object workspaceOf(ModuleOp module) {
-  int64_t offset = 0, bytes = 0;
-  if (auto ws = module->getAttrOfType<DictionaryAttr>("gptc.workspace")) {
-    offset = cast<IntegerAttr>(ws.get("offset")).getInt();
-    bytes = cast<IntegerAttr>(ws.get("bytes")).getInt();
-  }
-  return llvm::json::Object{{"offset", offset}, {"bytes", bytes}};
+/// The value of the string global `name` (without its NUL), or "".
+std::string exportedString(ModuleOp module, StringRef name) {
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+  auto value = global ? dyn_cast_or_null<StringAttr>(global.getValueOrNull())
+                      : StringAttr();
+  return value ? value.getValue().rtrim('\0').str() : std::string();
+}
+
+/// The defaults of `gptc train` for this bundle (its command line overrides
+/// them): the runtime reads no spec.
+llvm::json::Object runDefaults(const ModelSpec &spec) {
+  return llvm::json::Object{
+      {"steps", spec.training.steps},
+      {"seed", spec.training.seed},
+      {"train", spec.data.train},
+      {"val", spec.data.val},
+      {"val_every", spec.validation.every},
+      {"val_tokens", spec.validation.tokens},
+      {"timing_skip_steps", spec.training.timingSkipSteps}};
 }
 
 } // namespace
 
 bool writeManifest(ModuleOp module, const ModelSpec &spec,
-                   const std::string &path, std::string &error) {
-  auto slots = module->getAttrOfType<ArrayAttr>("gptc.arena");
-  auto bytes = module->getAttrOfType<IntegerAttr>("gptc.arena_bytes");
-  if (!slots || !bytes) {
-    error = "the module has no arena layout (gptc-build-step did not run)";
+                   const StepLibraryFile &library, const std::string &path,
+                   std::string &error) {
+  auto layout = module->getAttrOfType<gpt::ArenaLayoutAttr>(
+      gpt::ArenaLayoutAttr::kAttrName);
+  std::string layoutHash =
+      exportedString(module, gptc::layout::kLayoutHashSymbol);
+  if (!layout || layoutHash.empty()) {
+    error = "the module has no exported arena layout (gptc-build-step and "
+            "gptc-export-layout did not run)";
     return false;
   }
   llvm::json::Array slotArray;
-  bool windowed = false;
-  for (Attribute a : slots) {
-    auto d = cast<DictionaryAttr>(a);
-    auto type = cast<RankedTensorType>(
-        cast<TypeAttr>(d.get("type")).getValue());
-    std::string name = cast<StringAttr>(d.get("name")).str();
-    windowed |= name == "window";
+  for (gpt::ArenaSlotAttr slot : layout.getSlots())
     slotArray.push_back(llvm::json::Object{
-        {"name", name},
-        {"offset", cast<IntegerAttr>(d.get("offset")).getInt()},
-        {"dtype", dtypeName(type.getElementType())},
-        {"shape", shapeOf(type.getShape())}});
-  }
+        {"name", slot.getName().str()},
+        {"offset", slot.getOffset()},
+        {"dtype", dtypeName(slot.getType().getElementType())},
+        {"shape", shapeOf(slot.getType().getShape())}});
 
   std::vector<ParameterInfo> params = enumerateParameters(spec);
   error = assignGroups(spec, params);
@@ -123,8 +135,14 @@ bool writeManifest(ModuleOp module, const ModelSpec &spec,
       {"spec_name", spec.name},
       {"target", "cpu"},
       {"dtype", toString(t.dtype)},
-      {"arena_bytes", bytes.getInt()},
-      {"workspace", workspaceOf(module)},
+      {"arena_bytes", layout.getBytes()},
+      {"workspace",
+       llvm::json::Object{{"offset", layout.getWorkspaceOffset()},
+                          {"bytes", layout.getWorkspaceBytes()}}},
+      {"layout_sha256", layoutHash},
+      {"step_library", llvm::json::Object{{"file", library.file},
+                                          {"bytes", library.bytes},
+                                          {"sha256", library.sha256}}},
       {"device_batch", t.deviceBatch},
       {"seq_len", t.seqLen},
       {"grad_accum", t.gradAccum()},
@@ -132,26 +150,22 @@ bool writeManifest(ModuleOp module, const ModelSpec &spec,
       {"vocab_size", spec.model.vocabSize},
       {"padded_vocab", spec.model.paddedVocab()},
       {"bos_token", spec.model.attention.bosToken},
-      {"windowed", windowed},
+      {"run", runDefaults(spec)},
       {"slots", std::move(slotArray)},
       {"params", std::move(paramArray)}};
 
-  std::string tmp = path + ".tmp";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(tmp, ec);
-    if (ec) {
-      error = "cannot write " + tmp + ": " + ec.message();
-      return false;
-    }
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
-       << "\n";
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
-    error = "cannot write " + path + ": " + ec.message();
-    return false;
-  }
-  return true;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+  return runtime::writeFileAtomically(
+      path,
+      [&](std::FILE *f, std::string &err) {
+        if (std::fwrite(text.data(), 1, text.size(), f) == text.size())
+          return true;
+        err = "cannot write " + path;
+        return false;
+      },
+      error);
 }
 
 } // namespace gptc

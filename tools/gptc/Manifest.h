@@ -11,10 +11,21 @@
 
 namespace gptc {
 
-/// Writes manifest.json (docs/artifact.md) from the arena layout recorded on
-/// `module` by gptc-build-step and the parameter list of `spec`.
+/// The step library a manifest describes: its file name in the bundle, its
+/// size and SHA-256 (the runtime checks both before loading it).
+struct StepLibraryFile {
+  std::string file;
+  int64_t bytes = 0;
+  std::string sha256;
+};
+
+/// Writes manifest.json (docs/artifact.md) from the `#gpt.arena` layout
+/// and the layout descriptor on `module` (gptc-build-step,
+/// gptc-plan-buffers, gptc-export-layout), the parameter list and run
+/// defaults of `spec`, and the step library's identity, atomically.
 bool writeManifest(mlir::ModuleOp module, const ModelSpec &spec,
-                   const std::string &path, std::string &error);
+                   const StepLibraryFile &library, const std::string &path,
+                   std::string &error);
 
 } // namespace gptc
 

@@ -43,8 +43,8 @@ namespace gptc {
 
 namespace {
 
-/// The chips emitPTX targets, in its order.
-constexpr std::array<const char *, 2> kChips = {"sm_80", "sm_90"};
+/// The chips of the PTX stage, in its order.
+constexpr size_t kNumChips = kPTXChips.size();
 
 /// A count that may be unknown (a dynamic loop bound).
 using Count = std::optional<int64_t>;
@@ -106,7 +106,7 @@ struct Kernel {
   std::vector<Count> loops;         ///< CPU: trip count of each dimension
   std::array<Count, 3> grid, block; ///< CUDA
   Count launches = 1;               ///< per call of the entry point
-  std::array<PTXASInfo, kChips.size()> ptxas;
+  std::array<PTXASInfo, kNumChips> ptxas;
 };
 
 /// One GEMM shape: C[b] = op(A[b]) op(B[b]) (+ C[b]), op(A) m x k.
@@ -323,16 +323,16 @@ bool assembleKernels(ModuleOp module, std::vector<EntryStats> &entries,
   // (chip, PTX text) -> result slot; kernel name -> slot per chip.
   std::map<std::pair<std::string, StringRef>, size_t> unique;
   std::vector<std::pair<const PTXKernel *, PTXASInfo>> results;
-  llvm::StringMap<std::array<size_t, kChips.size()>> slotOf;
+  llvm::StringMap<std::array<size_t, kNumChips>> slotOf;
   for (const PTXKernel &k : ptx) {
-    auto chip = llvm::find(kChips, k.chip);
-    if (chip == kChips.end())
+    auto chip = llvm::find(kPTXChips, k.chip);
+    if (chip == kPTXChips.end())
       continue;
     auto [it, inserted] =
         unique.try_emplace({k.chip, StringRef(k.ptx)}, results.size());
     if (inserted)
       results.push_back({&k, {}});
-    slotOf[k.name][chip - kChips.begin()] = it->second + 1;
+    slotOf[k.name][chip - kPTXChips.begin()] = it->second + 1;
   }
   {
     llvm::DefaultThreadPool pool(llvm::heavyweight_hardware_concurrency());
@@ -351,14 +351,14 @@ bool assembleKernels(ModuleOp module, std::vector<EntryStats> &entries,
   for (EntryStats &entry : entries)
     for (Kernel &k : entry.kernels) {
       auto it = slotOf.find(k.name);
-      for (size_t c = 0; c < kChips.size(); ++c) {
+      for (size_t c = 0; c < kNumChips; ++c) {
         size_t slot = it == slotOf.end() ? 0 : it->second[c];
         if (slot == 0)
           k.ptxas[c].error = "no PTX for this kernel";
         else
           k.ptxas[c] = results[slot - 1].second;
         if (!k.ptxas[c].error.empty() && failed++ == 0)
-          first = k.name + " (" + kChips[c] + "): " + k.ptxas[c].error;
+          first = k.name + " (" + kPTXChips[c] + "): " + k.ptxas[c].error;
       }
     }
   if (failed)
@@ -455,7 +455,7 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
           {"kernel", false}, {"origin", false}, {"grid", false},
           {"block", false},  {"threads", true}, {"launches", true}};
       if (withPTXAS)
-        for (const char *chip : kChips) {
+        for (const char *chip : kPTXChips) {
           header.push_back({std::string(chip) + " regs", true});
           header.push_back({"spill", true});
         }
@@ -633,11 +633,11 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
      << stepGemms.str() << " GEMM calls, " << stepFlops.str() << " GEMM FLOPs ("
      << human(stepFlops.known) << "FLOP)";
   if (cuda && !ptxas.empty()) {
-    std::array<int64_t, kChips.size()> maxRegs{};
+    std::array<int64_t, kNumChips> maxRegs{};
     int64_t spills = 0, failed = 0;
     for (const EntryStats &e : entries)
       for (const Kernel &k : e.kernels)
-        for (size_t c = 0; c < kChips.size(); ++c) {
+        for (size_t c = 0; c < kNumChips; ++c) {
           const PTXASInfo &p = k.ptxas[c];
           if (!p.error.empty()) {
             ++failed;
@@ -647,8 +647,8 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
           spills += p.spillBytes;
         }
     os << "; ptxas: max registers";
-    for (size_t c = 0; c < kChips.size(); ++c)
-      os << " " << maxRegs[c] << " (" << kChips[c] << ")";
+    for (size_t c = 0; c < kNumChips; ++c)
+      os << " " << maxRegs[c] << " (" << kPTXChips[c] << ")";
     os << ", " << spills << " spill bytes";
     if (failed)
       os << ", failed on " << failed << " kernel(s)";

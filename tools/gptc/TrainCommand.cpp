@@ -1,12 +1,11 @@
 //===- TrainCommand.cpp - `gptc train` ------------------------------------===//
 
-#include "runtime/TrainCommand.h"
+#include "tools/gptc/TrainCommand.h"
 
-#include "runtime/data/OptionValue.h"
+#include "tools/gptc/CommandOptions.h"
 
-#include "frontend/SpecParser.h"
-#include "runtime/Manifest.h"
-#include "runtime/StepLibrary.h"
+#include "runtime/Bundle.h"
+#include "runtime/Files.h"
 #include "runtime/Trainer.h"
 #include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
@@ -32,6 +31,8 @@ const char *trainCommandUsage() {
          "it first into SPEC-BASENAME.gptc/ in the working directory (or\n"
          "under $TMPDIR when that is not writable). Prints one line per\n"
          "step, the validation loss every --val-every steps and a summary.\n"
+         "Defaults come from the bundle's manifest (the spec's training,\n"
+         "data and validation keys).\n"
          "\n"
          "options:\n"
          "  --data GLOB        training shards (default: the spec's "
@@ -59,34 +60,9 @@ namespace {
 
 const char *kMe = "gptc train: ";
 
-/// A non-negative integer; accepts scientific notation such as 1e6.
-bool parseCount(const std::string &s, int64_t &v) {
-  if (s.empty())
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  long long i = std::strtoll(s.c_str(), &end, 10);
-  if (errno == 0 && *end == '\0' && i >= 0) {
-    v = i;
-    return true;
-  }
-  errno = 0;
-  double d = std::strtod(s.c_str(), &end);
-  if (errno != 0 || *end != '\0' || !(d >= 0) || d > 9e15 ||
-      d != double(int64_t(d)))
-    return false;
-  v = int64_t(d);
-  return true;
-}
-
 bool isDirectory(const std::string &path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool isFile(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 bool endsWith(const std::string &s, const std::string &suffix) {
@@ -108,10 +84,8 @@ std::string bundleDirFor(const std::string &specPath) {
   return std::string(tmp && *tmp ? tmp : "/tmp") + "/" + base;
 }
 
-/// The manifest must describe the bundle's spec.yaml and a run this runtime
-/// can do (one CPU rank).
-bool checkBundle(const Manifest &m, const ModelSpec &spec,
-                 const std::string &specPath, std::string &error) {
+/// What this runtime can run: one CPU rank.
+bool checkRunnable(const Manifest &m, std::string &error) {
   if (m.target != "cpu") {
     error = m.path + ": target: '" + m.target +
             "' is not supported by this runtime (cpu only)";
@@ -119,29 +93,9 @@ bool checkBundle(const Manifest &m, const ModelSpec &spec,
   }
   if (m.ranks != 1) {
     error = m.path + ": ranks: " + std::to_string(m.ranks) +
-            " ranks; this runtime runs one (compile with training.ranks=1)";
+            "; this runtime runs one rank (compile with training.ranks=1)";
     return false;
   }
-  struct Pair {
-    const char *field, *key;
-    int64_t manifest, spec;
-  } pairs[] = {
-      {"device_batch", "training.device_batch", m.deviceBatch,
-       spec.training.deviceBatch},
-      {"seq_len", "training.seq_len", m.seqLen, spec.training.seqLen},
-      {"grad_accum", "training.batch / (device_batch * ranks)", m.gradAccum,
-       spec.training.gradAccum()},
-      {"vocab_size", "model.vocab_size", m.vocabSize, spec.model.vocabSize},
-      {"windowed", "model.attention.window_unit != none", m.windowed,
-       spec.model.attention.windowUnit != WindowUnit::None},
-  };
-  for (const Pair &p : pairs)
-    if (p.manifest != p.spec) {
-      error = m.path + ": " + p.field + ": " + std::to_string(p.manifest) +
-              " disagrees with " + specPath + " " + p.key + " = " +
-              std::to_string(p.spec) + " (a stale or mixed bundle?)";
-      return false;
-    }
   return true;
 }
 
@@ -156,133 +110,49 @@ int64_t countParameters(const Manifest &m) {
   return n;
 }
 
-} // namespace
+/// The options of `gptc train` (--dtype and --no-fuse are the compiler's:
+/// the driver passes them to the compile hook).
+const std::vector<cli::OptionSpec> &trainOptions() {
+  static const std::vector<cli::OptionSpec> table = {
+      {"--data", nullptr, cli::ValueKind::String},
+      {"--val", nullptr, cli::ValueKind::String},
+      {"--steps", nullptr, cli::ValueKind::String},
+      {"--seed", nullptr, cli::ValueKind::String},
+      {"--val-every", nullptr, cli::ValueKind::String},
+      {"--val-tokens", nullptr, cli::ValueKind::String},
+      {"--save-params", nullptr, cli::ValueKind::String},
+      {"--set", nullptr, cli::ValueKind::Repeated},
+      {"--dtype", nullptr, cli::ValueKind::String},
+      {"--no-fuse", nullptr, cli::ValueKind::None}};
+  return table;
+}
 
-int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
-                    std::ostream &err, const CompileHook &compile) {
-  std::vector<std::string> inputs, overrides;
-  std::string dataGlob, valGlob, saveParamsPath;
-  int64_t steps = -1, seed = -1, valEvery = -1, valTokens = -1;
-
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg.empty() || arg[0] != '-') {
-      inputs.push_back(arg);
-      continue;
-    }
-    if (arg == "-h" || arg == "--help") {
-      out << trainCommandUsage();
-      return 0;
-    }
-    // Options with a value: "--opt VALUE" or "--opt=VALUE".
-    std::string value;
-    if (!data::takeOptionValue(args, i,
-                               {"--data", "--val", "--steps", "--seed",
-                                "--val-every", "--val-tokens", "--set",
-                                "--save-params"},
-                               kMe, "train", err, arg, value))
-      return 2;
-    if (arg == "--data") {
-      dataGlob = value;
-    } else if (arg == "--val") {
-      valGlob = value;
-    } else if (arg == "--set") {
-      overrides.push_back(value);
-    } else if (arg == "--save-params") {
-      saveParamsPath = value;
-    } else {
-      int64_t *target = arg == "--steps"       ? &steps
-                        : arg == "--seed"      ? &seed
-                        : arg == "--val-every" ? &valEvery
-                                               : &valTokens;
-      if (!parseCount(value, *target)) {
-        err << kMe << "error: " << arg << " '" << value
-            << "' is not a non-negative integer\n";
-        return 2;
-      }
-    }
-  }
-  if (inputs.size() != 1) {
-    err << kMe << "error: "
-        << (inputs.empty() ? "no bundle directory or spec"
-                           : "more than one bundle or spec")
-        << " (see gptc train --help)\n";
-    return 2;
-  }
-
-  // A spec compiles into a bundle first.
-  std::string bundle = inputs[0];
-  std::string error;
-  bool isSpec =
-      endsWith(bundle, ".yaml") || endsWith(bundle, ".yml") || isFile(bundle);
-  if (isSpec) {
-    if (!isFile(bundle)) {
-      err << kMe << "error: " << bundle << ": no such spec file\n";
-      return 1;
-    }
-    if (!compile) {
-      err << kMe << "error: " << bundle
-          << ": this program cannot compile specs; pass a bundle directory\n";
-      return 1;
-    }
-    std::string outDir = bundleDirFor(bundle);
-    out << kMe << "compiling " << bundle << " -> " << outDir << "\n";
-    out.flush();
-    if (!compile(bundle, overrides, outDir, error)) {
-      err << kMe << "error: " << error << "\n";
-      return 1;
-    }
-    bundle = outDir;
-  } else if (!overrides.empty()) {
-    err << kMe << "error: --set needs a spec; " << bundle
-        << " is compiled (recompile it with --set)\n";
-    return 2;
-  }
-  if (!isDirectory(bundle)) {
-    err << kMe << "error: " << bundle << ": no such bundle directory\n";
-    return 1;
-  }
-
-  Manifest manifest;
-  if (!readManifest(bundle + "/manifest.json", manifest, error)) {
-    err << kMe << "error: " << error << "\n";
-    return 1;
-  }
-  ModelSpec spec;
-  SpecError specError;
-  std::string specPath = bundle + "/spec.yaml";
-  if (!isFile(specPath)) {
-    err << kMe << "error: " << specPath << ": missing\n";
-    return 1;
-  }
-  if (!parseSpecFile(specPath, {}, spec, specError)) {
-    err << kMe << "error: " << specError.str() << "\n";
-    return 1;
-  }
-  if (!checkBundle(manifest, spec, specPath, error)) {
-    err << kMe << "error: " << error << "\n";
-    return 1;
-  }
-  StepLibrary step;
-  if (!step.load(bundle + "/step.so", error)) {
-    err << kMe << "error: " << error << "\n";
-    return 1;
-  }
-
+/// The configuration of the run: the command line (its numbers checked
+/// already) over the manifest's defaults.
+TrainConfig makeConfig(const cli::ParsedOptions &o, const Manifest &m) {
+  const RunDefaults &d = m.run;
   TrainConfig config;
-  config.steps = steps >= 0 ? steps : spec.training.steps;
-  config.seed = uint64_t(seed >= 0 ? seed : spec.training.seed);
-  config.trainPattern = dataGlob.empty() ? spec.data.train : dataGlob;
-  config.valPattern = valGlob.empty() ? spec.data.val : valGlob;
-  config.valEvery = valEvery >= 0 ? valEvery : spec.validation.every;
-  config.valTokens = valTokens >= 0 ? valTokens : spec.validation.tokens;
-  config.timingSkipSteps = spec.training.timingSkipSteps;
-  config.saveParamsPath = saveParamsPath;
+  auto count = [&](const char *name, int64_t fallback) {
+    auto v = o.get(name);
+    return v ? *cli::parseCount(*v) : fallback;
+  };
+  config.steps = count("--steps", d.steps);
+  config.seed = uint64_t(count("--seed", d.seed));
+  config.valEvery = count("--val-every", d.valEvery);
+  config.valTokens = count("--val-tokens", d.valTokens);
+  config.trainPattern = o.get("--data").value_or(d.train);
+  config.valPattern = o.get("--val").value_or(d.val);
+  config.timingSkipSteps = d.timingSkipSteps;
+  config.saveParamsPath = o.get("--save-params").value_or("");
+  return config;
+}
 
+void printHeader(const Manifest &manifest, const TrainConfig &config,
+                 std::ostream &out) {
   const int64_t tokensPerStep =
       manifest.microBatchTokens() * manifest.gradAccum;
-  out << kMe << (manifest.specName.empty() ? spec.name : manifest.specName)
-      << " | " << withThousands(countParameters(manifest)) << " params | B "
+  out << kMe << manifest.specName << " | "
+      << withThousands(countParameters(manifest)) << " params | B "
       << manifest.deviceBatch << " x T " << manifest.seqLen << " x accum "
       << manifest.gradAccum << " = " << withThousands(tokensPerStep)
       << " tok/step | " << config.steps << " steps | seed " << config.seed
@@ -304,14 +174,103 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
       << (avx512SgemmAvailable() ? "f64 " : "") << "OpenBLAS "
       << (blasCore ? blasCore : "?") << " kernels | " << omp_get_max_threads()
       << " threads\n";
-  if (config.steps != spec.training.steps)
+  if (config.steps != manifest.run.steps)
     out << "note: running " << config.steps << " steps; the compiled lr "
-        << "and window schedules span training.steps = " << spec.training.steps
+        << "and window schedules span training.steps = " << manifest.run.steps
         << "\n";
   out.flush();
+}
+
+} // namespace
+
+int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
+                    std::ostream &err, const CompileHook &compile) {
+  cli::ParsedOptions o;
+  bool help = false;
+  if (!cli::parseOptions(args, trainOptions(), "train", err, o, help))
+    return 2;
+  if (help) {
+    out << trainCommandUsage();
+    return 0;
+  }
+  if (o.positionals.size() != 1) {
+    err << kMe << "error: "
+        << (o.positionals.empty() ? "no bundle directory or spec"
+                                  : "more than one bundle or spec")
+        << " (see gptc train --help)\n";
+    return 2;
+  }
+
+  // Numbers are checked before anything is compiled or opened.
+  for (const char *name : {"--steps", "--val-every", "--val-tokens", "--seed"})
+    if (auto v = o.get(name);
+        v && !cli::parseCount(*v, std::string(name) != "--seed")) {
+      err << kMe << "error: " << name << " '" << *v
+          << "' is not a non-negative integer\n";
+      return 2;
+    }
+
+  // A spec compiles into a bundle first.
+  std::string bundle = o.positionals[0];
+  std::string error;
+  std::vector<std::string> overrides = o.all("--set");
+  if (auto dtype = o.get("--dtype"))
+    overrides.push_back("training.dtype=" + *dtype);
+  bool isSpec = endsWith(bundle, ".yaml") || endsWith(bundle, ".yml") ||
+                (!isDirectory(bundle) && access(bundle.c_str(), F_OK) == 0);
+  if (isSpec) {
+    if (!checkRegularFile(bundle, "spec", error)) {
+      err << kMe << "error: " << error << "\n";
+      return 1;
+    }
+    if (!compile) {
+      err << kMe << "error: " << bundle
+          << ": this program cannot compile specs; pass a bundle directory\n";
+      return 1;
+    }
+    std::string outDir = bundleDirFor(bundle);
+    out << kMe << "compiling " << bundle << " -> " << outDir << "\n";
+    out.flush();
+    if (!compile(bundle, overrides, o.has("--no-fuse"), outDir, error)) {
+      // A spec error is already a located error line.
+      if (error.find(": error: ") == std::string::npos)
+        err << kMe << "error: ";
+      err << error << "\n";
+      return 1;
+    }
+    bundle = outDir;
+  } else {
+    for (const char *specOnly : {"--set", "--dtype", "--no-fuse"})
+      if (o.has(specOnly)) {
+        err << kMe << "error: " << specOnly << " applies when a spec is "
+            << "compiled; " << bundle << " is a compiled bundle (recompile it "
+            << "with gptc compile SPEC " << specOnly << " ...)\n";
+        return 2;
+      }
+  }
+  if (!isDirectory(bundle)) {
+    err << kMe << "error: " << bundle << ": no such bundle directory\n";
+    return 1;
+  }
+
+  Manifest manifest;
+  StepLibrary step;
+  if (!openBundle(bundle, manifest, step, error) ||
+      !checkRunnable(manifest, error)) {
+    err << kMe << "error: " << error << "\n";
+    return 1;
+  }
+  TrainConfig config = makeConfig(o, manifest);
+  // Outputs are checked before the run, not after it.
+  if (!config.saveParamsPath.empty() &&
+      !checkWritableDestination(config.saveParamsPath, error)) {
+    err << kMe << "error: --save-params: " << error << "\n";
+    return 1;
+  }
+  printHeader(manifest, config, out);
 
   TrainResult result;
-  if (!train(manifest, spec, step, config, out, result, error)) {
+  if (!train(manifest, step, config, out, result, error)) {
     err << kMe << "error: " << error << "\n";
     return 1;
   }

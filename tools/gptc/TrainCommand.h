@@ -4,15 +4,16 @@
 //              [--seed S] [--val-every N] [--val-tokens N]
 //              [--set key=value]...
 //
-// Trains a compiled bundle (docs/artifact.md) with runtime/Trainer.h. Given
-// a spec instead, compiles it first through the CompileHook the driver
-// passes in (into SPEC-BASENAME.gptc/ in the working directory, or under
-// $TMPDIR when that is not writable).
+// Trains a compiled bundle (docs/artifact.md, opened and verified by
+// runtime/Bundle.h) with runtime/Trainer.h; the defaults come from its
+// manifest, not from a spec. Given a spec instead, compiles it first through
+// the CompileHook the driver passes in (into SPEC-BASENAME.gptc/ in the
+// working directory, or under $TMPDIR when that is not writable).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GPTC_RUNTIME_TRAINCOMMAND_H
-#define GPTC_RUNTIME_TRAINCOMMAND_H
+#ifndef GPTC_TOOLS_GPTC_TRAINCOMMAND_H
+#define GPTC_TOOLS_GPTC_TRAINCOMMAND_H
 
 #include <functional>
 #include <ostream>
@@ -22,11 +23,12 @@
 namespace gptc {
 namespace runtime {
 
-/// Compiles `spec` with `overrides` ("key=value" each) into the bundle
-/// directory `outDir`. Returns false and sets `error` (one line).
+/// Compiles `spec` with `overrides` ("key=value" each; --dtype D comes as
+/// training.dtype=D) and fusion on or off into the bundle directory
+/// `outDir`. Returns false and sets `error` (one line).
 using CompileHook = std::function<bool(
     const std::string &spec, const std::vector<std::string> &overrides,
-    const std::string &outDir, std::string &error)>;
+    bool noFuse, const std::string &outDir, std::string &error)>;
 
 /// `args` are the arguments after `train`. Returns the exit code: 0 on
 /// success (and for --help), 1 on an error (one line on `err`), 2 on a usage
@@ -40,4 +42,4 @@ const char *trainCommandUsage();
 } // namespace runtime
 } // namespace gptc
 
-#endif // GPTC_RUNTIME_TRAINCOMMAND_H
+#endif // GPTC_TOOLS_GPTC_TRAINCOMMAND_H

@@ -7,8 +7,8 @@
 // `check` validates a spec and prints a summary of the model it describes;
 // `compile` runs the pipeline up to STAGE and prints (or writes) the IR, or
 // with --stats prints the step's kernels and GEMMs (Stats.h). `train` and
-// `data` parse their own arguments (runtime/); --dtype is rewritten into
-// --set training.dtype=... for `train` here.
+// `data` parse their arguments with CommandOptions.h (TrainCommand.cpp,
+// DataCommand.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,12 +17,11 @@
 #include "frontend/Parameters.h"
 #include "frontend/SpecParser.h"
 #include "passes/Passes.h"
-#include "runtime/TrainCommand.h"
-#include "runtime/data/DataCommand.h"
-#include "runtime/data/OptionValue.h"
 #include "tools/gptc/Compile.h"
+#include "tools/gptc/DataCommand.h"
 #include "tools/gptc/Stats.h"
 #include "tools/gptc/Summary.h"
+#include "tools/gptc/TrainCommand.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -77,8 +76,6 @@ cl::opt<bool> &statsOption() {
   return stats;
 }
 using gptc::Stage;
-/// --emit=ptx: past the last pipeline stage (CUDA only).
-constexpr Stage kPTXStage = static_cast<Stage>(100);
 cl::opt<Stage> emitStage(
     "emit", cl::desc("Print the IR after this stage (compile)"),
     cl::values(
@@ -97,7 +94,7 @@ cl::opt<Stage> emitStage(
         clEnumValN(Stage::Loops, "loops", "kernels as scf.parallel nests"),
         clEnumValN(Stage::LLVM, "llvm",
                    "CPU: LLVM dialect; CUDA: kernels as gpu.launch"),
-        clEnumValN(kPTXStage, "ptx",
+        clEnumValN(Stage::PTX, "ptx",
                    "CUDA: PTX of every kernel for sm_80 and sm_90")),
     cl::cat(gptcCategory));
 cl::opt<bool> noFuse(
@@ -212,7 +209,7 @@ int runCheck() {
 /// --emit=ptx: every kernel's PTX, to stdout or as DIR/KERNEL.CHIP.ptx.
 int writePTX(mlir::ModuleOp module) {
   std::vector<gptc::PTXKernel> kernels;
-  if (!gptc::emitPTX(module, kernels))
+  if (!gptc::collectPTX(module, kernels))
     return 1;
   if (outputPath == "-") {
     for (const gptc::PTXKernel &k : kernels)
@@ -283,7 +280,7 @@ int runCompile() {
   });
   if (stats)
     return runStats(ctx, spec);
-  bool ptx = emit && emitStage.getValue() == kPTXStage;
+  bool ptx = emit && emitStage.getValue() == Stage::PTX;
   if (ptx && target != gptc::Target::CUDA) {
     errs() << "gptc: error: --emit=ptx needs --target=cuda\n";
     return 1;
@@ -293,7 +290,7 @@ int runCompile() {
               "--target=cuda --emit=ptx\n";
     return 1;
   }
-  Stage stage = emit && !ptx ? emitStage.getValue() : Stage::LLVM;
+  Stage stage = emit ? emitStage.getValue() : Stage::LLVM;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       gptc::compileToStage(ctx, spec, stage, target, !noFuse);
   if (!module)
@@ -321,32 +318,53 @@ int runCompile() {
   return 0;
 }
 
-/// `gptc train` arguments with --dtype D / --dtype=D as --set
-/// training.dtype=D (runtime/TrainCommand.cpp knows only --set). False
-/// after an error line for a --dtype without a value.
-bool rewriteTrainDType(std::vector<std::string> &args) {
-  std::vector<std::string> result;
+/// --emit=VALUE / --emit VALUE must name a stage; llvm::cl would only say
+/// "Cannot find option named".
+bool checkEmitValues(const std::vector<const char *> &args) {
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &arg = args[i];
-    if (arg != "--dtype" && arg.rfind("--dtype=", 0) != 0) {
-      result.push_back(arg);
-      // The value of an option that takes one is not an option.
-      for (const char *withValue : {"--data", "--val", "--steps", "--seed",
-                                    "--val-every", "--val-tokens", "--set",
-                                    "--save-params"})
-        if (arg == withValue && i + 1 < args.size())
-          result.push_back(args[++i]);
+    llvm::StringRef arg = args[i], value;
+    if (arg.consume_front("--emit=") || arg.consume_front("-emit="))
+      value = arg;
+    else if ((arg == "--emit" || arg == "-emit") && i + 1 < args.size())
+      value = args[i + 1];
+    else
       continue;
-    }
-    std::string name, value;
-    if (!gptc::data::takeOptionValue(args, i, {"--dtype"}, "gptc train: ",
-                                     "train", std::cerr, name, value))
-      return false;
-    result.push_back("--set");
-    result.push_back("training.dtype=" + value);
+    if (gptc::parseStage(value.str()))
+      continue;
+    std::string stages;
+    for (Stage st : {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step,
+                     Stage::Linalg, Stage::Buffers, Stage::Loops, Stage::LLVM,
+                     Stage::PTX})
+      stages += (stages.empty() ? "" : ", ") + std::string(gptc::stageName(st));
+    errs() << "gptc: error: --emit: unknown stage '" << value
+           << "' (stages, in pipeline order: " << stages << ")\n";
+    return false;
   }
-  args = std::move(result);
   return true;
+}
+
+/// A single-valued option given twice is an error, not "the last wins".
+bool checkSingleOccurrences() {
+  struct Named {
+    const char *name;
+    cl::Option *option;
+  } options[] = {{"--emit", &emitStage}, {"-o", &outputPath},
+                 {"--target", &target},  {"--dtype", &dtype},
+                 {"--no-fuse", &noFuse}, {"--stats", &statsOption()}};
+  for (const Named &o : options)
+    if (o.option->getNumOccurrences() > 1) {
+      errs() << "gptc: error: " << o.name << " is given more than once\n";
+      return false;
+    }
+  return true;
+}
+
+/// "; did you mean 'compile'?" for a near miss of a command name.
+std::string closestCommand(const std::string &command) {
+  for (const char *known : {"check", "compile", "data", "train"})
+    if (llvm::StringRef(command).edit_distance(known) <= 2)
+      return std::string("; did you mean '") + known + "'?";
+  return "";
 }
 
 } // namespace
@@ -373,17 +391,11 @@ int main(int argc, char **argv) {
   std::string command = argc > 1 ? argv[1] : "";
   if (command == "train") {
     std::vector<std::string> args(argv + 2, argv + argc);
-    if (!rewriteTrainDType(args))
-      return 2;
-    // --no-fuse is the compiler's: it applies when a spec is compiled first.
-    bool fuse = true;
-    llvm::erase_if(args, [&](const std::string &a) {
-      return a == "--no-fuse" ? (fuse = false, true) : false;
-    });
-    auto compile = [fuse](const std::string &spec,
-                          const std::vector<std::string> &overrides,
-                          const std::string &outDir, std::string &error) {
-      return gptc::compileSpecToBundle(spec, overrides, outDir, error, fuse);
+    auto compile = [](const std::string &spec,
+                      const std::vector<std::string> &overrides, bool noFuse,
+                      const std::string &outDir, std::string &error) {
+      return gptc::compileSpecToBundle(spec, overrides, outDir, error,
+                                       !noFuse);
     };
     return gptc::runtime::runTrainCommand(args, std::cout, std::cerr,
                                           compile);
@@ -397,17 +409,20 @@ int main(int argc, char **argv) {
     std::vector<const char *> args = {argv0.c_str()};
     for (int i = 2; i < argc; ++i)
       args.push_back(argv[i]);
-    if (!cl::ParseCommandLineOptions(static_cast<int>(args.size()),
-                                     args.data(), overview, &errs()))
+    if (!checkEmitValues(args) ||
+        !cl::ParseCommandLineOptions(static_cast<int>(args.size()),
+                                     args.data(), overview, &errs()) ||
+        !checkSingleOccurrences())
       return 1;
     return command == "check" ? runCheck() : runCompile();
   }
-  cl::ParseCommandLineOptions(argc, argv, overview);
   if (!command.empty() && command[0] != '-') {
-    errs() << "gptc: error: unknown command '" << command
-           << "' (expected check, compile, data or train; see gptc --help)\n";
+    errs() << "gptc: error: unknown command '" << command << "'"
+           << closestCommand(command)
+           << " (expected check, compile, data or train; see gptc --help)\n";
     return 1;
   }
+  cl::ParseCommandLineOptions(argc, argv, overview);
   errs() << "gptc: error: no command given (see gptc --help)\n";
   return 1;
 }

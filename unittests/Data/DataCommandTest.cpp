@@ -1,6 +1,6 @@
 //===- DataCommandTest.cpp - `gptc data` ----------------------------------===//
 
-#include "runtime/data/DataCommand.h"
+#include "tools/gptc/DataCommand.h"
 
 #include "runtime/data/Shard.h"
 
@@ -71,6 +71,12 @@ TEST_F(DataCommandTest, UsageErrors) {
   EXPECT_EQ(run({"x", "-o", dir, "--shard-tokens", "3e9"}), 2);
   EXPECT_EQ(run({"x", "-o", dir, "--frobnicate"}), 2);
   EXPECT_NE(err.str().find("unknown option '--frobnicate'"), std::string::npos);
+  EXPECT_EQ(run({"x", "-o", dir, "--output", dir}), 2);
+  EXPECT_EQ(err.str(), "gptc data: error: --output is given more than once\n");
+  EXPECT_EQ(run({"x", "-o", dir, "--shard-tokens", "0x10"}), 2);
+  EXPECT_EQ(run({"x", "-o", dir, "--val-fraction", "0x0.1p0"}), 2);
+  EXPECT_EQ(run({"x", "-o", dir, "--doc-per-file=1"}), 2);
+  EXPECT_EQ(err.str(), "gptc data: error: --doc-per-file takes no value\n");
 }
 
 TEST_F(DataCommandTest, InputErrorIsOneLine) {

@@ -4,6 +4,9 @@
 
 #include "DataTestUtil.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstring>
 
 using namespace gptc::data;
@@ -152,7 +155,15 @@ TEST_F(ShardTest, TruncatedHeader) {
 TEST_F(ShardTest, UnreadableFile) {
   expectRejected(path("missing.bin"),
                  {"cannot open", "No such file or directory"});
-  expectRejected(dir, {"not a regular file"});
+  expectRejected(dir, {"not a regular file (a directory)"});
+  // A FIFO is refused without being opened (opening would block).
+  std::string fifo = path("fifo.bin");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expectRejected(fifo, {"not a regular file (a FIFO)"});
+  // A symlink loop is named as such.
+  std::string loop = path("loop.bin");
+  ASSERT_EQ(symlink(loop.c_str(), loop.c_str()), 0);
+  expectRejected(loop, {"a symbolic link loop"});
 }
 
 TEST_F(ShardTest, GlobIsSortedAndEmptyGlobFails) {

@@ -2,10 +2,11 @@
 
 #include "unittests/Optim/MatrixUtil.h"
 
+#include "reference/Random.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <random>
 #include <stdexcept>
 
 // LAPACK from OpenBLAS (Fortran ABI).
@@ -143,11 +144,10 @@ Matrix newtonSchulz(const Matrix &g, double a, double b, double c, int steps,
 }
 
 std::vector<float> gaussian(int64_t n, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
+  ref::Random gen(seed);
   std::vector<float> v(static_cast<size_t>(n));
   for (float &x : v)
-    x = dist(gen);
+    x = static_cast<float>(gen.normal());
   return v;
 }
 

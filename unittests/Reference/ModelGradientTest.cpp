@@ -16,9 +16,9 @@
 // nonlinearities (gelu, relu^2, softmax, softcap) out of their linear
 // regime and the gradients well above the finite-difference noise.
 // Tokens contain BOS (256) at positions 0 and 9 (T = 16) or 0, 40 and 90
-// (T = 128), so the document mask matters. The window operand is 5 tokens
-// for token windows (it masks within documents), 128 for block windows
-// (what the runtime passes at step 0; with T = 128 there is one block, so
+// (T = 128), so the document mask matters. The window schedule is made
+// constant: 5 tokens for token windows (it masks within documents), one
+// 128-token block for block windows (with T = 128 there is one block, so
 // the block window masks nothing: the gradient paths are the same, and the
 // block-window semantics are checked in InterpreterTest).
 //
@@ -90,6 +90,14 @@ TEST_P(ModelGradientTest, AutodiffMatchesFiniteDifferences) {
       "training.ranks=1",         "model.d_model=16",
       "model.n_head=2",           "model.head_dim=8",
       "model.vocab_size=257",     "model.attention.bos_token=256"};
+  if (spec.model.attention.windowUnit != gptc::WindowUnit::None) {
+    // A constant window schedule: 5 tokens, or one 128-token block.
+    std::string w = blocks ? "128" : "5";
+    overrides.push_back("model.attention.window_start=" + w);
+    overrides.push_back("model.attention.window_end=" + w);
+    overrides.push_back(std::string("model.attention.window_granularity=") +
+                        (blocks ? "128" : "1"));
+  }
   ASSERT_TRUE(gptc::parseSpecFile(path, overrides, spec, error)) << error.str();
 
   TestContext tc;
@@ -100,7 +108,7 @@ TEST_P(ModelGradientTest, AutodiffMatchesFiniteDifferences) {
   auto grad = module->lookupSymbol<func::FuncOp>("forward_grad");
   ASSERT_TRUE(forward && grad);
 
-  // Arguments: tokens, targets, [window], parameters.
+  // Arguments: tokens, targets, [step], parameters.
   Generator gen(12345);
   SmallVector<HostTensor> args;
   SmallVector<unsigned> params;
@@ -122,8 +130,8 @@ TEST_P(ModelGradientTest, AutodiffMatchesFiniteDifferences) {
     } else if (name == "targets") {
       for (double &v : t.data)
         v = static_cast<double>(gen.below(vocab));
-    } else if (name == "window") {
-      t[0] = blocks ? 128 : 5;
+    } else if (name == "step") {
+      t[0] = 0; // the window schedule above is constant
     } else if (forward.getArgAttr(i, "gpt.param")) {
       params.push_back(i);
       if (type.getRank() == 1) {

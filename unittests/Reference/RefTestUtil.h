@@ -4,6 +4,7 @@
 #define GPTC_UNITTESTS_REFERENCE_REFTESTUTIL_H
 
 #include "reference/Interpreter.h"
+#include "reference/Random.h"
 #include "reference/ReferenceInterfaces.h"
 
 #include "dialects/GPT/GPTDialect.h"
@@ -20,7 +21,6 @@
 
 #include <cmath>
 #include <memory>
-#include <random>
 #include <string>
 
 namespace gptc::ref::test {
@@ -64,24 +64,8 @@ private:
   std::unique_ptr<mlir::ScopedDiagnosticHandler> handler;
 };
 
-/// Uniform doubles and standard normals, written out so that the values do
-/// not depend on the standard library's distributions.
-class Generator {
-public:
-  explicit Generator(uint64_t seed) : engine(seed) {}
-  double uniform() { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  double normal() {
-    double u1 = uniform(), u2 = uniform();
-    if (u1 <= 0.0)
-      u1 = 0x1.0p-53;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  }
-  uint64_t below(uint64_t bound) { return engine() % bound; }
-
-private:
-  std::mt19937_64 engine;
-};
+/// The shared generator of tests and reference tools.
+using Generator = gptc::ref::Random;
 
 inline HostTensor ht(llvm::ArrayRef<int64_t> shape,
                          std::vector<double> values) {

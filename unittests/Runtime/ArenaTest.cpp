@@ -159,3 +159,27 @@ TEST(Arena, Bf16Rounding) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ArenaGuardDeathTest, WritesPastTheArenaFault) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(toJson(fakeManifest()), "m.json", m, error))
+      << error;
+  ::setenv("GPTC_ARENA_GUARD", "1", 1);
+  Arena arena;
+  bool ok = arena.allocate(m, error);
+  ::unsetenv("GPTC_ARENA_GUARD");
+  ASSERT_TRUE(ok) << error;
+  // The whole arena is usable, zeroed and 64-byte aligned ...
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(arena.data()) % 64, 0u);
+  for (int64_t i = 0; i < arena.size(); ++i)
+    ASSERT_EQ(arena.data()[i], 0) << i;
+  arena.data()[arena.size() - 1] = 1;
+  // ... and the byte after it is not (FAKE_ARENA_BYTES is a multiple of 64).
+  volatile uint8_t *past = arena.data() + arena.size();
+  EXPECT_DEATH(*past = 1, "");
+}
+
+} // namespace

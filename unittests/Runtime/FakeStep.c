@@ -13,6 +13,10 @@ int64_t fake_update_calls = 0;
 #define ENTRY(name) _mlir_ciface_gptc_##name
 #define fake_update_calls fake_module_update_calls
 int64_t fake_update_calls = 0;
+/* The layout descriptor a step library exports (runtime/StepLayout.h). */
+#include "FakeLayout.h"
+const char gptc_step_layout[] = FAKE_LAYOUT;
+const char gptc_step_layout_sha256[] = FAKE_LAYOUT_SHA256;
 #endif
 
 #define BT (FAKE_B * FAKE_T)

@@ -3,6 +3,7 @@
 #include "runtime/Manifest.h"
 
 #include "RuntimeTestUtil.h"
+#include "runtime/StepLayout.h"
 
 #include <functional>
 
@@ -34,13 +35,27 @@ TEST(Manifest, ParsesTheFakeManifest) {
   std::string error;
   ASSERT_TRUE(parseManifest(toJson(fakeManifest()), "m.json", m, error))
       << error;
-  EXPECT_EQ(m.format, "gptc-step/2");
+  EXPECT_EQ(m.format, "gptc-step/3");
   EXPECT_EQ(m.arenaBytes, FAKE_ARENA_BYTES);
   EXPECT_EQ(m.deviceBatch, FAKE_B);
   EXPECT_EQ(m.seqLen, FAKE_T);
   EXPECT_EQ(m.gradAccum, FAKE_ACCUM);
   EXPECT_EQ(m.vocabSize, FAKE_V);
-  EXPECT_FALSE(m.windowed);
+  EXPECT_EQ(m.workspaceOffset, FAKE_ARENA_BYTES);
+  EXPECT_EQ(m.workspaceBytes, 0);
+  EXPECT_EQ(m.layoutSha256, FAKE_LAYOUT_SHA256);
+  EXPECT_EQ(m.stepLibrary.file, "step.so");
+  EXPECT_EQ(m.stepLibrary.sha256.size(), 64u);
+  EXPECT_EQ(m.run.steps, FAKE_STEPS);
+  EXPECT_EQ(m.run.seed, 3);
+  EXPECT_EQ(m.run.train, "data/fake_train_*.bin");
+  EXPECT_EQ(m.run.valEvery, 10);
+  EXPECT_EQ(m.run.valTokens, 128);
+  EXPECT_EQ(m.run.timingSkipSteps, 2);
+  // The descriptor the fake step library exports (FakeLayout.h) is the
+  // manifest's layout, and its hash the one the manifest carries.
+  EXPECT_EQ(m.layoutText(), FAKE_LAYOUT);
+  EXPECT_EQ(gptc::layout::layoutHash(m.layoutText()), FAKE_LAYOUT_SHA256);
   EXPECT_EQ(m.gemmCalls, 2);
   ASSERT_EQ(m.slots.size(), 8u);
   const Slot *w = m.findSlot("param.w");
@@ -66,7 +81,7 @@ TEST(Manifest, ErrorsNameFileAndField) {
             "b/manifest.json: device_batch: 0 is out of range [1, "
             "2147483648]");
   EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["format"] = "x/2"; }),
-            "b/manifest.json: format: 'x/2' is not gptc-step/2 (recompile "
+            "b/manifest.json: format: 'x/2' is not gptc-step/3 (recompile "
             "the bundle with this gptc)");
   EXPECT_EQ(
       errorAfter([](llvm::json::Object &m) { slotAt(m, 6)["dtype"] = "f16"; }),
@@ -74,8 +89,8 @@ TEST(Manifest, ErrorsNameFileAndField) {
       "(expected i32, i64, f32, f64 or bf16)");
   EXPECT_EQ(
       errorAfter([](llvm::json::Object &m) { slotAt(m, 7)["offset"] = 2048; }),
-      "b/manifest.json: slots[7] (grad.w): bytes [2048, 3072) exceed "
-      "arena_bytes 2432");
+      "b/manifest.json: slots[7] (grad.w): bytes [2048, 3072) exceed the "
+      "slots' region [0, 2432)");
   EXPECT_EQ(
       errorAfter([](llvm::json::Object &m) { slotAt(m, 7)["offset"] = 1344; }),
       "b/manifest.json: slots (grad.w): offset 1344 overlaps slot "
@@ -96,8 +111,28 @@ TEST(Manifest, ErrorsNameFileAndField) {
   EXPECT_EQ(errorAfter(
                 [](llvm::json::Object &m) { slotAt(m, 3)["name"] = "losses"; }),
             "b/manifest.json: slots: no slot 'loss'");
-  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["windowed"] = true; }),
-            "b/manifest.json: slots: no slot 'window'");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              m["workspace"] = llvm::json::Object{{"offset", 2048},
+                                                  {"bytes", 1024}};
+            }),
+            "b/manifest.json: workspace: [2048, 3072) exceeds arena_bytes "
+            "2432");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              m["workspace"] = llvm::json::Object{{"offset", 1408},
+                                                  {"bytes", 1024}};
+            }),
+            "b/manifest.json: slots[7] (grad.w): bytes [1408, 2432) exceed "
+            "the slots' region [0, 1408)");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m.erase("workspace"); }),
+            "b/manifest.json: workspace: missing");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m.erase("run"); }),
+            "b/manifest.json: run: missing");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              m["step_library"] = llvm::json::Object{
+                  {"file", "../other.so"}, {"bytes", 1}, {"sha256", "x"}};
+            }),
+            "b/manifest.json: step_library.file: '../other.so' is not a file "
+            "name in the bundle");
   EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
               param0(m)["shape"] = llvm::json::Array{16, 15};
             }),

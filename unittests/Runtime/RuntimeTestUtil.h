@@ -8,7 +8,9 @@
 #ifndef GPTC_UNITTESTS_RUNTIME_RUNTIMETESTUTIL_H
 #define GPTC_UNITTESTS_RUNTIME_RUNTIMETESTUTIL_H
 
+#include "FakeLayout.h"
 #include "FakeStep.h"
+#include "runtime/Files.h"
 #include "runtime/data/Shard.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -62,7 +64,22 @@ inline llvm::json::Object slot(const char *name, int64_t offset,
                             {"shape", std::move(s)}};
 }
 
-/// The manifest of the fake step.
+/// The step_library entry of a bundle whose step.so is the fake module.
+inline llvm::json::Object fakeStepLibrary() {
+  static std::string sha;
+  static int64_t bytes = 0;
+  if (sha.empty()) {
+    std::string error;
+    if (!sha256File(GPTC_FAKE_STEP_SO, sha, bytes, error))
+      ADD_FAILURE() << error;
+  }
+  return llvm::json::Object{
+      {"file", "step.so"}, {"bytes", bytes}, {"sha256", sha}};
+}
+
+/// The manifest of the fake step (run defaults: 40 steps, seed 3, the
+/// data/fake_{train,val}_*.bin shards, validation every 10 steps on 128
+/// tokens).
 inline llvm::json::Object fakeManifest() {
   llvm::json::Array slots{
       slot("tokens", FAKE_OFF_TOKENS, "i32", {FAKE_B, FAKE_T}),
@@ -83,12 +100,16 @@ inline llvm::json::Object fakeManifest() {
                          {"group", "all"},
                          {"optimizer", "adam"}}};
   return llvm::json::Object{
-      {"format", "gptc-step/2"},
+      {"format", "gptc-step/3"},
       {"compiler", "test"},
       {"spec_name", "fake"},
       {"target", "cpu"},
       {"dtype", "f32"},
       {"arena_bytes", FAKE_ARENA_BYTES},
+      {"workspace",
+       llvm::json::Object{{"offset", FAKE_ARENA_BYTES}, {"bytes", 0}}},
+      {"layout_sha256", FAKE_LAYOUT_SHA256},
+      {"step_library", fakeStepLibrary()},
       {"device_batch", FAKE_B},
       {"seq_len", FAKE_T},
       {"grad_accum", FAKE_ACCUM},
@@ -96,7 +117,13 @@ inline llvm::json::Object fakeManifest() {
       {"vocab_size", FAKE_V},
       {"padded_vocab", FAKE_V},
       {"bos_token", 0},
-      {"windowed", false},
+      {"run", llvm::json::Object{{"steps", FAKE_STEPS},
+                                 {"seed", 3},
+                                 {"train", "data/fake_train_*.bin"},
+                                 {"val", "data/fake_val_*.bin"},
+                                 {"val_every", 10},
+                                 {"val_tokens", 128},
+                                 {"timing_skip_steps", 2}}},
       {"slots", std::move(slots)},
       {"params", std::move(params)},
       {"kernels", llvm::json::Object{{"count", 0}, {"gemm_calls", 2}}}};
@@ -107,43 +134,6 @@ inline std::string toJson(llvm::json::Object o) {
   llvm::raw_string_ostream os(s);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(o)));
   return os.str();
-}
-
-/// A standalone spec agreeing with fakeManifest(): B 2, T 8, batch 4
-/// (grad_accum 2), vocab 16, no window.
-inline std::string fakeSpecYaml(int64_t steps = FAKE_STEPS) {
-  return "name: fake\n"
-         "model:\n"
-         "  vocab_size: 16\n"
-         "  n_layer: 1\n"
-         "  d_model: 8\n"
-         "  n_head: 1\n"
-         "  head_dim: 8\n"
-         "  tied_embedding: true\n"
-         "  attention:\n"
-         "    bos_token: 0\n"
-         "training:\n"
-         "  seq_len: 8\n"
-         "  device_batch: 2\n"
-         "  batch: 4\n"
-         "  ranks: 1\n"
-         "  steps: " +
-         std::to_string(steps) +
-         "\n"
-         "  seed: 3\n"
-         "  timing_skip_steps: 2\n"
-         "optimizer:\n"
-         "  groups:\n"
-         "    all:\n"
-         "      kind: adam\n"
-         "      params: [\"*\"]\n"
-         "      lr: 0.01\n"
-         "validation:\n"
-         "  every: 10\n"
-         "  tokens: 128\n"
-         "data:\n"
-         "  train: \"data/fake_train_*.bin\"\n"
-         "  val: \"data/fake_val_*.bin\"\n";
 }
 
 /// `n` tokens < FAKE_V where the next token is mostly (5 t + 3) mod V:

@@ -1,11 +1,13 @@
 //===- TrainCommandTest.cpp - `gptc train` on a bundle with the fake step -===//
 
-#include "runtime/TrainCommand.h"
+#include "tools/gptc/TrainCommand.h"
 
 #include "RuntimeTestUtil.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <functional>
 #include <sstream>
 
 using namespace gptc::runtime;
@@ -32,13 +34,23 @@ protected:
     TempDirTest::TearDown();
   }
 
-  /// A bundle: the fake manifest and spec, step.so -> the fake module.
+  /// A bundle: the fake manifest, step.so a copy of the fake module (no
+  /// spec.yaml: the runtime does not read it).
   static void makeBundle(const std::string &bundle) {
     std::filesystem::create_directories(bundle);
     writeFile(bundle + "/manifest.json", toJson(fakeManifest()));
-    writeFile(bundle + "/spec.yaml", fakeSpecYaml());
     std::filesystem::remove(bundle + "/step.so");
-    std::filesystem::create_symlink(GPTC_FAKE_STEP_SO, bundle + "/step.so");
+    std::filesystem::copy_file(GPTC_FAKE_STEP_SO, bundle + "/step.so");
+  }
+  /// Runs the bundle with its manifest edited by `edit`; returns the error.
+  std::string errorWithManifest(
+      const std::function<void(llvm::json::Object &)> &edit) {
+    makeBundle(path("fake.gptc"));
+    llvm::json::Object m = fakeManifest();
+    edit(m);
+    writeFile(path("fake.gptc/manifest.json"), toJson(std::move(m)));
+    EXPECT_EQ(run({"fake.gptc"}), 1);
+    return err.str();
   }
 
   int run(std::vector<std::string> args, const CompileHook &hook = nullptr) {
@@ -63,7 +75,7 @@ protected:
   std::ostringstream out, err;
 };
 
-TEST_F(TrainCommandTest, TrainsABundleWithTheSpecDefaults) {
+TEST_F(TrainCommandTest, TrainsABundleWithTheManifestDefaults) {
   ASSERT_EQ(run({"fake.gptc"}), 0) << err.str();
   std::string o = out.str();
   EXPECT_NE(o.find("gptc train: fake | 256 params | B 2 x T 8 x accum 2 = "
@@ -123,8 +135,33 @@ TEST_F(TrainCommandTest, UsageErrors) {
   EXPECT_EQ(err.str(),
             "gptc train: error: --seed 'x' is not a non-negative integer\n");
   EXPECT_EQ(run({"fake.gptc", "--set", "training.steps=3"}), 2);
-  EXPECT_EQ(err.str(), "gptc train: error: --set needs a spec; fake.gptc is "
-                       "compiled (recompile it with --set)\n");
+  EXPECT_EQ(err.str(), "gptc train: error: --set applies when a spec is "
+                       "compiled; fake.gptc is a compiled bundle (recompile "
+                       "it with gptc compile SPEC --set ...)\n");
+  EXPECT_EQ(run({"fake.gptc", "--dtype", "f64"}), 2);
+  EXPECT_NE(err.str().find("--dtype applies when a spec is compiled"),
+            std::string::npos)
+      << err.str();
+}
+
+TEST_F(TrainCommandTest, NumbersAndRepeatsAreStrict) {
+  for (const char *bad : {"0x10", " 3", "3 ", "+3", "1.5", "inf", "nan", ""}) {
+    EXPECT_EQ(run({"fake.gptc", "--steps", bad}), 2) << bad;
+    EXPECT_EQ(err.str(), std::string("gptc train: error: --steps '") + bad +
+                             "' is not a non-negative integer\n");
+  }
+  EXPECT_EQ(run({"fake.gptc", "--seed", "1e3"}), 2);
+  EXPECT_EQ(run({"fake.gptc", "--steps", "1", "--steps", "2"}), 2);
+  EXPECT_EQ(err.str(), "gptc train: error: --steps is given more than once\n");
+  EXPECT_EQ(run({"fake.gptc", "--data=a", "--data", "b"}), 2);
+  EXPECT_EQ(err.str(), "gptc train: error: --data is given more than once\n");
+  EXPECT_EQ(run({"fake.gptc", "--step", "3"}), 2);
+  EXPECT_EQ(err.str(), "gptc train: error: unknown option '--step'; did you "
+                       "mean --steps? (see gptc train --help)\n");
+  // 1e1 steps is ten.
+  ASSERT_EQ(run({"fake.gptc", "--steps", "1e1", "--val-tokens", "0"}), 0)
+      << err.str();
+  EXPECT_NE(out.str().find("done: 10 steps"), std::string::npos);
 }
 
 TEST_F(TrainCommandTest, OneLineErrors) {
@@ -157,34 +194,89 @@ TEST_F(TrainCommandTest, OneLineErrors) {
       << err.str();
 
   makeBundle(path("fake.gptc"));
-  writeFile(path("fake.gptc/spec.yaml"), fakeSpecYaml() + "bogus_key: 1\n");
-  EXPECT_EQ(run({"fake.gptc"}), 1);
-  EXPECT_NE(err.str().find("fake.gptc/spec.yaml:"), std::string::npos)
-      << err.str();
-
-  // The manifest must match the spec.
-  writeFile(path("fake.gptc/spec.yaml"), fakeSpecYaml());
-  llvm::json::Object m = fakeManifest();
-  m["grad_accum"] = 1;
-  writeFile(path("fake.gptc/manifest.json"), toJson(std::move(m)));
-  EXPECT_EQ(run({"fake.gptc"}), 1);
-  EXPECT_EQ(err.str(), "gptc train: error: fake.gptc/manifest.json: "
-                       "grad_accum: 1 disagrees with fake.gptc/spec.yaml "
-                       "training.batch / (device_batch * ranks) = 2 (a stale "
-                       "or mixed bundle?)\n");
-
-  makeBundle(path("fake.gptc"));
   std::filesystem::remove(path("fake.gptc/step.so"));
   EXPECT_EQ(run({"fake.gptc"}), 1);
-  EXPECT_EQ(err.str().rfind("gptc train: error: cannot load "
-                            "fake.gptc/step.so: ",
-                            0),
-            0u)
+  EXPECT_EQ(err.str(), "gptc train: error: fake.gptc/step.so: no such step "
+                       "library\n");
+
+  // An unwritable --save-params is refused before the run.
+  makeBundle(path("fake.gptc"));
+  EXPECT_EQ(run({"fake.gptc", "--save-params", "no/such/dir/p.bin"}), 1);
+  EXPECT_EQ(err.str(), "gptc train: error: --save-params: no/such/dir/p.bin: "
+                       "no such directory no/such/dir\n");
+  EXPECT_EQ(out.str().find("step 1/"), std::string::npos) << out.str();
+}
+
+TEST_F(TrainCommandTest, StepLibraryIsVerifiedBeforeLoading) {
+  // Truncated: refused by size, before dlopen (no SIGBUS).
+  makeBundle(path("fake.gptc"));
+  std::filesystem::resize_file(path("fake.gptc/step.so"),
+                               std::filesystem::file_size(GPTC_FAKE_STEP_SO) /
+                                   2);
+  EXPECT_EQ(run({"fake.gptc"}), 1);
+  EXPECT_NE(err.str().find("fake.gptc/step.so: "), std::string::npos);
+  EXPECT_NE(err.str().find(" bytes, but fake.gptc/manifest.json "
+                           "step_library.bytes says "),
+            std::string::npos)
       << err.str();
+
+  // Foreign (another library of the same size would fail the same way on
+  // its SHA-256): refused by digest.
+  makeBundle(path("fake.gptc"));
+  std::string bytes(std::filesystem::file_size(GPTC_FAKE_STEP_SO), 'x');
+  writeFile(path("fake.gptc/step.so"), bytes);
+  EXPECT_EQ(run({"fake.gptc"}), 1);
+  EXPECT_NE(err.str().find("does not match fake.gptc/manifest.json "
+                           "step_library.sha256"),
+            std::string::npos)
+      << err.str();
+
+  // Not a regular file: a FIFO is named, never opened (no hang).
+  makeBundle(path("fake.gptc"));
+  std::filesystem::remove(path("fake.gptc/step.so"));
+  ASSERT_EQ(mkfifo(path("fake.gptc/step.so").c_str(), 0600), 0);
+  EXPECT_EQ(run({"fake.gptc"}), 1);
+  EXPECT_EQ(err.str(), "gptc train: error: fake.gptc/step.so: the step "
+                       "library is a FIFO (named pipe), not a regular file\n");
+}
+
+TEST_F(TrainCommandTest, EditedManifestsDisagreeWithTheLibrary) {
+  // Another arena size and workspace than the library was compiled for
+  // (tests/Training/bundle-integrity.test drops a real step's workspace).
+  EXPECT_EQ(errorWithManifest([](llvm::json::Object &m) {
+              m["arena_bytes"] = 2432 + 64;
+              m["workspace"] = llvm::json::Object{{"offset", 2432},
+                                                  {"bytes", 64}};
+            }),
+            "gptc train: error: fake.gptc/manifest.json: arena_bytes: 2496 "
+            "in manifest.json, 2432 in step.so\n");
+  // Two slots' offsets swapped.
+  EXPECT_EQ(errorWithManifest([](llvm::json::Object &m) {
+              auto &slots = *m.getArray("slots");
+              (*slots[3].getAsObject())["offset"] = 256;
+              (*slots[4].getAsObject())["offset"] = 192;
+            }),
+            "gptc train: error: fake.gptc/manifest.json: slots (loss).offset: "
+            "256 in manifest.json, 192 in step.so\n");
+  // A parameter of another shape (and its slots).
+  EXPECT_EQ(errorWithManifest([](llvm::json::Object &m) {
+              auto &slots = *m.getArray("slots");
+              (*slots[6].getAsObject())["shape"] = llvm::json::Array{16, 8};
+              (*slots[7].getAsObject())["shape"] = llvm::json::Array{16, 8};
+              (*(*m.getArray("params"))[0].getAsObject())["shape"] =
+                  llvm::json::Array{16, 8};
+            }),
+            "gptc train: error: fake.gptc/manifest.json: slots (param.w)."
+            "shape: 16x8 in manifest.json, 16x16 in step.so\n");
+  // The same layout under another hash.
+  EXPECT_NE(errorWithManifest([](llvm::json::Object &m) {
+              m["layout_sha256"] = std::string(64, '0');
+            }).find("layout_sha256: 0000"),
+            std::string::npos);
 }
 
 TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
-  writeFile(path("my-spec.yaml"), fakeSpecYaml());
+  writeFile(path("my-spec.yaml"), "name: fake\n");
   // No hook: an error.
   EXPECT_EQ(run({"my-spec.yaml"}), 1);
   EXPECT_EQ(err.str(), "gptc train: error: my-spec.yaml: this program cannot "
@@ -192,10 +284,13 @@ TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
 
   std::string gotSpec, gotDir;
   std::vector<std::string> gotOverrides;
+  bool gotNoFuse = false;
   CompileHook hook = [&](const std::string &spec,
                          const std::vector<std::string> &overrides,
-                         const std::string &outDir, std::string &error) {
+                         bool noFuse, const std::string &outDir,
+                         std::string &error) {
     gotSpec = spec;
+    gotNoFuse = noFuse;
     gotOverrides = overrides;
     gotDir = outDir;
     if (spec == "fail.yaml") {
@@ -206,14 +301,16 @@ TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
     return true;
   };
   ASSERT_EQ(run({"my-spec.yaml", "--set", "training.steps=3", "--set=a.b=c",
-                 "--steps", "3"},
+                 "--steps", "3", "--dtype", "f64", "--no-fuse"},
                 hook),
             0)
       << err.str();
   EXPECT_EQ(gotSpec, "my-spec.yaml");
   EXPECT_EQ(gotDir, "my-spec.gptc");
-  EXPECT_EQ(gotOverrides,
-            (std::vector<std::string>{"training.steps=3", "a.b=c"}));
+  EXPECT_TRUE(gotNoFuse);
+  EXPECT_EQ(gotOverrides, (std::vector<std::string>{
+                              "training.steps=3", "a.b=c",
+                              "training.dtype=f64"}));
   EXPECT_NE(out.str().find("gptc train: compiling my-spec.yaml -> "
                            "my-spec.gptc\n"),
             std::string::npos);
@@ -221,9 +318,9 @@ TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
 
   writeFile(path("fail.yaml"), "x: 1\n");
   EXPECT_EQ(run({"fail.yaml"}, hook), 1);
-  EXPECT_EQ(err.str(), "gptc train: error: fail.yaml:1:1: error: nope\n");
+  EXPECT_EQ(err.str(), "fail.yaml:1:1: error: nope\n");
   EXPECT_EQ(run({"absent.yaml"}, hook), 1);
-  EXPECT_EQ(err.str(), "gptc train: error: absent.yaml: no such spec file\n");
+  EXPECT_EQ(err.str(), "gptc train: error: absent.yaml: no such spec\n");
 }
 
 } // namespace

@@ -3,7 +3,6 @@
 #include "runtime/Trainer.h"
 
 #include "RuntimeTestUtil.h"
-#include "frontend/Parameters.h"
 
 #include <cstring>
 #include <regex>
@@ -25,8 +24,6 @@ protected:
     ASSERT_TRUE(
         parseManifest(toJson(fakeManifest()), "manifest.json", manifest, error))
         << error;
-    spec.training.steps = FAKE_STEPS;
-    spec.training.seqLen = FAKE_T;
     config.steps = FAKE_STEPS;
     config.seed = 1;
     config.trainPattern = path("fake_train_*.bin");
@@ -41,14 +38,13 @@ protected:
     StepLibrary step(fake_grad_step, fake_update_step, fake_eval_step);
     std::ostringstream out;
     std::string error;
-    bool ok = train(manifest, spec, step, config, out, result, error);
+    bool ok = train(manifest, step, config, out, result, error);
     EXPECT_EQ(ok, expectOk) << error;
     lastError = error;
     return out.str();
   }
 
   Manifest manifest;
-  ModelSpec spec;
   TrainConfig config;
   std::string lastError;
 };
@@ -183,51 +179,33 @@ TEST_F(TrainerTest, DataErrorsStopTheRun) {
       << lastError;
 }
 
-// A windowed manifest: the runtime writes the schedule's window before each
-// grad and eval step.
-std::vector<int64_t> windowsSeen;
-void recordingGradStep(gptc_arena_ref *arena) {
-  windowsSeen.push_back(
-      *reinterpret_cast<int64_t *>(arena->aligned + FAKE_ARENA_BYTES));
-  // The fake step wants its own arena size.
-  gptc_arena_ref own = *arena;
-  own.size = FAKE_ARENA_BYTES;
-  fake_grad_step(&own);
+// The step counter the compiled schedules read: s before each grad and
+// update step, the steps done before each validation.
+std::vector<int64_t> stepsSeen;
+void recordingEvalStep(gptc_arena_ref *arena) {
+  stepsSeen.push_back(
+      *reinterpret_cast<int64_t *>(arena->aligned + FAKE_OFF_STEP));
+  fake_eval_step(arena);
 }
-void ownSizeUpdateStep(gptc_arena_ref *arena) {
-  gptc_arena_ref own = *arena;
-  own.size = FAKE_ARENA_BYTES;
-  fake_update_step(&own);
+void recordingGradStep(gptc_arena_ref *arena) {
+  stepsSeen.push_back(
+      *reinterpret_cast<int64_t *>(arena->aligned + FAKE_OFF_STEP));
+  fake_grad_step(arena);
 }
 
-TEST_F(TrainerTest, WindowFollowsTheSchedule) {
-  llvm::json::Object m = fakeManifest();
-  m["windowed"] = true;
-  m["arena_bytes"] = FAKE_ARENA_BYTES + 64;
-  m.getArray("slots")->push_back(slot("window", FAKE_ARENA_BYTES, "i64", {}));
-  std::string error;
-  ASSERT_TRUE(parseManifest(toJson(std::move(m)), "m.json", manifest, error))
-      << error;
-  spec.model.attention.windowUnit = WindowUnit::Tokens;
-  spec.model.attention.windowStart = 2;
-  spec.model.attention.windowEnd = 8;
-  spec.model.attention.windowGranularity = 2;
-  spec.training.steps = 6;
-  config.steps = 8; // beyond the schedule: the window stays at its end
-  config.valTokens = 0;
-  windowsSeen.clear();
-  StepLibrary step(recordingGradStep, ownSizeUpdateStep, fake_eval_step);
+TEST_F(TrainerTest, StepCounterBeforeEveryCall) {
+  config.steps = 4;
+  config.valEvery = 2;
+  config.valTokens = 16; // one batch
+  stepsSeen.clear();
+  StepLibrary step(recordingGradStep, fake_update_step, recordingEvalStep);
   std::ostringstream out;
   TrainResult r;
-  ASSERT_TRUE(train(manifest, spec, step, config, out, r, error)) << error;
-  ASSERT_EQ(windowsSeen.size(), size_t(8 * FAKE_ACCUM));
-  for (int64_t s = 0; s < 8; ++s)
-    for (int64_t a = 0; a < FAKE_ACCUM; ++a)
-      EXPECT_EQ(windowsSeen[size_t(s * FAKE_ACCUM + a)],
-                windowTokens(spec, s, 0))
-          << "step " << s;
-  EXPECT_EQ(windowsSeen.front(), 2);
-  EXPECT_EQ(windowsSeen.back(), 8);
+  std::string error;
+  ASSERT_TRUE(train(manifest, step, config, out, r, error)) << error;
+  // val at 0; steps 0, 1 (two micro-steps each); val at 2; 2, 3; val at 4.
+  std::vector<int64_t> want = {0, 0, 0, 1, 1, 2, 2, 2, 3, 3, 4};
+  EXPECT_EQ(stepsSeen, want);
 }
 
 TEST(Trainer, WithThousands) {

@@ -313,20 +313,20 @@ func.func @broadcast(%x: tensor<2x1xf32>) -> tensor<2x3xf32> {
 // reshape: collapse to rank 1, expand to the new shape (views); to and from
 // rank 0 with an empty reassociation. transpose: linalg.transpose.
 // CHECK-LABEL: func.func @reshape_transpose
-// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<2x8x64xf32>, %[[S:[a-z0-9_]+]]: tensor<1x1xf32>)
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<2x8x64xf32>, %[[S:[a-z0-9_]+]]: tensor<1x1xf32>, %[[Z:[a-z0-9_]+]]: tensor<f32>)
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2]] : tensor<2x8x64xf32> into tensor<1024xf32>
 // CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1, 2, 3]] output_shape [2, 8, 4, 16] : tensor<1024xf32> into tensor<2x8x4x16xf32>
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x64x8xf32>
 // CHECK-NEXT: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<2x8x64xf32>) outs(%[[E]] : tensor<2x64x8xf32>) permutation = [0, 2, 1]
 // CHECK: %[[S0:.*]] = tensor.collapse_shape %[[S]] [] : tensor<1x1xf32> into tensor<f32>
-// CHECK: %[[S2:.*]] = tensor.expand_shape %[[S0]] [] output_shape [1, 1, 1] : tensor<f32> into tensor<1x1x1xf32>
+// CHECK: %[[S2:.*]] = tensor.expand_shape %[[Z]] [] output_shape [1, 1, 1] : tensor<f32> into tensor<1x1x1xf32>
 // CHECK: return %[[R]], %[[T]], %[[S0]], %[[S2]]
-func.func @reshape_transpose(%x: tensor<2x8x64xf32>, %s: tensor<1x1xf32>)
+func.func @reshape_transpose(%x: tensor<2x8x64xf32>, %s: tensor<1x1xf32>, %z: tensor<f32>)
     -> (tensor<2x8x4x16xf32>, tensor<2x64x8xf32>, tensor<f32>, tensor<1x1x1xf32>) {
   %0 = gpt.reshape %x : tensor<2x8x64xf32> to tensor<2x8x4x16xf32>
   %1 = gpt.transpose %x permutation = [0, 2, 1] : tensor<2x8x64xf32> to tensor<2x64x8xf32>
   %2 = gpt.reshape %s : tensor<1x1xf32> to tensor<f32>
-  %3 = gpt.reshape %2 : tensor<f32> to tensor<1x1x1xf32>
+  %3 = gpt.reshape %z : tensor<f32> to tensor<1x1x1xf32>
   return %0, %1, %2, %3 : tensor<2x8x4x16xf32>, tensor<2x64x8xf32>, tensor<f32>, tensor<1x1x1xf32>
 }
 

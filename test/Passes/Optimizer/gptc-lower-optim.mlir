@@ -5,7 +5,8 @@
 // gptc-lower-optim writes each optim op as gpt math (REFERENCE semantics in
 // dialects/Optim/OptimOps.td). Scalars (lr, momentum, bias corrections) are
 // 0-d tensors, spread over a parameter as reshape to [1, 1] + broadcast.
-// (What it does not lower: gptc-lower-optim-errors.mlir.)
+// (The window schedule against its reference semantics:
+// window-schedule-numerics.mlir.)
 
 // NOOPTIM-NOT: optim.
 
@@ -373,8 +374,13 @@ func.func @ns_batched_f32(%g: tensor<2x16x4xbf16>) -> tensor<2x16x4xbf16> {
 // warm-up (s + 1) / 250 is selected.
 // CHECK-LABEL: func.func @lr_warmup_decay
 // CHECK-SAME: (%[[STEP:[a-z0-9_]+]]: tensor<i64>)
-// CHECK-NEXT: %[[S:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f32>
-// CHECK: %[[NS:.*]] = gpt.mul_scalar %[[S]], -1.000000e+00
+// Past the end the step is held at total_steps (the multiplier stays at its
+// floor, never negative).
+// CHECK-NEXT: %[[S0:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f32>
+// CHECK: %[[N:.*]] = gpt.constant dense<7.000000e+03> : tensor<f32>
+// CHECK-NEXT: %[[BEFORE:.*]] = gpt.compare lt, %[[S0]], %[[N]]
+// CHECK-NEXT: %[[S:.*]] = gpt.select %[[BEFORE]], %[[S0]], %[[N]]
+// CHECK-NEXT: %[[NS:.*]] = gpt.mul_scalar %[[S]], -1.000000e+00
 // CHECK-NEXT: %[[LEFT:.*]] = gpt.add_scalar %[[NS]], 7.000000e+03
 // CHECK-NEXT: %[[W:.*]] = gpt.mul_scalar %[[LEFT]], 5.000000e-04
 // CHECK-NEXT: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f32>
@@ -382,7 +388,7 @@ func.func @ns_batched_f32(%g: tensor<2x16x4xbf16>) -> tensor<2x16x4xbf16> {
 // CHECK-NEXT: %[[WMIN:.*]] = gpt.select %[[LT]], %[[W]], %[[ONE]]
 // CHECK-NEXT: %[[WS:.*]] = gpt.mul_scalar %[[WMIN]], 1.000000e+00
 // CHECK-NEXT: %[[MULT:.*]] = gpt.add_scalar %[[WS]], 0.000000e+00
-// CHECK-NEXT: %[[S1:.*]] = gpt.add_scalar %[[S]], 1.000000e+00
+// CHECK-NEXT: %[[S1:.*]] = gpt.add_scalar %[[S0]], 1.000000e+00
 // CHECK-NEXT: %[[WARM:.*]] = gpt.mul_scalar %[[S1]], 4.000000e-03
 // CHECK-NEXT: %[[W250:.*]] = gpt.constant dense<250> : tensor<i64>
 // CHECK-NEXT: %[[IN:.*]] = gpt.compare lt, %[[STEP]], %[[W250]] : tensor<i64> -> tensor<i1>

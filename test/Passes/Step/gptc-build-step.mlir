@@ -18,15 +18,16 @@
 //
 // (Failures: gptc-build-step-errors.mlir.)
 
-// CHECK: module attributes {gptc.arena = [
-// CHECK-SAME: {name = "tokens", offset = 0 : i64, type = tensor<4x8xi32>},
-// CHECK-SAME: {name = "param.w", offset = 128 : i64, type = tensor<3x5xf32>},
-// CHECK-SAME: {name = "step", offset = 192 : i64, type = tensor<i64>},
-// CHECK-SAME: {name = "grad.w", offset = 256 : i64, type = tensor<3x5xf32>},
-// CHECK-SAME: {name = "state.w.m", offset = 320 : i64, type = tensor<3x5xf32>},
-// CHECK-SAME: {name = "loss", offset = 384 : i64, type = tensor<f32>},
-// CHECK-SAME: {name = "eval_loss", offset = 448 : i64, type = tensor<f32>}],
-// CHECK-SAME: gptc.arena_bytes = 512 : i64}
+// The layout is a typed #gpt.arena; its workspace is empty until
+// gptc-plan-buffers places temporaries after the slots.
+// CHECK: module attributes {gptc.arena = #gpt.arena<bytes = 512, workspace = [512, 0], slots = [
+// CHECK-SAME: #gpt.arena_slot<"tokens", 0, tensor<4x8xi32>>,
+// CHECK-SAME: #gpt.arena_slot<"param.w", 128, tensor<3x5xf32>>,
+// CHECK-SAME: #gpt.arena_slot<"step", 192, tensor<i64>>,
+// CHECK-SAME: #gpt.arena_slot<"grad.w", 256, tensor<3x5xf32>>,
+// CHECK-SAME: #gpt.arena_slot<"state.w.m", 320, tensor<3x5xf32>>,
+// CHECK-SAME: #gpt.arena_slot<"loss", 384, tensor<f32>>,
+// CHECK-SAME: #gpt.arena_slot<"eval_loss", 448, tensor<f32>>]>}
 
 // The tensor functions stay, private (to be inlined).
 // CHECK: func.func private @forward(

@@ -1,0 +1,274 @@
+//===- Files.cpp - Checked reads and crash-safe writes --------------------===//
+
+#include "runtime/Files.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/SHA256.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace gptc::runtime {
+
+namespace {
+
+std::string sysError(const std::string &path, const char *what) {
+  return path + ": " + what + ": " + std::strerror(errno);
+}
+
+std::string parentOf(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+bool fsyncPath(const std::string &path, bool directory, std::string &error) {
+  int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY
+                                           : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0) {
+    error = sysError(path, "cannot open to sync");
+    return false;
+  }
+  bool ok = ::fsync(fd) == 0;
+  if (!ok)
+    error = sysError(path, "cannot sync");
+  ::close(fd);
+  return ok;
+}
+
+/// The names in directory `path` (without . and ..).
+bool listDirectory(const std::string &path, std::vector<std::string> &names,
+                   std::string &error) {
+  DIR *dir = ::opendir(path.c_str());
+  if (!dir) {
+    error = sysError(path, "cannot list");
+    return false;
+  }
+  while (struct dirent *e = ::readdir(dir)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..")
+      names.push_back(name);
+  }
+  ::closedir(dir);
+  return true;
+}
+
+} // namespace
+
+bool checkRegularFile(const std::string &path, const char *what,
+                      std::string &error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ELOOP)
+      error = path + ": the " + what + " is a symbolic link loop";
+    else if (errno == ENOENT)
+      error = path + ": no such " + what;
+    else
+      error = sysError(path, (std::string("cannot read the ") + what).c_str());
+    return false;
+  }
+  if (S_ISREG(st.st_mode))
+    return true;
+  const char *kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+                         ? "a device"
+                         : "not a regular file";
+  error = path + ": the " + what + " is " + kind + ", not a regular file";
+  return false;
+}
+
+namespace {
+std::string toHex(const std::array<uint8_t, 32> &digest) {
+  static const char *digits = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t b : digest) {
+    hex += digits[b >> 4];
+    hex += digits[b & 15];
+  }
+  return hex;
+}
+} // namespace
+
+std::string sha256Hex(const void *data, size_t size) {
+  return toHex(llvm::SHA256::hash(
+      llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), size)));
+}
+
+bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
+                std::string &error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = sysError(path, "cannot open");
+    return false;
+  }
+  llvm::SHA256 hash;
+  std::vector<uint8_t> buf(1 << 20);
+  bytes = 0;
+  while (true) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      error = sysError(path, "cannot read");
+      ::close(fd);
+      return false;
+    }
+    if (n == 0)
+      break;
+    hash.update(llvm::ArrayRef<uint8_t>(buf.data(), size_t(n)));
+    bytes += n;
+  }
+  ::close(fd);
+  hex = toHex(hash.final());
+  return true;
+}
+
+bool writeFileAtomically(
+    const std::string &path,
+    const std::function<bool(std::FILE *, std::string &)> &write,
+    std::string &error) {
+  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  std::FILE *f = std::fopen(tmp.c_str(), "wb");
+  if (!f) {
+    error = sysError(tmp, "cannot create");
+    return false;
+  }
+  bool ok = write(f, error);
+  if (ok && (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0)) {
+    error = sysError(tmp, "cannot write");
+    ok = false;
+  }
+  if (std::fclose(f) != 0 && ok) {
+    error = sysError(tmp, "cannot write");
+    ok = false;
+  }
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = sysError(path, "cannot rename the written file to");
+    ok = false;
+  }
+  if (!ok) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return fsyncPath(parentOf(path), /*directory=*/true, error);
+}
+
+bool makeStagingDirectory(const std::string &target, std::string &staging,
+                          std::string &error) {
+  std::string t = target;
+  while (t.size() > 1 && t.back() == '/')
+    t.pop_back();
+  std::vector<char> name(t.begin(), t.end());
+  for (char c : std::string(".partial-XXXXXX"))
+    name.push_back(c);
+  name.push_back('\0');
+  if (!::mkdtemp(name.data())) {
+    error = sysError(parentOf(t), "cannot create a directory in");
+    return false;
+  }
+  staging = name.data();
+  return true;
+}
+
+void removeTree(const std::string &path) {
+  std::vector<std::string> names;
+  std::string ignored;
+  if (listDirectory(path, names, ignored))
+    for (const std::string &n : names) {
+      std::string child = path + "/" + n;
+      struct stat st;
+      if (::lstat(child.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        removeTree(child);
+      else
+        ::unlink(child.c_str());
+    }
+  ::rmdir(path.c_str());
+}
+
+void removeStagingDirectories(const std::string &target) {
+  std::string t = target;
+  while (t.size() > 1 && t.back() == '/')
+    t.pop_back();
+  std::string dir = parentOf(t);
+  std::string prefix = t.substr(t.find_last_of('/') + 1) + ".partial-";
+  std::vector<std::string> names;
+  std::string ignored;
+  if (!listDirectory(dir, names, ignored))
+    return;
+  for (const std::string &n : names)
+    if (n.compare(0, prefix.size(), prefix) == 0)
+      removeTree(dir + "/" + n);
+}
+
+bool commitDirectory(
+    const std::string &staging, const std::string &target,
+    const std::function<bool(const std::string &)> &isReplaceable,
+    std::string &error) {
+  std::vector<std::string> names;
+  if (!listDirectory(staging, names, error))
+    return false;
+  for (const std::string &n : names)
+    if (!fsyncPath(staging + "/" + n, /*directory=*/false, error))
+      return false;
+  if (!fsyncPath(staging, /*directory=*/true, error))
+    return false;
+
+  struct stat st;
+  if (::lstat(target.c_str(), &st) != 0) {
+    if (errno != ENOENT) {
+      error = sysError(target, "cannot read");
+      return false;
+    }
+    if (::rename(staging.c_str(), target.c_str()) != 0) {
+      error = sysError(target, "cannot rename the new directory to");
+      return false;
+    }
+  } else {
+    if (!S_ISDIR(st.st_mode) || !isReplaceable(target)) {
+      error = target + ": exists and is not " +
+              (S_ISDIR(st.st_mode) ? "one gptc wrote" : "a directory") +
+              "; not replacing it (remove it or choose another path)";
+      return false;
+    }
+    // Swap the two trees in one step, then drop the old one.
+    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(),
+                    RENAME_EXCHANGE) != 0) {
+      error = sysError(target, "cannot replace");
+      return false;
+    }
+    removeTree(staging);
+  }
+  return fsyncPath(parentOf(target), /*directory=*/true, error);
+}
+
+bool checkWritableDestination(const std::string &path, std::string &error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    error = path + ": is a directory, not a file to write";
+    return false;
+  }
+  std::string dir = parentOf(path);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = path + ": no such directory " + dir;
+    return false;
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    error = sysError(dir, "cannot write into");
+    return false;
+  }
+  return true;
+}
+
+} // namespace gptc::runtime

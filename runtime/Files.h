@@ -1,0 +1,80 @@
+//===- Files.h - Checked reads and crash-safe writes ------------*- C++ -*-===//
+//
+// What the runtime and the driver need of the file system so that nothing
+// corrupts silently:
+//   - `checkRegularFile` before opening an input: a FIFO, a directory, a
+//     device or a symlink loop is named as such instead of blocking or
+//     failing later;
+//   - `sha256File`: the digest and size of a file (the bundle's step
+//     library is verified against its manifest before it is loaded);
+//   - `writeFileAtomically`: a file is written to a temporary sibling,
+//     fsynced, renamed over the target and the directory fsynced, so a
+//     crash leaves the old file or the new one;
+//   - `makeStagingDirectory` + `commitDirectory`: a directory (a bundle, a
+//     checkpoint) is built beside its target and swapped in with one
+//     rename (RENAME_EXCHANGE when the target exists), so a kill at any
+//     point leaves the old directory or the new one, never a mix;
+//   - `checkWritableDestination`: before a long run, that a file can be
+//     created where an output will go.
+// Errors are one line naming the path.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_FILES_H
+#define GPTC_RUNTIME_FILES_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace gptc::runtime {
+
+/// True when `path` is a regular file (after symlinks); otherwise false
+/// with `error` = "PATH: <what it is instead>" (`what` names the role,
+/// e.g. "shard").
+bool checkRegularFile(const std::string &path, const char *what,
+                      std::string &error);
+
+/// The SHA-256 (64 lowercase hex digits) and size of the file at `path`.
+bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
+                std::string &error);
+
+/// The SHA-256 of `data` in hex.
+std::string sha256Hex(const void *data, size_t size);
+
+/// Writes `path` through `write` (which returns false with `error` set on
+/// failure) into a temporary sibling, fsyncs, renames it over `path` and
+/// fsyncs the directory.
+bool writeFileAtomically(const std::string &path,
+                         const std::function<bool(std::FILE *,
+                                                  std::string &)> &write,
+                         std::string &error);
+
+/// Creates an empty staging directory beside `target` (same parent, so the
+/// final rename stays on one file system): TARGET.partial-XXXXXX.
+bool makeStagingDirectory(const std::string &target, std::string &staging,
+                          std::string &error);
+
+/// fsyncs every file in `staging` and the directory itself, then puts it
+/// at `target`: a plain rename when `target` does not exist, an atomic
+/// exchange when it is a directory that `isReplaceable` accepts (the old
+/// tree is then removed). A `target` that exists and is not replaceable
+/// is left alone (error). The parent directory is fsynced.
+bool commitDirectory(const std::string &staging, const std::string &target,
+                     const std::function<bool(const std::string &)> &isReplaceable,
+                     std::string &error);
+
+/// Removes a directory tree (best effort; for staging directories).
+void removeTree(const std::string &path);
+
+/// Removes the staging directories of `target` (TARGET.partial-*) that a
+/// killed writer left behind.
+void removeStagingDirectories(const std::string &target);
+
+/// False with `error` when no file can be created at `path` (its directory
+/// is missing or not writable, or `path` is a directory).
+bool checkWritableDestination(const std::string &path, std::string &error);
+
+} // namespace gptc::runtime
+
+#endif // GPTC_RUNTIME_FILES_H
