@@ -2,7 +2,8 @@
 
 #include "runtime/Files.h"
 
-#include "llvm/ADT/ArrayRef.h"
+#include "runtime/Sha256.h"
+
 #include "llvm/Support/SHA256.h"
 
 #include <dirent.h>
@@ -89,23 +90,6 @@ bool checkRegularFile(const std::string &path, const char *what,
   return false;
 }
 
-namespace {
-std::string toHex(const std::array<uint8_t, 32> &digest) {
-  static const char *digits = "0123456789abcdef";
-  std::string hex;
-  for (uint8_t b : digest) {
-    hex += digits[b >> 4];
-    hex += digits[b & 15];
-  }
-  return hex;
-}
-} // namespace
-
-std::string sha256Hex(const void *data, size_t size) {
-  return toHex(llvm::SHA256::hash(
-      llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), size)));
-}
-
 bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
                 std::string &error) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -131,7 +115,7 @@ bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
     bytes += n;
   }
   ::close(fd);
-  hex = toHex(hash.final());
+  hex = hexDigest(hash.final());
   return true;
 }
 

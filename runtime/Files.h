@@ -39,9 +39,6 @@ bool checkRegularFile(const std::string &path, const char *what,
 bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
                 std::string &error);
 
-/// The SHA-256 of `data` in hex.
-std::string sha256Hex(const void *data, size_t size);
-
 /// Writes `path` through `write` (which returns false with `error` set on
 /// failure) into a temporary sibling, fsyncs, renames it over `path` and
 /// fsyncs the directory.

@@ -29,8 +29,7 @@
 #ifndef GPTC_RUNTIME_STEPLAYOUT_H
 #define GPTC_RUNTIME_STEPLAYOUT_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/SHA256.h"
+#include "runtime/Sha256.h"
 
 #include <cstdint>
 #include <string>
@@ -76,15 +75,7 @@ inline std::string layoutText(int64_t arenaBytes, int64_t workspaceOffset,
 
 /// The SHA-256 of a descriptor text, 64 lowercase hex digits.
 inline std::string layoutHash(const std::string &text) {
-  auto digest = llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t *>(text.data()), text.size()));
-  static const char *digits = "0123456789abcdef";
-  std::string hex;
-  for (uint8_t b : digest) {
-    hex += digits[b >> 4];
-    hex += digits[b & 15];
-  }
-  return hex;
+  return sha256Hex(text.data(), text.size());
 }
 
 } // namespace layout

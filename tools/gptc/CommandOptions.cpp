@@ -2,6 +2,8 @@
 
 #include "tools/gptc/CommandOptions.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -23,24 +25,6 @@ std::vector<std::string> ParsedOptions::all(const std::string &name) const {
 
 namespace {
 
-/// Levenshtein distance, for "did you mean".
-size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 const OptionSpec *find(const std::vector<OptionSpec> &table,
                        const std::string &name) {
   for (const OptionSpec &o : table)
@@ -54,7 +38,7 @@ std::string suggestion(const std::vector<OptionSpec> &table,
   const char *best = nullptr;
   size_t bestDistance = 3; // at most two edits away
   for (const OptionSpec &o : table) {
-    size_t d = editDistance(name, o.name);
+    size_t d = llvm::StringRef(name).edit_distance(o.name);
     if (d < bestDistance)
       bestDistance = d, best = o.name;
   }
