@@ -133,6 +133,17 @@ bool SpecChecks::checkWindow() {
                       ") must be a multiple of the " + num(kAttentionBlock) +
                       "-token attention block when window_unit is blocks");
   }
+  if (a.windowStart > a.windowEnd)
+    return fail({"model.attention.window_start", "model.attention.window_end"},
+                "window_start (" + num(a.windowStart) +
+                    ") exceeds window_end (" + num(a.windowEnd) +
+                    "): the window grows over training");
+  const int64_t seqLen = spec.training.seqLen;
+  if (a.windowEnd > seqLen)
+    return fail({"model.attention.window_end", "training.seq_len"},
+                "window_end (" + num(a.windowEnd) + ") exceeds seq_len (" +
+                    num(seqLen) + "): no window can be longer than the "
+                    "sequence");
   const int64_t layers = static_cast<int64_t>(a.layerWindows.size());
   if (layers != 0 && layers != spec.model.nLayer)
     return fail({"model.attention.window_pattern", "model.n_layer"},
