@@ -142,7 +142,8 @@ bool SpecChecks::checkWindow() {
   if (a.windowEnd > seqLen)
     return fail({"model.attention.window_end", "training.seq_len"},
                 "window_end (" + num(a.windowEnd) + ") exceeds seq_len (" +
-                    num(seqLen) + "): no window can be longer than the "
+                    num(seqLen) +
+                    "): no window can be longer than the "
                     "sequence");
   const int64_t layers = static_cast<int64_t>(a.layerWindows.size());
   if (layers != 0 && layers != spec.model.nLayer)

@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   gptc::ModelSpec spec;
   gptc::SpecError error;
-  if (!gptc::parseSpecString(text, GPTC_SOURCE_DIR "/test/Frontend/errors/fuzz.yaml",
+  if (!gptc::parseSpecString(text,
+                             GPTC_SOURCE_DIR "/test/Frontend/errors/fuzz.yaml",
                              overrides, spec, error))
     (void)error.str();
   return 0;
