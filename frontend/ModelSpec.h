@@ -153,6 +153,8 @@ struct TrainingSpec {
   int64_t seed = 0;
   DType dtype = DType::F32;
   int64_t timingSkipSteps = 10;
+  /// Stop when the loss exceeds this many times the first step's; 0 = off.
+  double divergenceFactor = 10.0;
   int64_t gradAccum() const { return batch / (deviceBatch * ranks); }
 };
 

@@ -446,6 +446,16 @@ std::vector<SchemaEntry> buildTrainingAndSchedule() {
           .set([](MS &s, OG *, const SV &v) {
             s.training.timingSkipSteps = v.intValue;
           }),
+      Key("training.divergence_factor", VK::Float)
+          .byDefault("10")
+          .atLeast(0)
+          .atMost(1e30)
+          .doc("gptc train stops (non-zero exit) when the loss exceeds this "
+               "many times the first step's loss; 0 = off. A non-finite "
+               "loss or parameter always stops it.")
+          .set([](MS &s, OG *, const SV &v) {
+            s.training.divergenceFactor = v.floatValue;
+          }),
       Key("schedule.warmup_steps", VK::Int)
           .byDefault("0")
           .atLeast(0)

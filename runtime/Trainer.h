@@ -64,8 +64,8 @@ struct TrainResult {
 
 /// Trains `step` (laid out by `manifest`) per `config`. `spec` is the
 /// bundle's spec: its schedule gives the attention window of each step.
-/// Returns false and sets `error` (one line) on a data error or a
-/// non-finite loss.
+/// Returns false and sets `error` (one line) on a data error or when the
+/// run diverges (runtime/Divergence.h).
 bool train(const Manifest &manifest, const ModelSpec &spec,
            const StepLibrary &step, const TrainConfig &config,
            std::ostream &out, TrainResult &result, std::string &error);

@@ -133,6 +133,7 @@ bool writeManifest(ModuleOp module, const ModelSpec &spec,
       {"padded_vocab", spec.model.paddedVocab()},
       {"bos_token", spec.model.attention.bosToken},
       {"windowed", windowed},
+      {"divergence_factor", t.divergenceFactor},
       {"slots", std::move(slotArray)},
       {"params", std::move(paramArray)}};
 
