@@ -168,6 +168,12 @@ struct DataSpec {
   std::string val = "data/*_val_*.bin";
 };
 
+/// Limits of the compiler itself (frontend/CompileCost.h).
+struct CompileSpec {
+  /// Refuse specs whose compile is expected to need more peak memory (MiB).
+  int64_t memoryLimitMiB = 1024;
+};
+
 struct ModelSpec {
   std::string name;
   std::string description;
@@ -178,6 +184,7 @@ struct ModelSpec {
   TrainingSpec training;
   ValidationSpec validation;
   DataSpec data;
+  CompileSpec compile;
   /// Source location of every key that was set (dotted path, e.g.
   /// "model.attention.window_unit", "optimizer.groups.hidden.lr") and of
   /// every section ("model", "model.attention", ...). MLIRGen puts these on

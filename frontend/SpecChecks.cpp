@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/SpecChecks.h"
+#include "frontend/CompileCost.h"
 #include "frontend/Parameters.h"
 
 #include <cstdio>
@@ -49,7 +50,7 @@ bool SpecChecks::fail(std::initializer_list<std::string> keys,
 
 bool SpecChecks::run() {
   return checkShape() && checkAttention() && checkWindow() && checkTraining() &&
-         checkSchedule() && checkGroups();
+         checkSchedule() && checkGroups() && checkCompileCost();
 }
 
 bool SpecChecks::checkShape() {
@@ -204,6 +205,18 @@ bool SpecChecks::checkGroups() {
                   "qkv_split splits a fused (3 d, d) QKV matrix, but "
                   "model.attention.qkv is separate");
   }
+  return true;
+}
+
+bool SpecChecks::checkCompileCost() {
+  const int64_t expected = expectedCompileMemoryMiB(spec);
+  const int64_t limit = spec.compile.memoryLimitMiB;
+  if (expected > limit)
+    return fail({"model.n_layer", "compile.memory_limit_mb"},
+                "compiling " + num(spec.model.nLayer) +
+                    " layers is expected to need about " + num(expected) +
+                    " MiB, over compile.memory_limit_mb (" + num(limit) +
+                    "); raise the limit to compile it");
   return true;
 }
 

@@ -704,6 +704,17 @@ std::vector<SchemaEntry> buildValidationAndData() {
           .byDefault("\"data/*_val_*.bin\"")
           .doc("Glob of the validation shards.")
           .set([](MS &s, OG *, const SV &v) { s.data.val = v.stringValue; }),
+      Key("compile.memory_limit_mb", VK::Int)
+          .byDefault("1024")
+          .atLeast(1)
+          .atMost(kMaxCount)
+          .doc("check and compile refuse a spec whose compile is expected "
+               "to need more peak memory than this many MiB (the estimate "
+               "`gptc check` prints, linear in n_layer); raise it for very "
+               "deep models.")
+          .set([](MS &s, OG *, const SV &v) {
+            s.compile.memoryLimitMiB = v.intValue;
+          }),
   };
 }
 
