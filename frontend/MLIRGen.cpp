@@ -357,11 +357,17 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
   auto fnType = builder.getFunctionType(argTypes, {g.tensor({})});
   builder.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(builder, g.getLoc(), "forward", fnType);
+  // One attribute array for all arguments: setArgAttr per argument rebuilds
+  // the whole array each time, quadratic in the number of parameters.
+  SmallVector<DictionaryAttr> argAttrs;
   for (auto [i, name] : llvm::enumerate(argNames)) {
-    fn.setArgAttr(i, "gpt.name", builder.getStringAttr(name));
+    NamedAttrList attrs;
+    attrs.append("gpt.name", builder.getStringAttr(name));
     if (i >= firstParam)
-      fn.setArgAttr(i, "gpt.param", builder.getUnitAttr());
+      attrs.append("gpt.param", builder.getUnitAttr());
+    argAttrs.push_back(attrs.getDictionary(&ctx));
   }
+  fn.setAllArgAttrs(argAttrs);
   Block *entry = fn.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   tokens = entry->getArgument(0);

@@ -153,6 +153,8 @@ struct TrainingSpec {
   int64_t seed = 0;
   DType dtype = DType::F32;
   int64_t timingSkipSteps = 10;
+  /// Stop when the loss exceeds this many times the first step's; 0 = off.
+  double divergenceFactor = 10.0;
   int64_t gradAccum() const { return batch / (deviceBatch * ranks); }
 };
 
@@ -166,6 +168,12 @@ struct DataSpec {
   std::string val = "data/*_val_*.bin";
 };
 
+/// Limits of the compiler itself (frontend/CompileCost.h).
+struct CompileSpec {
+  /// Refuse specs whose compile is expected to need more peak memory (MiB).
+  int64_t memoryLimitMiB = 1024;
+};
+
 struct ModelSpec {
   std::string name;
   std::string description;
@@ -176,6 +184,7 @@ struct ModelSpec {
   TrainingSpec training;
   ValidationSpec validation;
   DataSpec data;
+  CompileSpec compile;
   /// Source location of every key that was set (dotted path, e.g.
   /// "model.attention.window_unit", "optimizer.groups.hidden.lr") and of
   /// every section ("model", "model.attention", ...). MLIRGen puts these on

@@ -108,10 +108,17 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
   Location fnLoc = locOf(ctx, spec, "optimizer", "update");
   auto fn = func::FuncOp::create(b, fnLoc, "update",
                                  b.getFunctionType(argTypes, resultTypes));
-  for (auto [i, name] : llvm::enumerate(argNames))
-    fn.setArgAttr(i, "gpt.name", b.getStringAttr(name));
-  for (auto [i, name] : llvm::enumerate(resultNames))
-    fn.setResultAttr(i, "gpt.name", b.getStringAttr(name));
+  // One attribute array per side: setArgAttr per argument rebuilds the whole
+  // array each time, quadratic in the number of parameters.
+  auto nameAttrs = [&](ArrayRef<std::string> names) {
+    SmallVector<DictionaryAttr> attrs;
+    for (const std::string &name : names)
+      attrs.push_back(b.getDictionaryAttr(
+          b.getNamedAttr("gpt.name", b.getStringAttr(name))));
+    return attrs;
+  };
+  fn.setAllArgAttrs(nameAttrs(argNames));
+  fn.setAllResultAttrs(nameAttrs(resultNames));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
 

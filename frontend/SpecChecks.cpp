@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/SpecChecks.h"
+#include "frontend/CompileCost.h"
 #include "frontend/Parameters.h"
 
 #include <cstdio>
@@ -49,7 +50,7 @@ bool SpecChecks::fail(std::initializer_list<std::string> keys,
 
 bool SpecChecks::run() {
   return checkShape() && checkAttention() && checkWindow() && checkTraining() &&
-         checkSchedule() && checkGroups();
+         checkSchedule() && checkGroups() && checkCompileCost();
 }
 
 bool SpecChecks::checkShape() {
@@ -133,6 +134,18 @@ bool SpecChecks::checkWindow() {
                       ") must be a multiple of the " + num(kAttentionBlock) +
                       "-token attention block when window_unit is blocks");
   }
+  if (a.windowStart > a.windowEnd)
+    return fail({"model.attention.window_start", "model.attention.window_end"},
+                "window_start (" + num(a.windowStart) +
+                    ") exceeds window_end (" + num(a.windowEnd) +
+                    "): the window grows over training");
+  const int64_t seqLen = spec.training.seqLen;
+  if (a.windowEnd > seqLen)
+    return fail({"model.attention.window_end", "training.seq_len"},
+                "window_end (" + num(a.windowEnd) + ") exceeds seq_len (" +
+                    num(seqLen) +
+                    "): no window can be longer than the "
+                    "sequence");
   const int64_t layers = static_cast<int64_t>(a.layerWindows.size());
   if (layers != 0 && layers != spec.model.nLayer)
     return fail({"model.attention.window_pattern", "model.n_layer"},
@@ -192,6 +205,18 @@ bool SpecChecks::checkGroups() {
                   "qkv_split splits a fused (3 d, d) QKV matrix, but "
                   "model.attention.qkv is separate");
   }
+  return true;
+}
+
+bool SpecChecks::checkCompileCost() {
+  const int64_t expected = expectedCompileMemoryMiB(spec);
+  const int64_t limit = spec.compile.memoryLimitMiB;
+  if (expected > limit)
+    return fail({"model.n_layer", "compile.memory_limit_mb"},
+                "compiling " + num(spec.model.nLayer) +
+                    " layers is expected to need about " + num(expected) +
+                    " MiB, over compile.memory_limit_mb (" + num(limit) +
+                    "); raise the limit to compile it");
   return true;
 }
 

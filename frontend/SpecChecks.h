@@ -45,6 +45,7 @@ private:
   bool checkTraining();
   bool checkSchedule();
   bool checkGroups();
+  bool checkCompileCost();
 
   /// Fails naming the most user-facing of `keys` (see the file comment).
   bool fail(std::initializer_list<std::string> keys,

@@ -142,7 +142,7 @@ namespace {
 const char *const kSections[] = {
     "model",     "model.attention",  "training",           "schedule",
     "optimizer", "optimizer.groups", "optimizer.groups.*", "validation",
-    "data"};
+    "data",      "compile"};
 
 } // namespace
 

@@ -446,6 +446,16 @@ std::vector<SchemaEntry> buildTrainingAndSchedule() {
           .set([](MS &s, OG *, const SV &v) {
             s.training.timingSkipSteps = v.intValue;
           }),
+      Key("training.divergence_factor", VK::Float)
+          .byDefault("10")
+          .atLeast(0)
+          .atMost(1e30)
+          .doc("gptc train stops (non-zero exit) when the loss exceeds this "
+               "many times the first step's loss; 0 = off. A non-finite "
+               "loss or parameter always stops it.")
+          .set([](MS &s, OG *, const SV &v) {
+            s.training.divergenceFactor = v.floatValue;
+          }),
       Key("schedule.warmup_steps", VK::Int)
           .byDefault("0")
           .atLeast(0)
@@ -694,6 +704,17 @@ std::vector<SchemaEntry> buildValidationAndData() {
           .byDefault("\"data/*_val_*.bin\"")
           .doc("Glob of the validation shards.")
           .set([](MS &s, OG *, const SV &v) { s.data.val = v.stringValue; }),
+      Key("compile.memory_limit_mb", VK::Int)
+          .byDefault("1024")
+          .atLeast(1)
+          .atMost(kMaxCount)
+          .doc("check and compile refuse a spec whose compile is expected "
+               "to need more peak memory than this many MiB (the estimate "
+               "`gptc check` prints, linear in n_layer); raise it for very "
+               "deep models.")
+          .set([](MS &s, OG *, const SV &v) {
+            s.compile.memoryLimitMiB = v.intValue;
+          }),
   };
 }
 

@@ -60,16 +60,20 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createBuildStepPass(step));
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
+  // The first gptc-lower-optim runs on the module: it declares the runtime
+  // calls of the SVD backend there (a run on a function may not).
+  LowerOptimPassOptions lower;
+  lower.gemmEpilogues = options.fuse;
   if (options.fuse) {
     // Newton-Schulz of same-shape parameters batched, then lowered.
     LowerOptimPassOptions keep;
     keep.keepNewtonSchulz = true;
-    pm.addNestedPass<func::FuncOp>(createLowerOptimPass(keep));
+    pm.addPass(createLowerOptimPass(keep));
     pm.addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
+    pm.addNestedPass<func::FuncOp>(createLowerOptimPass(lower));
+  } else {
+    pm.addPass(createLowerOptimPass(lower));
   }
-  LowerOptimPassOptions lower;
-  lower.gemmEpilogues = options.fuse;
-  pm.addNestedPass<func::FuncOp>(createLowerOptimPass(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (done(Stage::Step))

@@ -468,6 +468,13 @@ bool parseManifest(const std::string &text, const std::string &fileName,
     ok = r.getString(*o, "", "spec_name", m.specName);
   if (ok && o->get("bos_token"))
     ok = r.getInt(*o, "", "bos_token", m.bosToken, -1, big);
+  if (ok && o->get("divergence_factor")) {
+    std::optional<double> f = o->getNumber("divergence_factor");
+    if (!f || !(*f >= 0) || !std::isfinite(*f))
+      ok = r.fail("divergence_factor", "expected a finite number >= 0");
+    else
+      m.divergenceFactor = *f;
+  }
   if (ok && o->get("kernels")) {
     const llvm::json::Object *k = o->getObject("kernels");
     if (!k)

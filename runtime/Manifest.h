@@ -78,6 +78,8 @@ struct Manifest {
   int64_t deviceBatch = 0, seqLen = 0, gradAccum = 1, ranks = 1;
   int64_t vocabSize = 0, paddedVocab = 0, bosToken = -1;
   RunDefaults run;
+  /// training.divergence_factor (runtime/Divergence.h); 0 = off or absent.
+  double divergenceFactor = 0.0;
   std::vector<Slot> slots;
   std::vector<ParamEntry> params;
   int64_t kernelCount = 0, gemmCalls = 0; ///< informational

@@ -4,6 +4,7 @@
 #include "runtime/ParamFile.h"
 
 #include "runtime/Arena.h"
+#include "runtime/Divergence.h"
 #include "runtime/data/DataLoader.h"
 
 #include <sys/resource.h>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 namespace gptc {
 namespace runtime {
@@ -65,6 +67,7 @@ private:
 
   Arena arena;
   data::DataLoader trainLoader, valLoader;
+  std::unique_ptr<DivergenceGuard> divergence;
   bool validating = false;
   int32_t *tokens = nullptr, *targets = nullptr;
   int64_t *stepSlot = nullptr;
@@ -79,6 +82,7 @@ bool Loop::init(TrainResult &result, std::string &error) {
   if (!arena.allocate(m, error))
     return false;
   arena.initialize(config.seed);
+  divergence = std::make_unique<DivergenceGuard>(m, arena);
   tokens = arena.i32("tokens");
   targets = arena.i32("targets");
   stepSlot = arena.i64("step");
@@ -204,11 +208,8 @@ bool Loop::run(TrainResult &result, std::string &error) {
     std::snprintf(buf + len, sizeof(buf) - size_t(len), " | %s tok/s | %.3g s",
                   withThousands(rate).c_str(), dt);
     line(buf);
-    if (!std::isfinite(*loss)) {
-      error = "loss is " + std::string(std::isnan(*loss) ? "nan" : "inf") +
-              " at step " + std::to_string(s + 1);
+    if (!divergence->check(s + 1, double(*loss), error))
       return false;
-    }
     int64_t done = s + 1;
     bool due = config.valEvery > 0 && done % config.valEvery == 0;
     if (validating && (due || done == n) && !validate(done, result, error))

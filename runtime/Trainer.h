@@ -62,7 +62,8 @@ struct TrainResult {
 };
 
 /// Trains `step` (laid out by `manifest`) per `config`. Returns false and
-/// sets `error` (one line) on a data error or a non-finite loss.
+/// sets `error` (one line) on a data error or when the run diverges
+/// (runtime/Divergence.h).
 bool train(const Manifest &manifest, const StepLibrary &step,
            const TrainConfig &config, std::ostream &out, TrainResult &result,
            std::string &error);

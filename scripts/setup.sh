@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake ninja-build g++ python3 pkg-config
+  cmake ninja-build g++ python3 pkg-config time
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev
   libyaml-cpp-dev libgtest-dev
   libopenblas-dev libopenmpi-dev openmpi-bin

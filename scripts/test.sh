@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Sets up (scripts/setup.sh) and runs every test: lit + FileCheck suites and
-# the GoogleTest unit tests, through ctest.
+# the GoogleTest unit tests, through ctest; then the sanitizer job
+# (scripts/sanitize.sh: the MLIR-free unit tests and the spec-error tests
+# under ASan+UBSan) and each fuzzer for 20 s (scripts/fuzz.sh).
+#   GPTC_FUZZ_SECONDS=N   seconds per fuzzer (default 20; 0 skips them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # python3-torch: test/Training/torch-agreement.test compares gptc's losses
-# with PyTorch's from the same weights.
-GPTC_EXTRA_PACKAGES="python3-torch python3-numpy" bash scripts/setup.sh
+# with PyTorch's from the same weights. clang: the libFuzzer targets.
+GPTC_EXTRA_PACKAGES="python3-torch python3-numpy clang" bash scripts/setup.sh
 build=${GPTC_BUILD_DIR:-build}
 ctest --test-dir "$build" --output-on-failure
+bash scripts/sanitize.sh
+if [ "${GPTC_FUZZ_SECONDS:-20}" != 0 ]; then
+  bash scripts/fuzz.sh "${GPTC_FUZZ_SECONDS:-20}"
+fi

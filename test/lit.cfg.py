@@ -26,7 +26,16 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.gptc_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.gptc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["gptc", "gptc-opt", "gptc-ref-run"], tool_dirs)
+if lit_config.params.get("gptc_spec_check"):
+    # The sanitizer job (scripts/sanitize.sh) has no MLIR tools: `gptc check`
+    # runs as gptc-spec-check, the same spec parser without MLIR.
+    from lit.llvm.subst import ToolSubst
+    llvm_config.add_tool_substitutions(
+        [ToolSubst("gptc", command=os.path.join(config.gptc_tools_dir,
+                                                "gptc-spec-check"))])
+else:
+    llvm_config.add_tool_substitutions(["gptc", "gptc-opt", "gptc-ref-run"],
+                                       tool_dirs)
 
 # ptxas (CUDA toolkit) is optional: tests that assemble PTX say
 # `REQUIRES: ptxas` and are reported UNSUPPORTED without it.

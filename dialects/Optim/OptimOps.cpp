@@ -98,8 +98,8 @@ static LogicalResult verifyNewtonSchulzAttrs(Operation *op, int64_t steps,
            << coefficients.size();
   if (failed(verifyPositive(op, "eps", eps)))
     return failure();
-  if (!computeDType.isBF16() && !computeDType.isF32())
-    return op->emitOpError("compute_dtype must be bf16 or f32, got ")
+  if (!computeDType.isBF16() && !computeDType.isF32() && !computeDType.isF64())
+    return op->emitOpError("compute_dtype must be bf16, f32 or f64, got ")
            << computeDType;
   return success();
 }

@@ -161,7 +161,14 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
     };
     if (failed(addArgs(forward)) || failed(addArgs(update)))
       return signalPassFailure();
-    Type lossType = forward.getResultTypes()[0];
+    // The loss slots are f32 whatever the training dtype (runtime/gptrt.h):
+    // an f64 loss is rounded once when it is written.
+    Type lossType = RankedTensorType::get({}, Float32Type::get(&getContext()));
+    auto toLossType = [&](OpBuilder &b, Location loc, Value loss) -> Value {
+      if (loss.getType() == lossType)
+        return loss;
+      return gpt::CastOp::create(b, loc, lossType, loss);
+    };
     if (failed(layout.add(forward.getLoc(), "loss", lossType)) ||
         failed(layout.add(forward.getLoc(), "eval_loss", lossType)))
       return signalPassFailure();
@@ -224,8 +231,9 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
         e.willWrite(slot);
       ValueRange results = e.call(grad);
       double scale = 1.0 / static_cast<double>(gradAccum);
-      for (auto [i, value] : llvm::enumerate(results)) {
+      for (auto [i, result] : llvm::enumerate(results)) {
         StringRef slot = i == 0 ? StringRef("loss") : StringRef(gradSlots[i - 1]);
+        Value value = i == 0 ? toLossType(body, grad.getLoc(), result) : result;
         if (gradAccum == 1) {
           e.write(slot, value);
           continue;
@@ -258,7 +266,8 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       func::FuncOp fn = makeEntry("gptc_eval_step", forward.getLoc());
       OpBuilder body(fn.getBody().front().getTerminator());
       EntryBuilder e(body, forward.getLoc(), fn.getArgument(0), layout);
-      e.write("eval_loss", e.call(forward)[0]);
+      e.write("eval_loss",
+              toLossType(body, forward.getLoc(), e.call(forward)[0]));
     }
     for (func::FuncOp fn : {forward, grad, update})
       fn.setPrivate();

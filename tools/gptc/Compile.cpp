@@ -62,8 +62,30 @@ static void locateCUDAToolkit() {
   ::setenv("CUDA_ROOT", GPTC_CUDA_TOOLKIT_DIR, /*overwrite=*/0);
 }
 
+/// Fails (with an error at the key) when `spec` needs something `target`
+/// lacks past the gradient: the SVD backend is a LAPACK call of the CPU
+/// runtime (runtime/cpu/Svd.cpp), which CUDA kernels cannot make.
+static LogicalResult checkTarget(MLIRContext &ctx, const ModelSpec &spec,
+                                 Stage stage, Target target) {
+  if (target != Target::CUDA || stage <= Stage::Grad)
+    return success();
+  for (const OptimizerGroup &g : spec.groups) {
+    if (g.kind != OptimizerKind::Muon || g.nsBackend != NSBackend::SVD)
+      continue;
+    std::string key = "optimizer.groups." + g.name + ".ns_backend";
+    SourceLoc l = spec.locOf(key);
+    return emitError(FileLineColLoc::get(&ctx, l.file, l.line, l.col))
+           << key
+           << ": the svd backend runs on the CPU only (LAPACK in the "
+              "runtime); use newton_schulz for --target=cuda";
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
                                      Stage stage, Target target, bool fuse) {
+  if (failed(checkTarget(ctx, spec, stage, target)))
+    return nullptr;
   OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
   if (!module || failed(buildUpdateFunction(*module, spec)))
     return nullptr;

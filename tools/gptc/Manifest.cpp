@@ -151,6 +151,7 @@ bool writeManifest(ModuleOp module, const ModelSpec &spec,
       {"padded_vocab", spec.model.paddedVocab()},
       {"bos_token", spec.model.attention.bosToken},
       {"run", runDefaults(spec)},
+      {"divergence_factor", t.divergenceFactor},
       {"slots", std::move(slotArray)},
       {"params", std::move(paramArray)}};
 

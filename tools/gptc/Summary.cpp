@@ -2,6 +2,7 @@
 
 #include "tools/gptc/Summary.h"
 
+#include "frontend/CompileCost.h"
 #include "frontend/Parameters.h"
 
 #include "llvm/Support/Format.h"
@@ -72,6 +73,9 @@ void printSummary(const ModelSpec &spec, llvm::raw_ostream &os) {
        << ", " << countPerGroup[i] << " tensors, "
        << llvm::format("%.3f", perGroup[i] / 1e6) << "M values\n";
   }
+  os << "  compile:   about " << expectedCompileMemoryMiB(spec)
+     << " MiB peak memory expected for a bundle (compile.memory_limit_mb "
+     << spec.compile.memoryLimitMiB << ")\n";
   if (!error.empty())
     os << "  warning: " << error << "\n";
 }

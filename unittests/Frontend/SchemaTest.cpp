@@ -299,7 +299,7 @@ TEST(Models, ResolvedSpecReparsesToTheSame) {
     SpecError error;
     ASSERT_TRUE(parseSpecFile(file.path().string(),
                               {"training.seed=7", "training.seq_len=64",
-                               "training.seq_len=128", "validation.every=5",
+                               "training.seq_len=2048", "validation.every=5",
                                "name=\"x: 'y' \\\" z\""},
                               spec, error))
         << error.str();
@@ -308,7 +308,7 @@ TEST(Models, ResolvedSpecReparsesToTheSame) {
     EXPECT_EQ(again.resolvedYaml, spec.resolvedYaml) << file.path();
     EXPECT_EQ(again.name, "x: 'y' \" z");
     EXPECT_EQ(again.training.seed, 7);
-    EXPECT_EQ(again.training.seqLen, 128);
+    EXPECT_EQ(again.training.seqLen, 2048); // not below any window_end
     EXPECT_EQ(again.validation.every, 5);
     EXPECT_EQ(again.model.nLayer, spec.model.nLayer);
     EXPECT_EQ(again.description, spec.description);

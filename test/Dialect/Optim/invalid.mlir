@@ -48,7 +48,7 @@ func.func @ns_eps(%g: tensor<16x16xf32>) -> tensor<16x16xf32> {
 // -----
 
 func.func @ns_compute_dtype(%g: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-error @+1 {{'optim.newton_schulz' op compute_dtype must be bf16 or f32, got 'f16'}}
+  // expected-error @+1 {{'optim.newton_schulz' op compute_dtype must be bf16, f32 or f64, got 'f16'}}
   %o = optim.newton_schulz %g steps = 5 coefficients = [3.4445, -4.775, 2.0315]
       eps = 1.0e-7 form = polynomial_then_apply transpose = short_side
       normalize = after_cast compute_dtype = f16 : tensor<16x16xf32>

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/) with clang, ASan and UBSan in their
+# own build directory and runs each for SECONDS (default 20) from the seeds:
+#   spec      models/*.yaml and test/Frontend/errors/*.yaml
+#   shard     small shards written here (valid, truncated, bad magic)
+#   manifest  fuzz/seeds/manifest/
+# Any crash, leak or sanitizer report fails the script; the reproducer is
+# left in the build directory (crash-*, leak-*).
+#   scripts/fuzz.sh [SECONDS]
+#   GPTC_FUZZ_BUILD_DIR=dir      build directory (default build-fuzz)
+#   GPTC_FUZZ_RUNS=N             stop each fuzzer after N executions instead
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-20}
+build=${GPTC_FUZZ_BUILD_DIR:-build-fuzz}
+if [ ! -f "$build/build.ninja" ]; then
+  mkdir -p "$build"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DGPTC_ENABLE_FUZZERS=ON > "$build/configure.log" 2>&1 \
+    || { cat "$build/configure.log"; exit 1; }
+fi
+ninja -C "$build" -j"${GPTC_JOBS:-2}" \
+  gptc-spec-fuzzer gptc-shard-fuzzer gptc-manifest-fuzzer
+
+corpus="$build/fuzz-corpus"
+mkdir -p "$corpus/spec" "$corpus/shard" "$corpus/manifest"
+cp models/*.yaml test/Frontend/errors/*.yaml "$corpus/spec/"
+cp fuzz/seeds/manifest/* "$corpus/manifest/"
+python3 - "$corpus/shard" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def shard(name, tokens, magic=20240520, version=1, count=None):
+    header = [magic, version, len(tokens) if count is None else count] + [0] * 253
+    with open(f"{d}/{name}", "wb") as f:
+        f.write(struct.pack("<256i", *header))
+        f.write(struct.pack(f"<{len(tokens)}H", *tokens))
+shard("valid.bin", [1, 2, 3, 256, 65535])
+shard("empty.bin", [])
+shard("count-too-big.bin", [7, 8], count=3)
+shard("bad-magic.bin", [1], magic=1)
+PY
+
+# Inputs up to 64 KiB (the largest seed spec is a few KiB); -rss_limit_mb
+# well above what the parsers need.
+args=(-max_len=65536 -rss_limit_mb=2048 -timeout=30 -print_final_stats=1)
+if [ -n "${GPTC_FUZZ_RUNS:-}" ]; then
+  args+=(-runs="$GPTC_FUZZ_RUNS")
+else
+  args+=(-max_total_time="$seconds")
+fi
+# The shard fuzzer writes a file per input: keep it in memory.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ]; then
+  export TMPDIR=/dev/shm
+fi
+for name in spec shard manifest; do
+  echo "== gptc-$name-fuzzer"
+  (cd "$build" && "./bin/gptc-$name-fuzzer" "${args[@]}" "fuzz-corpus/$name" \
+    2>&1 | tee "fuzz-$name.log" | grep -E "^(Done|#[0-9]+ *DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY)" || true)
+  grep -q "^stat::number_of_executed_units" "$build/fuzz-$name.log" \
+    || { echo "gptc-$name-fuzzer failed; see $build/fuzz-$name.log"; exit 1; }
+  if grep -qE "^(==[0-9]+==ERROR|SUMMARY: )" "$build/fuzz-$name.log"; then
+    echo "gptc-$name-fuzzer found a problem; see $build/fuzz-$name.log"
+    exit 1
+  fi
+done
