@@ -122,7 +122,7 @@ void cvtOp(WarpState &w, const Instr &in, uint32_t mask) {
       if (in.mode == 1 && v < 0) // .relu
         v = 0;
       if (in.sat)
-        v = std::isnan(v) ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
+        v = std::isnan(v) || v <= 0 ? 0 : v > 1 ? 1 : v; // -0 -> +0
       if (std::isnan(v) && dt == Ty::F32)
         r = 0x7fffffff;
       else

@@ -99,7 +99,7 @@ constexpr int arity(FOp op) {
 template <class T> T saturate(T v) {
   if (std::isnan(v))
     return 0;
-  return v < 0 ? T(0) : v > 1 ? T(1) : v;
+  return v <= 0 ? T(0) : v > 1 ? T(1) : v; // -0 saturates to +0
 }
 
 template <FOp Op> void f32op(WarpState &w, const Instr &in, uint32_t mask) {

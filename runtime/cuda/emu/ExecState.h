@@ -58,6 +58,9 @@ struct WarpState {
   unsigned firstThread = 0;   ///< linear thread index of lane 0
   uint32_t live = 0;          ///< lanes that exist and have not exited
   uint32_t waiting = 0;       ///< lanes waiting at a barrier
+  /// Lanes waiting at a warp-synchronous instruction for the other lanes
+  /// of its member mask (which run until they arrive or exit).
+  uint32_t parked = 0;
   int32_t pc[32] = {};
   int32_t callStack[32][kMaxCallDepth];
   uint8_t depth[32] = {};

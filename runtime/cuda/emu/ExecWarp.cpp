@@ -151,6 +151,7 @@ void registerWarpOps(SelectorMap &s) {
     }
     in.mode = (uint8_t)mode;
     in.op = in.nops == 6;
+    in.memberOp = (int8_t)(in.nops - 1);
     in.exec = shflOp;
     in.ctl = Ctl::WarpSync;
     return true;
@@ -166,6 +167,7 @@ void registerWarpOps(SelectorMap &s) {
       return false;
     }
     in.mode = (uint8_t)mode;
+    in.memberOp = 2;
     in.exec = voteOp;
     in.ctl = Ctl::WarpSync;
     return true;
@@ -182,6 +184,7 @@ void registerWarpOps(SelectorMap &s) {
     }
     in.mode = (uint8_t)mode;
     in.op = tyIsSigned(in.ty);
+    in.memberOp = 2;
     in.exec = reduxOp;
     in.ctl = Ctl::WarpSync;
     return true;

@@ -191,10 +191,18 @@ void control(WarpState &w, const Instr &in, int32_t pc, uint32_t mask,
 void runWarp(WarpState &w) {
   const Instr *code = w.mod->code.data();
   LaunchCounters &cnt = *w.counters;
+  bool forceSync = false;
   while (!warpDead) {
-    uint32_t active = w.live & ~w.waiting;
-    if (!active)
-      return;
+    uint32_t active = w.live & ~w.waiting & ~w.parked;
+    if (!active) {
+      if (!w.parked)
+        return;
+      // Nothing else can run: the parked lanes go ahead (and fault if
+      // their member mask still names lanes elsewhere).
+      w.parked = 0;
+      forceSync = true;
+      continue;
+    }
     int32_t pc;
     uint32_t mask;
     if (w.converged) {
@@ -222,9 +230,24 @@ void runWarp(WarpState &w) {
       FOR_LANES(active, l) pc = std::min(pc, w.pc[l]);
       mask = 0;
       FOR_LANES(active, l) mask |= (uint32_t)(w.pc[l] == pc) << l;
+      // Parked lanes at this pc join the lanes that caught up with them.
+      uint32_t join = 0;
+      FOR_LANES(w.parked, l) join |= (uint32_t)(w.pc[l] == pc) << l;
+      mask |= join;
+      w.parked &= ~join;
     }
     const Instr &in = code[pc];
     uint32_t exec = guarded(w, in, mask);
+    if (in.ctl == Ctl::WarpSync && exec && !forceSync) {
+      uint32_t members =
+          (uint32_t)w.get(in.ops[in.memberOp], __builtin_ctz(exec));
+      if (members & w.live & ~w.waiting & ~exec) {
+        w.parked |= mask;
+        w.converged = false;
+        continue;
+      }
+    }
+    forceSync = false;
     cnt.threadInstructions += __builtin_popcount(exec);
     ++cnt.warpInstructions;
     if (in.ctl == Ctl::None || in.ctl == Ctl::WarpSync) {
@@ -347,6 +370,7 @@ void registerControlOps(SelectorMap &s) {
     if (c.take(".warp")) {
       in.exec = warpSyncHandler();
       in.ctl = Ctl::WarpSync;
+      in.memberOp = 0;
       return in.nops == 1;
     }
     c.take(".cta");

@@ -94,6 +94,7 @@ struct Instr {
   Operand ops[6];
   int32_t target = -1;      ///< branch target pc / callee function index
   int32_t callArgs = -1;    ///< index into Module::callSites
+  int8_t memberOp = -1;     ///< member-mask operand of warp-sync ops
   uint32_t line = 0;        ///< PTX source line
   int32_t func = -1;        ///< function the instruction belongs to
 };

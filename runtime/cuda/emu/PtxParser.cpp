@@ -668,6 +668,8 @@ bool Parser::parseOperand(Operand &o, Instr &in) {
     ++p;
     return true;
   }
+  if (tok.text[0] == '%')
+    return fail("unknown register '" + tok.text + "'");
   if (in.ctl == Ctl::Bra || tok.kind == Token::Ident) {
     // A label (branch target); resolved at the end of the function.
     o.kind = Operand::None;
