@@ -434,6 +434,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
   cfg.dynShared = sharedMemBytes;
   cfg.maxDynShared = (uint64_t)f->maxDynShared;
   cfg.racecheck = envFlag("GPTC_EMU_RACECHECK");
+  if (const char *w = std::getenv("GPTC_EMU_WATCHDOG"))
+    cfg.maxBlockInstructions = std::strtoull(w, nullptr, 10);
   LaunchCounters counters;
   std::string error;
   uint64_t t0 = hostNs();

@@ -265,6 +265,41 @@ bool selectCarry(Instr &in, DecodeCtx &, std::string &why) {
   return true;
 }
 
+/// mad{.lo,.hi}.cc / madc{.lo,.hi}[.cc]: the product's half plus c, with
+/// the carry chain of add.cc / addc.
+template <class T, bool Hi, bool CarryIn, bool CarryOut>
+void madCarry(WarpState &w, const Instr &in, uint32_t mask) {
+  FOR_LANES(mask, l) {
+    T a = (T)w.get(in.ops[1], l), b = (T)w.get(in.ops[2], l);
+    unsigned __int128 p = Hi ? (U<T>)MulHi::f<T>(a, b, in)
+                             : (U<T>)MulLo::f<T>(a, b, in);
+    unsigned __int128 r = p + (U<T>)w.get(in.ops[3], l) +
+                          (CarryIn ? carryFlag[l] : 0);
+    if (CarryOut)
+      carryFlag[l] = (r >> (8 * sizeof(T))) & 1;
+    setReg(w, in.ops[0], l, (uint64_t)(U<T>)r);
+  }
+}
+template <bool CarryIn>
+bool selectMadCarry(Instr &in, DecodeCtx &c, std::string &why) {
+  bool hi = c.take(".hi");
+  c.take(".lo");
+  if (tySize(in.ty) != 4 && tySize(in.ty) != 8) {
+    why = "carry mad is 32/64-bit only";
+    return false;
+  }
+  bool wide = tySize(in.ty) == 8, sgn = tyIsSigned(in.ty);
+#define MC(T)                                                                  \
+  (hi ? (in.cc ? madCarry<T, true, CarryIn, true>                              \
+               : madCarry<T, true, CarryIn, false>)                            \
+      : (in.cc ? madCarry<T, false, CarryIn, true>                             \
+               : madCarry<T, false, CarryIn, false>))
+  in.exec = wide ? (sgn ? MC(int64_t) : MC(uint64_t))
+                 : (sgn ? MC(int32_t) : MC(uint32_t));
+#undef MC
+  return true;
+}
+
 /// mul.wide / mad.wide: 2x-width product of the source type.
 template <class T, bool Mad> void mulWide(WarpState &w, const Instr &in,
                                           uint32_t mask) {
@@ -304,8 +339,9 @@ bool selectMul(Instr &in, DecodeCtx &c, std::string &why, bool mad) {
   if (!mad)
     return selectPlain(in, c, why, "mul");
   if (in.cc) {
-    why = "mad.cc is not implemented";
-    return false;
+    in.mode = 0;
+    c.words.push_back(mode ? ".hi" : ".lo");
+    return selectMadCarry<false>(in, c, why);
   }
   switch (in.ty) {
   case Ty::S16: in.exec = mode ? madLoHi<int16_t, true> : madLoHi<int16_t, false>; break;
@@ -455,6 +491,7 @@ void registerIntegerOps(SelectorMap &s) {
     return selectPlain(in, c, why, "rem");
   };
   s["addc"] = selectCarry<false, true>;
+  s["madc"] = selectMadCarry<true>;
   s["subc"] = selectCarry<true, true>;
   s["clz"] = [](Instr &in, DecodeCtx &, std::string &why) {
     return selectBits<ClzT>(in, why);

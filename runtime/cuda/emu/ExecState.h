@@ -81,6 +81,7 @@ struct WarpState {
 struct BlockState {
   unsigned ctaid[3] = {0, 0, 0};
   unsigned nthreads = 0;
+  uint64_t startInstructions = 0; ///< the worker's count when it started
   std::vector<uint8_t> shared;
   std::vector<uint8_t> local;
   std::vector<uint8_t> params;
@@ -100,6 +101,9 @@ struct LaunchState {
   uint64_t dynShared = 0;
   std::vector<uint8_t> kernelParams;
   bool racecheck = false;
+  /// The watchdog: a block's thread-instructions beyond this fail the
+  /// launch with CUDA_ERROR_LAUNCH_TIMEOUT (0: no limit).
+  uint64_t maxBlockInstructions = 0;
   uint64_t startNs = 0;
   // First fault wins; guarded by the executor's mutex.
   Fault fault;

@@ -256,6 +256,14 @@ void runWarp(WarpState &w) {
       FOR_LANES(mask, l) w.pc[l] = pc + 1;
     } else {
       control(w, in, pc, mask, exec);
+      if (w.launch->maxBlockInstructions &&
+          cnt.threadInstructions - w.block->startInstructions >
+              w.launch->maxBlockInstructions && exec)
+        w.fault(CUDA_ERROR_LAUNCH_TIMEOUT, in, __builtin_ctz(exec),
+                "watchdog: the block ran over " +
+                    std::to_string(w.launch->maxBlockInstructions) +
+                    " thread-instructions (GPTC_EMU_WATCHDOG)",
+                0, false);
     }
     // Converged again when every active lane shares one pc.
     active = w.live & ~w.waiting;
@@ -298,6 +306,7 @@ void runBlock(LaunchState &ls, BlockState &b, LaunchCounters &cnt) {
     }
   }
   warpDead = false;
+  b.startInstructions = cnt.threadInstructions;
   while (true) {
     bool anyWaiting = false;
     for (unsigned i = 0; i < nwarps && !ls.stop; ++i) {
@@ -448,6 +457,7 @@ int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
   ls.dynShared = cfg.dynShared;
   ls.kernelParams = std::move(params);
   ls.racecheck = cfg.racecheck;
+  ls.maxBlockInstructions = cfg.maxBlockInstructions;
   ls.startNs = nowNs();
 
   uint64_t nblocks = (uint64_t)cfg.grid[0] * cfg.grid[1] * cfg.grid[2];

@@ -13,6 +13,7 @@ struct LaunchConfig {
   uint64_t dynShared = 0;
   uint64_t maxDynShared = 48 * 1024; ///< the function's opt-in limit
   bool racecheck = false;
+  uint64_t maxBlockInstructions = 0; ///< watchdog, 0: none
 };
 
 /// Checks the launch against the device's and the kernel's limits, then

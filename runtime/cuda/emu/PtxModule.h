@@ -108,6 +108,8 @@ struct Variable {
   uint64_t address = 0;     ///< global/const: device address
   std::vector<uint8_t> init;
   bool externDynamic = false;
+  Ty ty = Ty::None;         ///< element type
+  bool ptr = false;         ///< a parameter declared .ptr
 };
 
 /// `call (ret), f, (args)`: byte ranges of the caller's param variables.
@@ -127,6 +129,8 @@ struct Function {
   /// in the thread's param area (functions), and size.
   std::vector<std::pair<uint64_t, uint64_t>> params;
   std::vector<uint64_t> paramAlign;
+  std::vector<Ty> paramTy;       ///< element type of each parameter
+  std::vector<bool> paramIsPtr;  ///< declared `.ptr` (a pointer)
   int64_t retOffset = -1;   ///< .func return value in the param area
   uint64_t retSize = 0;
   uint64_t kernelParamBytes = 0;

@@ -257,6 +257,8 @@ bool Parser::parseVariable(Space space, bool isExtern, bool moduleScope) {
     }
     if (w == ".v2" || w == ".v4")
       vecN = w[2] - '0';
+    else if (w == ".ptr")
+      v.ptr = true;
     else if (parseTy(w) != Ty::None)
       ty = parseTy(w);
     else if (w != ".ptr" && w != ".global" && w != ".shared" &&
@@ -266,6 +268,7 @@ bool Parser::parseVariable(Space space, bool isExtern, bool moduleScope) {
   }
   if (ty == Ty::None)
     return fail("variable without a type");
+  v.ty = ty;
   v.name = peek().text;
   ++p;
   uint64_t count = 1;
@@ -390,6 +393,8 @@ bool Parser::parseParams(Function &f, bool kernel, bool isReturn) {
     } else {
       f.params.push_back({v.offset, v.size});
       f.paramAlign.push_back(v.align);
+      f.paramTy.push_back(v.ty);
+      f.paramIsPtr.push_back(v.ptr);
     }
   }
   return true;
