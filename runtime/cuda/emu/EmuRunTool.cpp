@@ -51,7 +51,8 @@ const char *errorName(CUresult r) {
   return name;
 }
 
-/// Buffers of random small words (valid as indices and as f32/bf16 data)
+/// Buffers whose first 64 KiB hold random small words (valid as indices
+/// and as f32/bf16 data; the rest is zero)
 /// for the pointer parameters; scalars get 1 (integers) or 0.5 (floats).
 bool runKernel(const Job &job, CUmodule module, const Function &fn,
                uint64_t maxBlocks, std::mt19937 &rng, std::string &why) {
@@ -64,7 +65,7 @@ bool runKernel(const Job &job, CUmodule module, const Function &fn,
   std::vector<CUdeviceptr> buffers;
   std::vector<std::vector<uint8_t>> values(fn.params.size());
   std::vector<void *> args;
-  size_t fill = std::min<uint64_t>(job.bytes, 1u << 20) / 4;
+  size_t fill = std::min<uint64_t>(job.bytes, 64u << 10) / 4;
   std::vector<uint32_t> words(fill);
   for (size_t i = 0; i < fn.params.size(); ++i) {
     std::vector<uint8_t> &v = values[i];
