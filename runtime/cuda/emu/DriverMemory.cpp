@@ -9,6 +9,7 @@
 
 #include "runtime/cuda/emu/DeviceMemory.h"
 #include "runtime/cuda/emu/DriverState.h"
+#include "runtime/cuda/emu/gptc_emu.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -245,6 +246,10 @@ CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
     return CUDA_ERROR_INVALID_HANDLE;
   *ms = (float)((double)(end->ns - start->ns) * 1e-6);
   return CUDA_SUCCESS;
+}
+
+void *gptcEmuTranslate(uint64_t dev, uint64_t bytes) {
+  return DeviceMemory::get().translate(dev, bytes);
 }
 
 CUresult cuGetErrorName(CUresult error, const char **str);
