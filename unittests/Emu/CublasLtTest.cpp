@@ -26,7 +26,9 @@ struct Mat {
   int64_t at(int b, int i, int j) const {
     return b * stride + (rowMajor ? (int64_t)i * ld + j : i + (int64_t)j * ld);
   }
-  size_t size() const { return (size_t)(batch - 1) * stride + at(0, rows - 1, cols - 1) + 1; }
+  size_t size() const {
+    return (size_t)(batch - 1) * stride + at(0, rows - 1, cols - 1) + 1;
+  }
 };
 
 cublasLtMatrixLayout_t makeLayout(const Mat &m, cudaDataType t) {
@@ -100,7 +102,8 @@ void checkMatmul(bool ta, bool tb, bool rowMajor, cudaDataType abType,
   cublasLtMatmulDesc_t op;
   ASSERT_EQ(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
             CUBLAS_STATUS_SUCCESS);
-  int32_t opA = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opB = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int32_t opA = ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+          opB = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opA, 4);
   cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opB, 4);
   if (bias) {
@@ -111,8 +114,8 @@ void checkMatmul(bool ta, bool tb, bool rowMajor, cudaDataType abType,
     cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, 4);
     cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp,
                                    sizeof bp);
-    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
-                                   &bt, sizeof bt);
+    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt,
+                                   sizeof bt);
     cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE,
                                    &bstride, sizeof bstride);
   }
@@ -126,8 +129,8 @@ void checkMatmul(bool ta, bool tb, bool rowMajor, cudaDataType abType,
                                            &result, &found),
             CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(found, 1);
-  ASSERT_EQ(cublasLtMatmul(h, op, &alpha, (void *)da, la, (void *)db, lb,
-                           &beta, (void *)dc, lc, (void *)dd, ld, &result.algo,
+  ASSERT_EQ(cublasLtMatmul(h, op, &alpha, (void *)da, la, (void *)db, lb, &beta,
+                           (void *)dc, lc, (void *)dd, ld, &result.algo,
                            nullptr, 0, nullptr),
             CUBLAS_STATUS_SUCCESS);
   std::vector<float> d(D.size());

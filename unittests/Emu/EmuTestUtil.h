@@ -1,4 +1,5 @@
-//===- EmuTestUtil.h - Running PTX on the emulated device in tests -*- C++ -*-===//
+//===- EmuTestUtil.h - Running PTX on the emulated device in tests -*- C++
+//-*-===//
 //
 // The tests link the emulated libcuda.so.1 and use the driver API as any
 // program would: load a module, allocate, copy, launch, copy back.

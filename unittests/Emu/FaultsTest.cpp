@@ -89,8 +89,9 @@ TEST(EmuFaults, MisalignedLoad) {
   PtxModule m(ptx(kStore));
   ASSERT_EQ(m.result, CUDA_SUCCESS);
   DeviceBuffer<uint32_t> in(4), out(1);
-  auto [r, err] = captured(
-      [&] { return launch(m.function("load"), 1, 1, {&in.ptr, &out.ptr}); });
+  auto [r, err] = captured([&] {
+    return launch(m.function("load"), 1, 1, {&in.ptr, &out.ptr});
+  });
   EXPECT_EQ(r, CUDA_ERROR_MISALIGNED_ADDRESS);
   expectOneLineReport(err, "misaligned global load of 4 bytes", "load");
   char addr[40];
@@ -166,15 +167,15 @@ TEST(EmuFaults, LaunchOverTheDeviceLimits) {
   EXPECT_EQ(cuLaunchKernel(f, 1, 1, 1, 1025, 1, 1, 0, nullptr, args, nullptr),
             CUDA_ERROR_INVALID_VALUE);
   // Dynamic shared memory over 48 KB needs the opt-in attribute.
-  EXPECT_EQ(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 64 * 1024, nullptr, args,
-                           nullptr),
-            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(
+      cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 64 * 1024, nullptr, args, nullptr),
+      CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuFuncSetAttribute(
                 f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024),
             CUDA_SUCCESS);
-  EXPECT_EQ(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 64 * 1024, nullptr, args,
-                           nullptr),
-            CUDA_SUCCESS);
+  EXPECT_EQ(
+      cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 64 * 1024, nullptr, args, nullptr),
+      CUDA_SUCCESS);
   EXPECT_EQ(cuFuncSetAttribute(
                 f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 228 * 1024),
             CUDA_ERROR_INVALID_VALUE);
@@ -207,12 +208,12 @@ TEST(EmuFaults, UnknownOpcodeStopsTheLoad) {
   ret;
 }
 )");
-  auto [r, err] = captured([&] { return cuModuleLoadData(&mod, text.c_str()); });
+  auto [r, err] =
+      captured([&] { return cuModuleLoadData(&mod, text.c_str()); });
   EXPECT_EQ(r, CUDA_ERROR_NOT_SUPPORTED);
-  EXPECT_EQ(err,
-            "gptc-emu: cuModuleLoadData: PTX line 9: 'frobnicate.b32' in "
-            "function 'k': opcode 'frobnicate' is not implemented by the "
-            "emulator\n");
+  EXPECT_EQ(err, "gptc-emu: cuModuleLoadData: PTX line 9: 'frobnicate.b32' in "
+                 "function 'k': opcode 'frobnicate' is not implemented by the "
+                 "emulator\n");
 }
 
 TEST(EmuFaults, MalformedPtxStopsTheLoad) {
@@ -226,14 +227,16 @@ TEST(EmuFaults, MalformedPtxStopsTheLoad) {
   ret;
 }
 )");
-  auto [r, err] = captured([&] { return cuModuleLoadData(&mod, text.c_str()); });
+  auto [r, err] =
+      captured([&] { return cuModuleLoadData(&mod, text.c_str()); });
   EXPECT_EQ(r, CUDA_ERROR_INVALID_PTX);
   EXPECT_NE(err.find("PTX line 8: unexpected operand ';'"), std::string::npos)
       << err;
   // Truncated text and an unknown register, too.
   std::string cut = text.substr(0, text.size() / 2);
   EXPECT_EQ(cuModuleLoadData(&mod, cut.c_str()), CUDA_ERROR_INVALID_PTX);
-  std::string reg = ptx(".visible .entry k()\n{\n  mov.u32 %q1, 0;\n  ret;\n}\n");
+  std::string reg =
+      ptx(".visible .entry k()\n{\n  mov.u32 %q1, 0;\n  ret;\n}\n");
   EXPECT_EQ(cuModuleLoadData(&mod, reg.c_str()), CUDA_ERROR_INVALID_PTX);
 }
 

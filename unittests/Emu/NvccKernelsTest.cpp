@@ -127,11 +127,16 @@ TEST(EmuNvcc, IntegerAndBitOperationsWithACall) {
     for (unsigned k = a & 63; k != 0; k = k & (k - 1))
       s += k;
     unsigned want[8] = {
-        (unsigned)__builtin_popcount(a) + (b ? __builtin_clz(b) : 32), rev,
+        (unsigned)__builtin_popcount(a) + (b ? __builtin_clz(b) : 32),
+        rev,
         hostMix(a, b),
         (unsigned)((unsigned long long)(((unsigned __int128)w *
-                                         0x9e3779b97f4a7c15ull) >> 64) >> 7),
-        (unsigned)((int)a >> (b & 31)), a / (b | 1) + a % (b | 1), s,
+                                         0x9e3779b97f4a7c15ull) >>
+                                        64) >>
+                   7),
+        (unsigned)((int)a >> (b & 31)),
+        a / (b | 1) + a % (b | 1),
+        s,
         (unsigned)(a ? __builtin_ctz(a) + 1 : 0)};
     for (int k = 0; k < 8; ++k)
       ASSERT_EQ(o[8 * i + k], want[k]) << "element " << i << " result " << k;

@@ -19,10 +19,11 @@ namespace {
 
 /// Inputs covering ties, subnormals, overflow, infinities and random bits.
 std::vector<float> interestingFloats(size_t randomCount) {
-  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 1.00390625f,
-                          1.01171875f, -1.00390625f, 3.4e38f, -3.4e38f,
-                          65504.0f, 65520.0f, 1e-40f, -1e-40f, 5.96e-8f,
-                          2.98e-8f, INFINITY, -INFINITY, 0.1f, -0.1f};
+  std::vector<float> v = {0.0f,        -0.0f,       1.0f,         -1.0f,
+                          1.00390625f, 1.01171875f, -1.00390625f, 3.4e38f,
+                          -3.4e38f,    65504.0f,    65520.0f,     1e-40f,
+                          -1e-40f,     5.96e-8f,    2.98e-8f,     INFINITY,
+                          -INFINITY,   0.1f,        -0.1f};
   std::mt19937 rng(7);
   for (size_t i = 0; i < randomCount; ++i) {
     uint32_t b = rng();
@@ -42,10 +43,18 @@ uint16_t hostBf16(float f, int mode) {
   bool neg = b >> 31;
   bool up;
   switch (mode) {
-  case 0: up = low > 0x8000 || (low == 0x8000 && (hi & 1)); break; // rn
-  case 1: up = false; break;                                        // rz
-  case 2: up = neg && low; break;                                   // rm
-  default: up = !neg && low; break;                                 // rp
+  case 0:
+    up = low > 0x8000 || (low == 0x8000 && (hi & 1));
+    break; // rn
+  case 1:
+    up = false;
+    break; // rz
+  case 2:
+    up = neg && low;
+    break; // rm
+  default:
+    up = !neg && low;
+    break; // rp
   }
   if ((hi & 0x7f80) == 0x7f80) // infinities stay
     up = false;
@@ -146,9 +155,10 @@ const char *kCvtMisc = R"(
 int hostCvtInt(float f, int mode, bool isUnsigned) {
   if (std::isnan(f))
     return 0;
-  double v = mode == 0 ? std::nearbyint((double)f)
+  double v = mode == 0   ? std::nearbyint((double)f)
              : mode == 1 ? std::trunc((double)f)
-             : mode == 2 ? std::floor((double)f) : std::ceil((double)f);
+             : mode == 2 ? std::floor((double)f)
+                         : std::ceil((double)f);
   double lo = isUnsigned ? 0 : -2147483648.0,
          hi = isUnsigned ? 4294967295.0 : 2147483647.0;
   v = v < lo ? lo : v > hi ? hi : v;
@@ -167,10 +177,10 @@ float hostNarrow(double d, int mode) {
 TEST(EmuRounding, IntegerHalfSaturateAndNarrowing) {
   PtxModule m(ptx(kCvtMisc));
   ASSERT_EQ(m.result, CUDA_SUCCESS);
-  std::vector<float> in = {0.5f,  1.5f,  2.5f,  -0.5f, -1.5f,   -2.5f,
-                           0.49f, -7.7f, 7.7f,  3e9f,  -3e9f,   NAN,
-                           1e-3f, 65519.f, 65520.f, 1.0009765625f,
-                           0.999f, -0.0f, 1.2f, 1e30f};
+  std::vector<float> in = {0.5f,          1.5f,   2.5f,  -0.5f,   -1.5f,
+                           -2.5f,         0.49f,  -7.7f, 7.7f,    3e9f,
+                           -3e9f,         NAN,    1e-3f, 65519.f, 65520.f,
+                           1.0009765625f, 0.999f, -0.0f, 1.2f,    1e30f};
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> dist(-1e4f, 1e4f);
   while (in.size() < 256)

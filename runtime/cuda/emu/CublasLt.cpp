@@ -17,8 +17,8 @@
 #include "runtime/cuda/emu/gptc_emu.h"
 #include "runtime/gptrt.h"
 
-#include <cublasLt.h>
 #include <cstring>
+#include <cublasLt.h>
 #include <new>
 #include <vector>
 
@@ -134,12 +134,18 @@ size_t cublasLtGetVersion(void) { return CUBLAS_VERSION; }
 
 const char *cublasLtGetStatusName(cublasStatus_t status) {
   switch (status) {
-  case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
-  case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-  case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-  case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-  case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-  default: return "CUBLAS_STATUS_UNKNOWN";
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  default:
+    return "CUBLAS_STATUS_UNKNOWN";
   }
 }
 
@@ -172,16 +178,29 @@ cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t l,
   Layout &x = layout(l);
   bool ok;
   switch (attr) {
-  case CUBLASLT_MATRIX_LAYOUT_TYPE: ok = setField(x.type, buf, size); break;
-  case CUBLASLT_MATRIX_LAYOUT_ORDER: ok = setField(x.order, buf, size); break;
-  case CUBLASLT_MATRIX_LAYOUT_ROWS: ok = setField(x.rows, buf, size); break;
-  case CUBLASLT_MATRIX_LAYOUT_COLS: ok = setField(x.cols, buf, size); break;
-  case CUBLASLT_MATRIX_LAYOUT_LD: ok = setField(x.ld, buf, size); break;
-  case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT: ok = setField(x.batch, buf, size); break;
+  case CUBLASLT_MATRIX_LAYOUT_TYPE:
+    ok = setField(x.type, buf, size);
+    break;
+  case CUBLASLT_MATRIX_LAYOUT_ORDER:
+    ok = setField(x.order, buf, size);
+    break;
+  case CUBLASLT_MATRIX_LAYOUT_ROWS:
+    ok = setField(x.rows, buf, size);
+    break;
+  case CUBLASLT_MATRIX_LAYOUT_COLS:
+    ok = setField(x.cols, buf, size);
+    break;
+  case CUBLASLT_MATRIX_LAYOUT_LD:
+    ok = setField(x.ld, buf, size);
+    break;
+  case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT:
+    ok = setField(x.batch, buf, size);
+    break;
   case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET:
     ok = setField(x.batchStride, buf, size);
     break;
-  default: return CUBLAS_STATUS_NOT_SUPPORTED;
+  default:
+    return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
 }
@@ -191,12 +210,19 @@ cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d,
                                         cudaDataType_t scale) {
   if (!d)
     return CUBLAS_STATUS_INVALID_VALUE;
-  if ((compute != CUBLAS_COMPUTE_32F && compute != CUBLAS_COMPUTE_32F_FAST_TF32) ||
+  if ((compute != CUBLAS_COMPUTE_32F &&
+       compute != CUBLAS_COMPUTE_32F_FAST_TF32) ||
       scale != CUDA_R_32F)
     return CUBLAS_STATUS_NOT_SUPPORTED;
   auto *opaque = new cublasLtMatmulDescOpaque_t();
-  new (opaque) MatmulDesc{compute, scale, CUBLAS_OP_N, CUBLAS_OP_N,
-                          CUBLASLT_EPILOGUE_DEFAULT, nullptr, CUDA_R_32F, 0,
+  new (opaque) MatmulDesc{compute,
+                          scale,
+                          CUBLAS_OP_N,
+                          CUBLAS_OP_N,
+                          CUBLASLT_EPILOGUE_DEFAULT,
+                          nullptr,
+                          CUDA_R_32F,
+                          0,
                           CUBLASLT_POINTER_MODE_HOST};
   *d = opaque;
   return CUBLAS_STATUS_SUCCESS;
@@ -207,46 +233,80 @@ cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
-                                              cublasLtMatmulDescAttributes_t attr,
-                                              const void *buf, size_t size) {
+cublasStatus_t
+cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
+                               cublasLtMatmulDescAttributes_t attr,
+                               const void *buf, size_t size) {
   if (!d)
     return CUBLAS_STATUS_INVALID_VALUE;
   MatmulDesc &x = desc(d);
   bool ok;
   switch (attr) {
-  case CUBLASLT_MATMUL_DESC_TRANSA: ok = setField(x.transA, buf, size); break;
-  case CUBLASLT_MATMUL_DESC_TRANSB: ok = setField(x.transB, buf, size); break;
-  case CUBLASLT_MATMUL_DESC_EPILOGUE: ok = setField(x.epilogue, buf, size); break;
-  case CUBLASLT_MATMUL_DESC_BIAS_POINTER: ok = setField(x.bias, buf, size); break;
-  case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE: ok = setField(x.biasType, buf, size); break;
+  case CUBLASLT_MATMUL_DESC_TRANSA:
+    ok = setField(x.transA, buf, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_TRANSB:
+    ok = setField(x.transB, buf, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE:
+    ok = setField(x.epilogue, buf, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+    ok = setField(x.bias, buf, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
+    ok = setField(x.biasType, buf, size);
+    break;
   case CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE:
     ok = setField(x.biasBatchStride, buf, size);
     break;
-  case CUBLASLT_MATMUL_DESC_POINTER_MODE: ok = setField(x.pointerMode, buf, size); break;
-  case CUBLASLT_MATMUL_DESC_SCALE_TYPE: ok = setField(x.scale, buf, size); break;
-  case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE: ok = setField(x.compute, buf, size); break;
-  default: return CUBLAS_STATUS_NOT_SUPPORTED;
+  case CUBLASLT_MATMUL_DESC_POINTER_MODE:
+    ok = setField(x.pointerMode, buf, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_SCALE_TYPE:
+    ok = setField(x.scale, buf, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE:
+    ok = setField(x.compute, buf, size);
+    break;
+  default:
+    return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
 }
 
-cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d,
-                                              cublasLtMatmulDescAttributes_t attr,
-                                              void *buf, size_t size,
-                                              size_t *written) {
+cublasStatus_t
+cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d,
+                               cublasLtMatmulDescAttributes_t attr, void *buf,
+                               size_t size, size_t *written) {
   if (!d)
     return CUBLAS_STATUS_INVALID_VALUE;
   MatmulDesc &x = desc(d);
   const void *src;
   size_t n;
   switch (attr) {
-  case CUBLASLT_MATMUL_DESC_TRANSA: src = &x.transA; n = 4; break;
-  case CUBLASLT_MATMUL_DESC_TRANSB: src = &x.transB; n = 4; break;
-  case CUBLASLT_MATMUL_DESC_EPILOGUE: src = &x.epilogue; n = 4; break;
-  case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE: src = &x.compute; n = 4; break;
-  case CUBLASLT_MATMUL_DESC_SCALE_TYPE: src = &x.scale; n = 4; break;
-  default: return CUBLAS_STATUS_NOT_SUPPORTED;
+  case CUBLASLT_MATMUL_DESC_TRANSA:
+    src = &x.transA;
+    n = 4;
+    break;
+  case CUBLASLT_MATMUL_DESC_TRANSB:
+    src = &x.transB;
+    n = 4;
+    break;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE:
+    src = &x.epilogue;
+    n = 4;
+    break;
+  case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE:
+    src = &x.compute;
+    n = 4;
+    break;
+  case CUBLASLT_MATMUL_DESC_SCALE_TYPE:
+    src = &x.scale;
+    n = 4;
+    break;
+  default:
+    return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   if (written)
     *written = n;
@@ -277,10 +337,9 @@ cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p,
 
 /// One algorithm for every supported problem: the CPU GEMM.
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
-    cublasLtHandle_t handle, cublasLtMatmulDesc_t op,
-    cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
-    cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
-    cublasLtMatmulPreference_t, int requested,
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t a,
+    cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c,
+    cublasLtMatrixLayout_t d, cublasLtMatmulPreference_t, int requested,
     cublasLtMatmulHeuristicResult_t results[], int *returned) {
   if (!handle || !op || !a || !b || !c || !d || !returned || requested < 1 ||
       !results)
@@ -296,12 +355,11 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle,
-                              cublasLtMatmulDesc_t op, const void *alpha,
-                              const void *A, cublasLtMatrixLayout_t ad,
-                              const void *B, cublasLtMatrixLayout_t bd,
-                              const void *beta, const void *C,
-                              cublasLtMatrixLayout_t cd, void *D,
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t op,
+                              const void *alpha, const void *A,
+                              cublasLtMatrixLayout_t ad, const void *B,
+                              cublasLtMatrixLayout_t bd, const void *beta,
+                              const void *C, cublasLtMatrixLayout_t cd, void *D,
                               cublasLtMatrixLayout_t dd,
                               const cublasLtMatmulAlgo_t *, void *, size_t,
                               cudaStream_t) {
@@ -320,9 +378,8 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle,
   uint64_t m = ta ? la.cols : la.rows, k = ta ? la.rows : la.cols;
   uint64_t kb = tb ? lb.cols : lb.rows, n = tb ? lb.rows : lb.cols;
   int32_t batch = ld.batch;
-  if (k != kb || ld.rows != m || ld.cols != n || lc.rows != m ||
-      lc.cols != n || la.batch != batch || lb.batch != batch ||
-      lc.batch != batch)
+  if (k != kb || ld.rows != m || ld.cols != n || lc.rows != m || lc.cols != n ||
+      la.batch != batch || lb.batch != batch || lc.batch != batch)
     return CUBLAS_STATUS_INVALID_VALUE;
   float al, be;
   std::memcpy(&al, alpha, 4);
@@ -349,8 +406,8 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle,
   if (plain && allBf16) {
     gptc_gemm_bf16(ta, tb, m, n, k, (uintptr_t)pa, ars, acs, la.batchStride,
                    (uintptr_t)pb, brs, bcs, lb.batchStride, al, be,
-                   (uintptr_t)pc, crs, ccs, lc.batchStride, (uintptr_t)pd,
-                   drs, dcs, ld.batchStride, batch);
+                   (uintptr_t)pc, crs, ccs, lc.batchStride, (uintptr_t)pd, drs,
+                   dcs, ld.batchStride, batch);
     return CUBLAS_STATUS_SUCCESS;
   }
   // Mixed types or the bias epilogue: an f32 product of widened copies,
@@ -364,8 +421,8 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle,
   std::vector<float> fc = pc ? toF32(pc, lc) : std::vector<float>();
   const uint8_t *bias = nullptr;
   if (x.epilogue == CUBLASLT_EPILOGUE_BIAS) {
-    Layout bl{x.biasType, CUBLASLT_ORDER_COL, m, 1, (int64_t)m, batch,
-              x.biasBatchStride};
+    Layout bl{x.biasType, CUBLASLT_ORDER_COL, m, 1, (int64_t)m,
+              batch,      x.biasBatchStride};
     bias = hostMatrix(x.bias, bl);
     if (!bias || !elemSize(x.biasType))
       return CUBLAS_STATUS_INVALID_VALUE;

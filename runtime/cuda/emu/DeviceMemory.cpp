@@ -17,8 +17,10 @@ void *reserve(uint64_t bytes) {
   void *p = mmap(nullptr, bytes, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
-    std::fprintf(stderr, "gptc-emu: cannot reserve %llu bytes of address "
-                         "space\n", (unsigned long long)bytes);
+    std::fprintf(stderr,
+                 "gptc-emu: cannot reserve %llu bytes of address "
+                 "space\n",
+                 (unsigned long long)bytes);
     std::abort();
   }
   return p;

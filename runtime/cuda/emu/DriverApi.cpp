@@ -118,32 +118,84 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
   if (dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
   switch (attrib) {
-  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: *pi = 1024; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *pi = 1024; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *pi = 64; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *pi = 2147483647; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: *pi = 65535; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *pi = 65535; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *pi = 48 * 1024; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *pi = 227 * 1024; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *pi = 228 * 1024; break;
-  case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: *pi = 64 * 1024; break;
-  case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *pi = 32; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_PITCH: *pi = 2147483647; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *pi = 65536; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: *pi = 65536; break;
-  case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *pi = 1980000; break;
-  case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *pi = 2619000; break;
-  case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *pi = 5120; break;
-  case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *pi = 50 * 1024 * 1024; break;
-  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = 132; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *pi = 2048; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: *pi = 32; break;
-  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = 9; break;
-  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = 0; break;
-  case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: *pi = 512; break;
-  case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *pi = 3; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *pi = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+    *pi = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+    *pi = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+    *pi = 64;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+    *pi = 2147483647;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+    *pi = 65535;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+    *pi = 65535;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+    *pi = 48 * 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *pi = 227 * 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
+    *pi = 228 * 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY:
+    *pi = 64 * 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+    *pi = 32;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_PITCH:
+    *pi = 2147483647;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK:
+    *pi = 65536;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
+    *pi = 65536;
+    break;
+  case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+    *pi = 1980000;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
+    *pi = 2619000;
+    break;
+  case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
+    *pi = 5120;
+    break;
+  case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+    *pi = 50 * 1024 * 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    *pi = 132;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
+    *pi = 2048;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR:
+    *pi = 32;
+    break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *pi = 9;
+    break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *pi = 0;
+    break;
+  case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT:
+    *pi = 512;
+    break;
+  case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT:
+    *pi = 3;
+    break;
   case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP:
   case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
   case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS:
@@ -356,14 +408,28 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
   const Module &m = hfunc->owner->module;
   const Function &f = m.funcs[hfunc->index];
   switch (attrib) {
-  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = f.maxThreads(); break;
-  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = (int)m.staticShared; break;
-  case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = (int)m.localBytes; break;
-  case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = (int)std::min<uint32_t>(m.numRegs, 255); break;
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *pi = f.maxThreads();
+    break;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    *pi = (int)m.staticShared;
+    break;
+  case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+    *pi = (int)m.localBytes;
+    break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    *pi = (int)std::min<uint32_t>(m.numRegs, 255);
+    break;
   case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
-  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = hfunc->maxDynShared; break;
-  default: *pi = 0; break;
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+    *pi = 90;
+    break;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    *pi = hfunc->maxDynShared;
+    break;
+  default:
+    *pi = 0;
+    break;
   }
   return CUDA_SUCCESS;
 }
@@ -388,8 +454,8 @@ CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache) {
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                         unsigned int gz, unsigned int bx, unsigned int by,
-                        unsigned int bz, unsigned int sharedMemBytes,
-                        CUstream, void **kernelParams, void **extra) {
+                        unsigned int bz, unsigned int sharedMemBytes, CUstream,
+                        void **kernelParams, void **extra) {
   REQUIRE_INIT();
   if (!current)
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -442,9 +508,12 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
   int rc = runKernel(m, fn, cfg, std::move(params), counters, error);
   double seconds = (double)(hostNs() - t0) * 1e-9;
   std::lock_guard<std::mutex> lock(launchMutex);
-  lastCounters = {counters.threadInstructions, counters.warpInstructions,
-                  counters.globalBytesLoaded,  counters.globalBytesStored,
-                  counters.sharedBankConflicts, counters.divergentBranches,
+  lastCounters = {counters.threadInstructions,
+                  counters.warpInstructions,
+                  counters.globalBytesLoaded,
+                  counters.globalBytesStored,
+                  counters.sharedBankConflicts,
+                  counters.divergentBranches,
                   seconds};
   if (envFlag("GPTC_EMU_STATS"))
     std::fprintf(stderr,
@@ -456,8 +525,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                  (unsigned long long)counters.globalBytesLoaded,
                  (unsigned long long)counters.globalBytesStored,
                  (unsigned long long)counters.sharedBankConflicts,
-                 (unsigned long long)counters.divergentBranches,
-                 seconds * 1e3);
+                 (unsigned long long)counters.divergentBranches, seconds * 1e3);
   if (rc != CUDA_SUCCESS) {
     std::fprintf(stderr, "%s\n", error.c_str());
     if (rc != CUDA_ERROR_INVALID_VALUE)

@@ -128,8 +128,7 @@ CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
                            CUstream) {
   return cuMemcpyHtoD(dst, src, bytes);
 }
-CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
-                           CUstream) {
+CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream) {
   return cuMemcpyDtoH(dst, src, bytes);
 }
 CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
@@ -172,8 +171,7 @@ CUresult cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) {
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) {
   return memsetN<uint8_t>(d, v, n);
 }
-CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n,
-                          CUstream) {
+CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream) {
   return memsetN<uint16_t>(d, v, n);
 }
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream) {

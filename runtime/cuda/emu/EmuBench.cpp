@@ -87,10 +87,12 @@ int main(int argc, char **argv) {
   int rows = 256, keys = 512, cols = 2048, n = 1 << 20;
   CUdeviceptr q = buffer(rows * 64), k = buffer(keys * 64),
               v = buffer(keys * 64), o = buffer(rows * 64);
-  CUdeviceptr x = buffer(rows * cols), w = buffer(cols), y = buffer(rows * cols);
+  CUdeviceptr x = buffer(rows * cols), w = buffer(cols),
+              y = buffer(rows * cols);
   CUdeviceptr e = buffer(n), ey = buffer(n);
-  bool good = bench(m, "attention", rows / 4, 128, {&q, &k, &v, &o, &keys}, 2) &&
-              bench(m, "rmsnorm", rows, 256, {&x, &w, &y, &cols}, 2) &&
-              bench(m, "silu", 1024, 256, {&e, &ey, &n}, 2);
+  bool good =
+      bench(m, "attention", rows / 4, 128, {&q, &k, &v, &o, &keys}, 2) &&
+      bench(m, "rmsnorm", rows, 256, {&x, &w, &y, &cols}, 2) &&
+      bench(m, "silu", 1024, 256, {&e, &ey, &n}, 2);
   return good ? 0 : 1;
 }

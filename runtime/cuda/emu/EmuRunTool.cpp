@@ -95,8 +95,8 @@ bool runKernel(const Job &job, CUmodule module, const Function &fn,
   unsigned grid[3] = {job.grid[0], job.grid[1], job.grid[2]};
   for (int d = 2; d >= 0; --d)
     while ((uint64_t)grid[0] * grid[1] * grid[2] > maxBlocks && grid[d] > 1)
-      grid[d] = std::max<uint64_t>(1, maxBlocks / ((uint64_t)grid[0] * grid[1] *
-                                                   grid[2] / grid[d]));
+      grid[d] = std::max<uint64_t>(
+          1, maxBlocks / ((uint64_t)grid[0] * grid[1] * grid[2] / grid[d]));
   r = cuLaunchKernel(f, grid[0], grid[1], grid[2], job.block[0], job.block[1],
                      job.block[2], 0, nullptr, args.data(), nullptr);
   for (CUdeviceptr p : buffers)
@@ -162,7 +162,8 @@ int main(int argc, char **argv) {
     ++loaded;
     Module meta;
     std::string error;
-    parsePtx(text, meta, [](uint64_t) { return (uint64_t)1 << 40; }, error);
+    parsePtx(
+        text, meta, [](uint64_t) { return (uint64_t)1 << 40; }, error);
     for (const Function &fn : meta.funcs) {
       if (!fn.isEntry)
         continue;
@@ -184,8 +185,8 @@ int main(int argc, char **argv) {
     }
     cuModuleUnload(module);
   }
-  std::printf("gptc-emu-run: loaded %u of %zu PTX files (%u kernels)\n",
-              loaded, jobs.size(), kernels);
+  std::printf("gptc-emu-run: loaded %u of %zu PTX files (%u kernels)\n", loaded,
+              jobs.size(), kernels);
   if (run)
     std::printf("gptc-emu-run: ran %u kernels memcheck-clean, %u failed; "
                 "%llu thread-instructions in %.2f s (%.1f M/s)\n",

@@ -19,33 +19,44 @@ namespace {
 /// The value of float bits of type t as a double (exact).
 double floatValue(uint64_t bits, Ty t) {
   switch (t) {
-  case Ty::F32: return fromBits<float>(bits);
-  case Ty::F64: return fromBits<double>(bits);
-  case Ty::BF16: return bf16ToFloat((uint16_t)bits);
-  default: return halfToFloat((uint16_t)bits);
+  case Ty::F32:
+    return fromBits<float>(bits);
+  case Ty::F64:
+    return fromBits<double>(bits);
+  case Ty::BF16:
+    return bf16ToFloat((uint16_t)bits);
+  default:
+    return halfToFloat((uint16_t)bits);
   }
 }
 
 /// Rounds a double to an integral value with an integer rounding modifier.
 double roundIntegral(double v, Rnd r) {
   switch (r) {
-  case Rnd::Rzi: return std::trunc(v);
-  case Rnd::Rmi: return std::floor(v);
-  case Rnd::Rpi: return std::ceil(v);
-  default: return std::nearbyint(v); // .rni: ties to even (default env)
+  case Rnd::Rzi:
+    return std::trunc(v);
+  case Rnd::Rmi:
+    return std::floor(v);
+  case Rnd::Rpi:
+    return std::ceil(v);
+  default:
+    return std::nearbyint(v); // .rni: ties to even (default env)
   }
 }
 
 /// Double (or exact integer) to float bits of `t` with rounding `r`.
 uint64_t toFloatBits(double v, Ty t, Rnd r, bool ftz) {
   switch (t) {
-  case Ty::F64: return toBits<double>(v);
+  case Ty::F64:
+    return toBits<double>(v);
   case Ty::F32: {
     float f = doubleToFloat(v, r);
     return toBits<float>(ftz ? flushF32(f) : f);
   }
-  case Ty::BF16: return floatToBf16(v, r == Rnd::None ? Rnd::Rn : r);
-  default: return floatToHalf(v, r == Rnd::None ? Rnd::Rn : r);
+  case Ty::BF16:
+    return floatToBf16(v, r == Rnd::None ? Rnd::Rn : r);
+  default:
+    return floatToHalf(v, r == Rnd::None ? Rnd::Rn : r);
   }
 }
 
@@ -83,8 +94,9 @@ void cvtOp(WarpState &w, const Instr &in, uint32_t mask) {
         double lo = tyIsSigned(dt) ? -std::ldexp(1.0, 8 * tySize(dt) - 1) : 0;
         double hi = tyIsSigned(dt) ? std::ldexp(1.0, 8 * tySize(dt) - 1)
                                    : std::ldexp(1.0, 8 * tySize(dt));
-        __int128 iv = v <= lo ? (__int128)lo
-                      : v >= hi ? (__int128)hi - 1 : (__int128)v;
+        __int128 iv = v <= lo   ? (__int128)lo
+                      : v >= hi ? (__int128)hi - 1
+                                : (__int128)v;
         r = truncBits((uint64_t)(int64_t)iv, dt);
       }
     } else if (!sFloat) {
@@ -94,8 +106,9 @@ void cvtOp(WarpState &w, const Instr &in, uint32_t mask) {
         // Beyond 2^53 the f64 step would round twice; f32 from 64-bit ints
         // rounds in the host's mode once.
         if (dt == Ty::F32 && in.rnd != Rnd::Rn && in.rnd != Rnd::None) {
-          int mode = in.rnd == Rnd::Rz ? FE_TOWARDZERO
-                     : in.rnd == Rnd::Rm ? FE_DOWNWARD : FE_UPWARD;
+          int mode = in.rnd == Rnd::Rz   ? FE_TOWARDZERO
+                     : in.rnd == Rnd::Rm ? FE_DOWNWARD
+                                         : FE_UPWARD;
           int saved = std::fegetround();
           std::fesetround(mode);
           volatile float f = tyIsSigned(st) ? (float)v : (float)(uint64_t)v;
@@ -133,8 +146,8 @@ void cvtOp(WarpState &w, const Instr &in, uint32_t mask) {
 }
 
 /// cvt.rn[.relu].{bf16x2,f16x2}.f32 d, a, b: a to the upper half.
-template <bool Bf16> void cvtPackOp(WarpState &w, const Instr &in,
-                                    uint32_t mask) {
+template <bool Bf16>
+void cvtPackOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
     uint64_t halves[2];
     for (int i = 0; i < 2; ++i) {
@@ -149,7 +162,7 @@ template <bool Bf16> void cvtPackOp(WarpState &w, const Instr &in,
 
 void movOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l)
-    setReg(w, in.ops[0], l, truncBits(w.get(in.ops[1], l), in.ty));
+  setReg(w, in.ops[0], l, truncBits(w.get(in.ops[1], l), in.ty));
 }
 void movPredOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) setReg(w, in.ops[0], l, getPred(w, in.ops[1], l));

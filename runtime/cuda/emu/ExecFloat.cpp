@@ -23,9 +23,10 @@ namespace {
 struct RoundingScope {
   int saved = -1;
   explicit RoundingScope(Rnd r) {
-    int mode = r == Rnd::Rz ? FE_TOWARDZERO
+    int mode = r == Rnd::Rz   ? FE_TOWARDZERO
                : r == Rnd::Rm ? FE_DOWNWARD
-               : r == Rnd::Rp ? FE_UPWARD : -1;
+               : r == Rnd::Rp ? FE_UPWARD
+                              : -1;
     if (mode >= 0) {
       saved = std::fegetround();
       std::fesetround(mode);
@@ -38,8 +39,24 @@ struct RoundingScope {
 };
 
 enum FOp : uint8_t {
-  FAdd, FSub, FMul, FDiv, FMin, FMax, FFma, FAbs, FNeg, FSqrt, FRsqrt, FRcp,
-  FEx2, FLg2, FSin, FCos, FTanh, FCopysign
+  FAdd,
+  FSub,
+  FMul,
+  FDiv,
+  FMin,
+  FMax,
+  FFma,
+  FAbs,
+  FNeg,
+  FSqrt,
+  FRsqrt,
+  FRcp,
+  FEx2,
+  FLg2,
+  FSin,
+  FCos,
+  FTanh,
+  FCopysign
 };
 
 template <class T> T fmin_(T a, T b, bool nan) {
@@ -66,24 +83,42 @@ template <class T> T fmax_(T a, T b, bool nan) {
 /// One float operation on values of type T (float or double).
 template <class T, FOp Op> T apply(T a, T b, T c, const Instr &in) {
   switch (Op) {
-  case FAdd: return a + b;
-  case FSub: return a - b;
-  case FMul: return a * b;
-  case FDiv: return a / b;
-  case FMin: return fmin_(a, b, in.nanMode);
-  case FMax: return fmax_(a, b, in.nanMode);
-  case FFma: return std::fma(a, b, c);
-  case FAbs: return std::fabs(a);
-  case FNeg: return -a;
-  case FSqrt: return std::sqrt(a);
-  case FRsqrt: return T(1) / std::sqrt(a);
-  case FRcp: return T(1) / a;
-  case FEx2: return std::exp2(a);
-  case FLg2: return std::log2(a);
-  case FSin: return std::sin(a);
-  case FCos: return std::cos(a);
-  case FTanh: return std::tanh(a);
-  case FCopysign: return std::copysign(b, a);
+  case FAdd:
+    return a + b;
+  case FSub:
+    return a - b;
+  case FMul:
+    return a * b;
+  case FDiv:
+    return a / b;
+  case FMin:
+    return fmin_(a, b, in.nanMode);
+  case FMax:
+    return fmax_(a, b, in.nanMode);
+  case FFma:
+    return std::fma(a, b, c);
+  case FAbs:
+    return std::fabs(a);
+  case FNeg:
+    return -a;
+  case FSqrt:
+    return std::sqrt(a);
+  case FRsqrt:
+    return T(1) / std::sqrt(a);
+  case FRcp:
+    return T(1) / a;
+  case FEx2:
+    return std::exp2(a);
+  case FLg2:
+    return std::log2(a);
+  case FSin:
+    return std::sin(a);
+  case FCos:
+    return std::cos(a);
+  case FTanh:
+    return std::tanh(a);
+  case FCopysign:
+    return std::copysign(b, a);
   }
   return a;
 }
@@ -118,8 +153,7 @@ template <FOp Op> void f32op(WarpState &w, const Instr &in, uint32_t mask) {
       r = saturate(r);
     if (in.ftz)
       r = flushF32(r);
-    uint64_t bits = std::isnan(r) && Op != FAbs && Op != FNeg &&
-                            Op != FCopysign
+    uint64_t bits = std::isnan(r) && Op != FAbs && Op != FNeg && Op != FCopysign
                         ? 0x7fffffffu
                         : toBits<float>(r);
     setReg(w, in.ops[0], l, bits);
@@ -167,19 +201,25 @@ void halfop(WarpState &w, const Instr &in, uint32_t mask) {
 
 template <FOp Op> ExecFn pickFloat(Ty t) {
   switch (t) {
-  case Ty::F32: return f32op<Op>;
-  case Ty::F64: return f64op<Op>;
-  case Ty::F16: return halfop<Op, false, 1>;
-  case Ty::F16x2: return halfop<Op, false, 2>;
-  case Ty::BF16: return halfop<Op, true, 1>;
-  case Ty::BF16x2: return halfop<Op, true, 2>;
-  default: return nullptr;
+  case Ty::F32:
+    return f32op<Op>;
+  case Ty::F64:
+    return f64op<Op>;
+  case Ty::F16:
+    return halfop<Op, false, 1>;
+  case Ty::F16x2:
+    return halfop<Op, false, 2>;
+  case Ty::BF16:
+    return halfop<Op, true, 1>;
+  case Ty::BF16x2:
+    return halfop<Op, true, 2>;
+  default:
+    return nullptr;
   }
 }
 
 template <FOp Op>
-bool selectFloat(Instr &in, DecodeCtx &c, std::string &why,
-                 const char *name) {
+bool selectFloat(Instr &in, DecodeCtx &c, std::string &why, const char *name) {
   if (!tyIsFloat(in.ty)) {
     if (Op == FAdd || Op == FSub || Op == FMul || Op == FDiv || Op == FMin ||
         Op == FMax || Op == FAbs || Op == FNeg || Op == FFma)
@@ -225,47 +265,77 @@ bool compare(Cmp cmp, Ty t, uint64_t x, uint64_t y) {
     }
     bool un = std::isnan(a) || std::isnan(b);
     switch (cmp) {
-    case Cmp::Eq: return !un && a == b;
-    case Cmp::Ne: return !un && a != b;
-    case Cmp::Lt: return !un && a < b;
-    case Cmp::Le: return !un && a <= b;
-    case Cmp::Gt: return !un && a > b;
-    case Cmp::Ge: return !un && a >= b;
-    case Cmp::Equ: return un || a == b;
-    case Cmp::Neu: return un || a != b;
-    case Cmp::Ltu: return un || a < b;
-    case Cmp::Leu: return un || a <= b;
-    case Cmp::Gtu: return un || a > b;
-    case Cmp::Geu: return un || a >= b;
-    case Cmp::Num: return !un;
-    case Cmp::Nan: return un;
-    default: return false;
+    case Cmp::Eq:
+      return !un && a == b;
+    case Cmp::Ne:
+      return !un && a != b;
+    case Cmp::Lt:
+      return !un && a < b;
+    case Cmp::Le:
+      return !un && a <= b;
+    case Cmp::Gt:
+      return !un && a > b;
+    case Cmp::Ge:
+      return !un && a >= b;
+    case Cmp::Equ:
+      return un || a == b;
+    case Cmp::Neu:
+      return un || a != b;
+    case Cmp::Ltu:
+      return un || a < b;
+    case Cmp::Leu:
+      return un || a <= b;
+    case Cmp::Gtu:
+      return un || a > b;
+    case Cmp::Geu:
+      return un || a >= b;
+    case Cmp::Num:
+      return !un;
+    case Cmp::Nan:
+      return un;
+    default:
+      return false;
     }
   }
   int64_t sa = extendBits(x, t), sb = extendBits(y, t);
   uint64_t ua = truncBits(x, t), ub = truncBits(y, t);
   bool s = tyIsSigned(t);
   switch (cmp) {
-  case Cmp::Eq: return ua == ub;
-  case Cmp::Ne: return ua != ub;
-  case Cmp::Lt: return s ? sa < sb : ua < ub;
-  case Cmp::Le: return s ? sa <= sb : ua <= ub;
-  case Cmp::Gt: return s ? sa > sb : ua > ub;
-  case Cmp::Ge: return s ? sa >= sb : ua >= ub;
-  case Cmp::Lo: return ua < ub;
-  case Cmp::Ls: return ua <= ub;
-  case Cmp::Hi: return ua > ub;
-  case Cmp::Hs: return ua >= ub;
-  default: return false;
+  case Cmp::Eq:
+    return ua == ub;
+  case Cmp::Ne:
+    return ua != ub;
+  case Cmp::Lt:
+    return s ? sa < sb : ua < ub;
+  case Cmp::Le:
+    return s ? sa <= sb : ua <= ub;
+  case Cmp::Gt:
+    return s ? sa > sb : ua > ub;
+  case Cmp::Ge:
+    return s ? sa >= sb : ua >= ub;
+  case Cmp::Lo:
+    return ua < ub;
+  case Cmp::Ls:
+    return ua <= ub;
+  case Cmp::Hi:
+    return ua > ub;
+  case Cmp::Hs:
+    return ua >= ub;
+  default:
+    return false;
   }
 }
 
 bool combine(BoolOp op, bool a, bool c) {
   switch (op) {
-  case BoolOp::And: return a && c;
-  case BoolOp::Or: return a || c;
-  case BoolOp::Xor: return a != c;
-  default: return a;
+  case BoolOp::And:
+    return a && c;
+  case BoolOp::Or:
+    return a || c;
+  case BoolOp::Xor:
+    return a != c;
+  default:
+    return a;
   }
 }
 
@@ -274,7 +344,8 @@ void setpOp(WarpState &w, const Instr &in, uint32_t mask) {
   unsigned a = in.mode ? 2 : 1;
   bool hasC = in.boolOp != BoolOp::None;
   FOR_LANES(mask, l) {
-    bool r = compare(in.cmp, in.ty, w.get(in.ops[a], l), w.get(in.ops[a + 1], l));
+    bool r =
+        compare(in.cmp, in.ty, w.get(in.ops[a], l), w.get(in.ops[a + 1], l));
     bool c = hasC ? getPred(w, in.ops[a + 2], l) : false;
     setReg(w, in.ops[0], l, combine(in.boolOp, r, c));
     if (in.mode)
@@ -301,8 +372,7 @@ void selpOp(WarpState &w, const Instr &in, uint32_t mask) {
 void slctOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
     uint64_t c = w.get(in.ops[3], l);
-    bool ge = in.ty2 == Ty::F32 ? !(fromBits<float>(c) < 0.f)
-                                : (int32_t)c >= 0;
+    bool ge = in.ty2 == Ty::F32 ? !(fromBits<float>(c) < 0.f) : (int32_t)c >= 0;
     setReg(w, in.ops[0], l, w.get(in.ops[ge ? 1 : 2], l));
   }
 }
@@ -312,12 +382,24 @@ template <class T> void testpOp(WarpState &w, const Instr &in, uint32_t mask) {
     int c = std::fpclassify(v);
     bool r;
     switch (in.mode) {
-    case 0: r = std::isfinite(v); break;
-    case 1: r = std::isinf(v); break;
-    case 2: r = !std::isnan(v); break;
-    case 3: r = std::isnan(v); break;
-    case 4: r = c == FP_NORMAL; break;
-    default: r = c == FP_SUBNORMAL; break;
+    case 0:
+      r = std::isfinite(v);
+      break;
+    case 1:
+      r = std::isinf(v);
+      break;
+    case 2:
+      r = !std::isnan(v);
+      break;
+    case 3:
+      r = std::isnan(v);
+      break;
+    case 4:
+      r = c == FP_NORMAL;
+      break;
+    default:
+      r = c == FP_SUBNORMAL;
+      break;
     }
     setReg(w, in.ops[0], l, r);
   }
@@ -326,28 +408,29 @@ template <class T> void testpOp(WarpState &w, const Instr &in, uint32_t mask) {
 } // namespace
 
 void registerFloatOps(SelectorMap &s) {
-  FLOAT_OP("add", FAdd) FLOAT_OP("sub", FSub) FLOAT_OP("mul", FMul)
-  FLOAT_OP("div", FDiv) FLOAT_OP("min", FMin) FLOAT_OP("max", FMax)
-  FLOAT_OP("fma", FFma) FLOAT_OP("mad", FFma) FLOAT_OP("abs", FAbs)
-  FLOAT_OP("neg", FNeg) FLOAT_OP("sqrt", FSqrt) FLOAT_OP("rsqrt", FRsqrt)
-  FLOAT_OP("rcp", FRcp) FLOAT_OP("ex2", FEx2) FLOAT_OP("lg2", FLg2)
-  FLOAT_OP("sin", FSin) FLOAT_OP("cos", FCos) FLOAT_OP("tanh", FTanh)
-  FLOAT_OP("copysign", FCopysign)
-  s["setp"] = [](Instr &in, DecodeCtx &, std::string &why) {
-    if (in.cmp == Cmp::None) {
-      why = "setp without a comparison";
-      return false;
-    }
-    unsigned want = 3 + (in.boolOp != BoolOp::None);
-    if (in.nops == want + 1)
-      in.mode = 1;
-    else if (in.nops != want) {
-      why = "wrong number of operands";
-      return false;
-    }
-    in.exec = setpOp;
-    return true;
-  };
+  FLOAT_OP("add", FAdd)
+  FLOAT_OP("sub", FSub) FLOAT_OP("mul", FMul) FLOAT_OP("div", FDiv) FLOAT_OP(
+      "min", FMin) FLOAT_OP("max", FMax) FLOAT_OP("fma", FFma) FLOAT_OP("mad",
+                                                                        FFma)
+      FLOAT_OP("abs", FAbs) FLOAT_OP("neg", FNeg) FLOAT_OP("sqrt", FSqrt)
+          FLOAT_OP("rsqrt", FRsqrt) FLOAT_OP("rcp", FRcp) FLOAT_OP("ex2", FEx2)
+              FLOAT_OP("lg2", FLg2) FLOAT_OP("sin", FSin) FLOAT_OP("cos", FCos)
+                  FLOAT_OP("tanh", FTanh) FLOAT_OP("copysign", FCopysign)
+                      s["setp"] = [](Instr &in, DecodeCtx &, std::string &why) {
+                        if (in.cmp == Cmp::None) {
+                          why = "setp without a comparison";
+                          return false;
+                        }
+                        unsigned want = 3 + (in.boolOp != BoolOp::None);
+                        if (in.nops == want + 1)
+                          in.mode = 1;
+                        else if (in.nops != want) {
+                          why = "wrong number of operands";
+                          return false;
+                        }
+                        in.exec = setpOp;
+                        return true;
+                      };
   s["set"] = [](Instr &in, DecodeCtx &, std::string &why) {
     if (in.cmp == Cmp::None || in.ty2 == Ty::None) {
       why = "set needs a comparison, a destination and a source type";
@@ -365,8 +448,8 @@ void registerFloatOps(SelectorMap &s) {
     return true;
   };
   s["testp"] = [](Instr &in, DecodeCtx &c, std::string &why) {
-    const char *modes[] = {".finite", ".infinite", ".number",
-                           ".notanumber", ".normal", ".subnormal"};
+    const char *modes[] = {".finite",     ".infinite", ".number",
+                           ".notanumber", ".normal",   ".subnormal"};
     int mode = -1;
     for (int i = 0; i < 6; ++i)
       if (c.take(modes[i]))

@@ -20,8 +20,8 @@ template <class T> using U = std::make_unsigned_t<T>;
 template <class T> inline uint64_t out(T v) { return (uint64_t)(U<T>)v; }
 
 /// d = F(a, b) for every lane.
-template <class T, class F> void binop(WarpState &w, const Instr &in,
-                                       uint32_t mask) {
+template <class T, class F>
+void binop(WarpState &w, const Instr &in, uint32_t mask) {
   const Operand &d = in.ops[0], &a = in.ops[1], &b = in.ops[2];
   FOR_LANES(mask, l) {
     T x = (T)w.get(a, l), y = (T)w.get(b, l);
@@ -29,8 +29,8 @@ template <class T, class F> void binop(WarpState &w, const Instr &in,
   }
 }
 /// d = F(a) for every lane.
-template <class T, class F> void unop(WarpState &w, const Instr &in,
-                                      uint32_t mask) {
+template <class T, class F>
+void unop(WarpState &w, const Instr &in, uint32_t mask) {
   const Operand &d = in.ops[0], &a = in.ops[1];
   FOR_LANES(mask, l) setReg(w, d, l, out<T>(F::f((T)w.get(a, l), in)));
 }
@@ -69,8 +69,7 @@ struct Div {
   template <class T> static T f(T a, T b, const Instr &) {
     if (b == 0)
       return T(-1);
-    if (std::is_signed_v<T> && a == std::numeric_limits<T>::min() &&
-        b == T(-1))
+    if (std::is_signed_v<T> && a == std::numeric_limits<T>::min() && b == T(-1))
       return a;
     return a / b;
   }
@@ -114,8 +113,8 @@ struct Shr {
 struct MulHi {
   template <class T> static T f(T a, T b, const Instr &) {
     if constexpr (sizeof(T) == 8) {
-      using W = std::conditional_t<std::is_signed_v<T>, __int128,
-                                   unsigned __int128>;
+      using W =
+          std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
       return T((W(a) * W(b)) >> 64);
     } else {
       using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
@@ -271,10 +270,10 @@ template <class T, bool Hi, bool CarryIn, bool CarryOut>
 void madCarry(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
     T a = (T)w.get(in.ops[1], l), b = (T)w.get(in.ops[2], l);
-    unsigned __int128 p = Hi ? (U<T>)MulHi::f<T>(a, b, in)
-                             : (U<T>)MulLo::f<T>(a, b, in);
-    unsigned __int128 r = p + (U<T>)w.get(in.ops[3], l) +
-                          (CarryIn ? carryFlag[l] : 0);
+    unsigned __int128 p =
+        Hi ? (U<T>)MulHi::f<T>(a, b, in) : (U<T>)MulLo::f<T>(a, b, in);
+    unsigned __int128 r =
+        p + (U<T>)w.get(in.ops[3], l) + (CarryIn ? carryFlag[l] : 0);
     if (CarryOut)
       carryFlag[l] = (r >> (8 * sizeof(T))) & 1;
     setReg(w, in.ops[0], l, (uint64_t)(U<T>)r);
@@ -301,8 +300,8 @@ bool selectMadCarry(Instr &in, DecodeCtx &c, std::string &why) {
 }
 
 /// mul.wide / mad.wide: 2x-width product of the source type.
-template <class T, bool Mad> void mulWide(WarpState &w, const Instr &in,
-                                          uint32_t mask) {
+template <class T, bool Mad>
+void mulWide(WarpState &w, const Instr &in, uint32_t mask) {
   using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
   FOR_LANES(mask, l) {
     W p = W((T)w.get(in.ops[1], l)) * W((T)w.get(in.ops[2], l));
@@ -312,8 +311,8 @@ template <class T, bool Mad> void mulWide(WarpState &w, const Instr &in,
   }
 }
 /// mad.lo / mad.hi.
-template <class T, bool Hi> void madLoHi(WarpState &w, const Instr &in,
-                                         uint32_t mask) {
+template <class T, bool Hi>
+void madLoHi(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
     T a = (T)w.get(in.ops[1], l), b = (T)w.get(in.ops[2], l);
     T p = Hi ? MulHi::f<T>(a, b, in) : MulLo::f<T>(a, b, in);
@@ -328,11 +327,21 @@ bool selectMul(Instr &in, DecodeCtx &c, std::string &why, bool mad) {
   in.mode = (uint8_t)mode;
   if (mode == 2) {
     switch (in.ty) {
-    case Ty::S16: in.exec = mad ? mulWide<int16_t, true> : mulWide<int16_t, false>; break;
-    case Ty::U16: in.exec = mad ? mulWide<uint16_t, true> : mulWide<uint16_t, false>; break;
-    case Ty::S32: in.exec = mad ? mulWide<int32_t, true> : mulWide<int32_t, false>; break;
-    case Ty::U32: in.exec = mad ? mulWide<uint32_t, true> : mulWide<uint32_t, false>; break;
-    default: why = ".wide needs a 16- or 32-bit integer type"; return false;
+    case Ty::S16:
+      in.exec = mad ? mulWide<int16_t, true> : mulWide<int16_t, false>;
+      break;
+    case Ty::U16:
+      in.exec = mad ? mulWide<uint16_t, true> : mulWide<uint16_t, false>;
+      break;
+    case Ty::S32:
+      in.exec = mad ? mulWide<int32_t, true> : mulWide<int32_t, false>;
+      break;
+    case Ty::U32:
+      in.exec = mad ? mulWide<uint32_t, true> : mulWide<uint32_t, false>;
+      break;
+    default:
+      why = ".wide needs a 16- or 32-bit integer type";
+      return false;
     }
     return true;
   }
@@ -344,13 +353,27 @@ bool selectMul(Instr &in, DecodeCtx &c, std::string &why, bool mad) {
     return selectMadCarry<false>(in, c, why);
   }
   switch (in.ty) {
-  case Ty::S16: in.exec = mode ? madLoHi<int16_t, true> : madLoHi<int16_t, false>; break;
-  case Ty::U16: in.exec = mode ? madLoHi<uint16_t, true> : madLoHi<uint16_t, false>; break;
-  case Ty::S32: in.exec = mode ? madLoHi<int32_t, true> : madLoHi<int32_t, false>; break;
-  case Ty::U32: in.exec = mode ? madLoHi<uint32_t, true> : madLoHi<uint32_t, false>; break;
-  case Ty::S64: in.exec = mode ? madLoHi<int64_t, true> : madLoHi<int64_t, false>; break;
-  case Ty::U64: in.exec = mode ? madLoHi<uint64_t, true> : madLoHi<uint64_t, false>; break;
-  default: why = "mad needs an integer type"; return false;
+  case Ty::S16:
+    in.exec = mode ? madLoHi<int16_t, true> : madLoHi<int16_t, false>;
+    break;
+  case Ty::U16:
+    in.exec = mode ? madLoHi<uint16_t, true> : madLoHi<uint16_t, false>;
+    break;
+  case Ty::S32:
+    in.exec = mode ? madLoHi<int32_t, true> : madLoHi<int32_t, false>;
+    break;
+  case Ty::U32:
+    in.exec = mode ? madLoHi<uint32_t, true> : madLoHi<uint32_t, false>;
+    break;
+  case Ty::S64:
+    in.exec = mode ? madLoHi<int64_t, true> : madLoHi<int64_t, false>;
+    break;
+  case Ty::U64:
+    in.exec = mode ? madLoHi<uint64_t, true> : madLoHi<uint64_t, false>;
+    break;
+  default:
+    why = "mad needs an integer type";
+    return false;
   }
   return true;
 }
@@ -420,7 +443,8 @@ template <class T> void bfiOp(WarpState &w, const Instr &in, uint32_t mask) {
 /// prmt.b32 (default mode): byte selectors of {b, a}, msb replication.
 void prmtOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
-    uint64_t a = (uint32_t)w.get(in.ops[1], l), b = (uint32_t)w.get(in.ops[2], l);
+    uint64_t a = (uint32_t)w.get(in.ops[1], l),
+             b = (uint32_t)w.get(in.ops[2], l);
     uint32_t c = (uint32_t)w.get(in.ops[3], l);
     uint64_t src = a | (b << 32);
     uint32_t r = 0;
@@ -435,10 +459,11 @@ void prmtOp(WarpState &w, const Instr &in, uint32_t mask) {
   }
 }
 /// shf.l / shf.r (.wrap / .clamp) funnel shifts of {b:a}.
-template <bool Left, bool Wrap> void shfOp(WarpState &w, const Instr &in,
-                                           uint32_t mask) {
+template <bool Left, bool Wrap>
+void shfOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
-    uint64_t a = (uint32_t)w.get(in.ops[1], l), b = (uint32_t)w.get(in.ops[2], l);
+    uint64_t a = (uint32_t)w.get(in.ops[1], l),
+             b = (uint32_t)w.get(in.ops[2], l);
     uint32_t n = (uint32_t)w.get(in.ops[3], l);
     n = Wrap ? n & 31 : std::min(n, 32u);
     uint64_t v = (b << 32) | a;
@@ -455,14 +480,20 @@ template <class T> void sadOp(WarpState &w, const Instr &in, uint32_t mask) {
   }
 }
 
-template <template <class> class Op>
-ExecFn pickInt(Ty t) {
+template <template <class> class Op> ExecFn pickInt(Ty t) {
   switch (t) {
-  case Ty::B32: case Ty::U32: return Op<uint32_t>::fn;
-  case Ty::S32: return Op<int32_t>::fn;
-  case Ty::B64: case Ty::U64: return Op<uint64_t>::fn;
-  case Ty::S64: return Op<int64_t>::fn;
-  default: return nullptr;
+  case Ty::B32:
+  case Ty::U32:
+    return Op<uint32_t>::fn;
+  case Ty::S32:
+    return Op<int32_t>::fn;
+  case Ty::B64:
+  case Ty::U64:
+    return Op<uint64_t>::fn;
+  case Ty::S64:
+    return Op<int64_t>::fn;
+  default:
+    return nullptr;
   }
 }
 template <class T> struct ClzT { static constexpr ExecFn fn = clzOp<T>; };
@@ -482,11 +513,11 @@ bool selectBits(Instr &in, std::string &why) {
 } // namespace
 
 void registerIntegerOps(SelectorMap &s) {
-  PLAIN(and) PLAIN(or) PLAIN(xor) PLAIN(not) PLAIN(cnot) PLAIN(shl)
-  PLAIN(shr) PLAIN(popc)
-  s["div"] = [](Instr &in, DecodeCtx &c, std::string &why) {
-    return selectPlain(in, c, why, "div");
-  };
+  PLAIN(and)
+  PLAIN(or) PLAIN(xor) PLAIN(not ) PLAIN(cnot) PLAIN(shl) PLAIN(shr) PLAIN(popc)
+      s["div"] = [](Instr &in, DecodeCtx &c, std::string &why) {
+        return selectPlain(in, c, why, "div");
+      };
   s["rem"] = [](Instr &in, DecodeCtx &c, std::string &why) {
     return selectPlain(in, c, why, "rem");
   };

@@ -21,12 +21,18 @@ namespace {
 
 const char *spaceName(Space s) {
   switch (s) {
-  case Space::Global: return "global";
-  case Space::Shared: return "shared";
-  case Space::Local: return "local";
-  case Space::Param: return "param";
-  case Space::Const: return "const";
-  default: return "generic";
+  case Space::Global:
+    return "global";
+  case Space::Shared:
+    return "shared";
+  case Space::Local:
+    return "local";
+  case Space::Param:
+    return "param";
+  case Space::Const:
+    return "const";
+  default:
+    return "generic";
   }
 }
 
@@ -139,8 +145,8 @@ inline uint64_t effAddr(WarpState &w, const Operand &a, unsigned lane) {
 }
 
 bool paramIsKernel(const WarpState &w, const Instr &in, const Operand &a) {
-  return a.kernelParam ||
-         (a.reg >= 0 && in.space == Space::Param && w.mod->funcs[in.func].isEntry);
+  return a.kernelParam || (a.reg >= 0 && in.space == Space::Param &&
+                           w.mod->funcs[in.func].isEntry);
 }
 
 /// Counts shared-memory bank conflicts of one warp access (extra
@@ -172,8 +178,8 @@ void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
     uint64_t addr = effAddr(w, a, l);
     if (d.kind == Operand::Vec) {
-      uint8_t *p = resolveAccess(w, in, l, addr, in.space, size * d.nvec,
-                                 false, kp);
+      uint8_t *p =
+          resolveAccess(w, in, l, addr, in.space, size * d.nvec, false, kp);
       if (!p)
         return;
       // Vector accesses are aligned to their whole size; elements follow.
@@ -203,8 +209,7 @@ void stOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
     uint64_t addr = effAddr(w, a, l);
     unsigned n = s.kind == Operand::Vec ? s.nvec : 1;
-    uint8_t *p = resolveAccess(w, in, l, addr, in.space, size * n, true,
-                               false);
+    uint8_t *p = resolveAccess(w, in, l, addr, in.space, size * n, true, false);
     if (!p)
       return;
     for (unsigned i = 0; i < n; ++i) {
@@ -214,23 +219,39 @@ void stOp(WarpState &w, const Instr &in, uint32_t mask) {
   }
 }
 
-enum AtomOp : uint8_t { AAdd, AMin, AMax, AInc, ADec, AAnd, AOr, AXor, AExch,
-                        ACas };
+enum AtomOp : uint8_t {
+  AAdd,
+  AMin,
+  AMax,
+  AInc,
+  ADec,
+  AAnd,
+  AOr,
+  AXor,
+  AExch,
+  ACas
+};
 
 template <class T> T atomicApply(AtomOp op, T old, T b) {
   switch (op) {
-  case AAdd: return T(old + b);
-  case AMin: return old < b ? old : b;
-  case AMax: return old > b ? old : b;
-  case AInc: return old >= b ? T(0) : T(old + 1);
-  case ADec: return (old == 0 || old > b) ? b : T(old - 1);
+  case AAdd:
+    return T(old + b);
+  case AMin:
+    return old < b ? old : b;
+  case AMax:
+    return old > b ? old : b;
+  case AInc:
+    return old >= b ? T(0) : T(old + 1);
+  case ADec:
+    return (old == 0 || old > b) ? b : T(old - 1);
   case AAnd:
   case AOr:
   case AXor:
     if constexpr (std::is_integral_v<T>)
       return op == AAnd ? T(old & b) : op == AOr ? T(old | b) : T(old ^ b);
     return b;
-  default: return b; // exch
+  default:
+    return b; // exch
   }
 }
 
@@ -259,16 +280,16 @@ S atomicRmw(uint8_t *p, AtomOp op, S bBits, S cBits) {
   }
 }
 
-template <class T, class S> void atomOp(WarpState &w, const Instr &in,
-                                        uint32_t mask) {
+template <class T, class S>
+void atomOp(WarpState &w, const Instr &in, uint32_t mask) {
   bool isRed = in.mode & 0x80;
   AtomOp op = (AtomOp)(in.mode & 0x7f);
   unsigned base = isRed ? 0 : 1;
   const Operand &a = in.ops[base];
   FOR_LANES(mask, l) {
     uint64_t addr = effAddr(w, a, l);
-    uint8_t *p = resolveAccess(w, in, l, addr, in.space, sizeof(S), true,
-                               false);
+    uint8_t *p =
+        resolveAccess(w, in, l, addr, in.space, sizeof(S), true, false);
     if (!p)
       return;
     S b = (S)w.get(in.ops[base + 1], l);
@@ -283,8 +304,8 @@ template <class T, class S> void atomOp(WarpState &w, const Instr &in,
 
 bool selectAtom(Instr &in, DecodeCtx &c, std::string &why, bool red) {
   static const std::pair<const char *, AtomOp> ops[] = {
-      {".add", AAdd}, {".min", AMin}, {".max", AMax}, {".inc", AInc},
-      {".dec", ADec}, {".and", AAnd}, {".or", AOr},   {".xor", AXor},
+      {".add", AAdd},   {".min", AMin}, {".max", AMax}, {".inc", AInc},
+      {".dec", ADec},   {".and", AAnd}, {".or", AOr},   {".xor", AXor},
       {".exch", AExch}, {".cas", ACas}};
   int op = -1;
   for (auto &o : ops)
@@ -300,12 +321,23 @@ bool selectAtom(Instr &in, DecodeCtx &c, std::string &why, bool red) {
     return false;
   }
   in.mode = (uint8_t)(op | (red ? 0x80 : 0));
-  bool bits = op == AAnd || op == AOr || op == AXor || op == AExch || op == ACas;
+  bool bits =
+      op == AAnd || op == AOr || op == AXor || op == AExch || op == ACas;
   switch (in.ty) {
-  case Ty::U32: case Ty::B32: in.exec = atomOp<uint32_t, uint32_t>; break;
-  case Ty::S32: in.exec = atomOp<int32_t, uint32_t>; break;
-  case Ty::U64: case Ty::B64: in.exec = atomOp<uint64_t, uint64_t>; break;
-  case Ty::S64: in.exec = atomOp<int64_t, uint64_t>; break;
+  case Ty::U32:
+  case Ty::B32:
+    in.exec = atomOp<uint32_t, uint32_t>;
+    break;
+  case Ty::S32:
+    in.exec = atomOp<int32_t, uint32_t>;
+    break;
+  case Ty::U64:
+  case Ty::B64:
+    in.exec = atomOp<uint64_t, uint64_t>;
+    break;
+  case Ty::S64:
+    in.exec = atomOp<int64_t, uint64_t>;
+    break;
   case Ty::F32:
     if (op != AAdd && !bits) {
       why = "f32 atomics are add/exch only";
@@ -329,7 +361,7 @@ bool selectAtom(Instr &in, DecodeCtx &c, std::string &why, bool red) {
 
 /// cvta[.to].space: between a state-space address and a generic one.
 void cvtaOp(WarpState &w, const Instr &in, uint32_t mask) {
-  uint64_t base = in.space == Space::Shared ? w.launch->mem->sharedWindow()
+  uint64_t base = in.space == Space::Shared  ? w.launch->mem->sharedWindow()
                   : in.space == Space::Local ? w.launch->mem->localWindow()
                                              : 0;
   bool to = in.mode;
@@ -348,8 +380,9 @@ void isspacepOp(WarpState &w, const Instr &in, uint32_t mask) {
     uint64_t a = w.get(in.ops[1], l);
     bool sh = a - m.sharedWindow() < (1ull << 32);
     bool lo = a - m.localWindow() < (1ull << 32);
-    bool r = in.space == Space::Shared ? sh
-             : in.space == Space::Local ? lo : !sh && !lo;
+    bool r = in.space == Space::Shared  ? sh
+             : in.space == Space::Local ? lo
+                                        : !sh && !lo;
     setReg(w, in.ops[0], l, r);
   }
 }
@@ -410,8 +443,8 @@ void registerMemoryOps(SelectorMap &s) {
     in.exec = isspacepOp;
     return true;
   };
-  for (const char *n : {"prefetch", "prefetchu", "membar", "fence",
-                        "nanosleep", "pmevent"})
+  for (const char *n :
+       {"prefetch", "prefetchu", "membar", "fence", "nanosleep", "pmevent"})
     s[n] = [](Instr &in, DecodeCtx &c, std::string &) {
       c.words.clear(); // .L1/.L2, .proxy kinds: no caches to model
       in.exec = nopOp;

@@ -32,8 +32,8 @@ struct LaunchCounters {
 
 /// The first fault of a launch: its CUresult and where it happened.
 struct Fault {
-  int code = 0;        ///< CUresult
-  std::string what;    ///< e.g. "out-of-bounds global store of 4 bytes"
+  int code = 0;     ///< CUresult
+  std::string what; ///< e.g. "out-of-bounds global store of 4 bytes"
   uint32_t line = 0;
   unsigned block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
   uint64_t address = 0;
@@ -51,13 +51,13 @@ struct WarpState {
   const Module *mod = nullptr;
   LaunchState *launch = nullptr;
   BlockState *block = nullptr;
-  uint64_t *regs = nullptr;   ///< numRegs * 32
-  uint8_t *params = nullptr;  ///< per-lane param areas (paramBytes each)
-  uint8_t *local = nullptr;   ///< per-lane local frames (localBytes each)
+  uint64_t *regs = nullptr;  ///< numRegs * 32
+  uint8_t *params = nullptr; ///< per-lane param areas (paramBytes each)
+  uint8_t *local = nullptr;  ///< per-lane local frames (localBytes each)
   unsigned warpId = 0;
-  unsigned firstThread = 0;   ///< linear thread index of lane 0
-  uint32_t live = 0;          ///< lanes that exist and have not exited
-  uint32_t waiting = 0;       ///< lanes waiting at a barrier
+  unsigned firstThread = 0; ///< linear thread index of lane 0
+  uint32_t live = 0;        ///< lanes that exist and have not exited
+  uint32_t waiting = 0;     ///< lanes waiting at a barrier
   /// Lanes waiting at a warp-synchronous instruction for the other lanes
   /// of its member mask (which run until they arrive or exit).
   uint32_t parked = 0;

@@ -21,14 +21,16 @@ bool checkMembers(WarpState &w, const Instr &in, uint32_t mask,
                   uint32_t members) {
   unsigned first = __builtin_ctz(mask);
   if (mask & ~members) {
-    w.fault(CUDA_ERROR_ILLEGAL_INSTRUCTION, in, __builtin_ctz(mask & ~members),
-            "warp-synchronous instruction executed by a lane outside its "
-            "member mask 0x" + [&] {
+    w.fault(
+        CUDA_ERROR_ILLEGAL_INSTRUCTION, in, __builtin_ctz(mask & ~members),
+        "warp-synchronous instruction executed by a lane outside its "
+        "member mask 0x" +
+            [&] {
               char b[16];
               std::snprintf(b, sizeof b, "%08x", members);
               return std::string(b);
             }(),
-            0, false);
+        0, false);
     return false;
   }
   uint32_t missing = members & w.live & ~mask;
@@ -63,10 +65,22 @@ void shflOp(WarpState &w, const Instr &in, uint32_t mask) {
     int j;
     bool p;
     switch (in.mode) {
-    case 0: j = lane - bval; p = j >= maxLane; break;
-    case 1: j = lane + bval; p = j <= maxLane; break;
-    case 2: j = lane ^ bval; p = j <= maxLane; break;
-    default: j = minLane | (bval & ~seg); p = j <= maxLane; break;
+    case 0:
+      j = lane - bval;
+      p = j >= maxLane;
+      break;
+    case 1:
+      j = lane + bval;
+      p = j <= maxLane;
+      break;
+    case 2:
+      j = lane ^ bval;
+      p = j <= maxLane;
+      break;
+    default:
+      j = minLane | (bval & ~seg);
+      p = j <= maxLane;
+      break;
     }
     if (!p)
       j = lane;
@@ -91,10 +105,18 @@ void voteOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) ballot |= (uint32_t)getPred(w, in.ops[1], l) << l;
   uint64_t r;
   switch (in.mode) {
-  case 0: r = ballot == mask; break;
-  case 1: r = ballot != 0; break;
-  case 2: r = ballot == 0 || ballot == mask; break;
-  default: r = ballot; break;
+  case 0:
+    r = ballot == mask;
+    break;
+  case 1:
+    r = ballot != 0;
+    break;
+  case 2:
+    r = ballot == 0 || ballot == mask;
+    break;
+  default:
+    r = ballot;
+    break;
   }
   FOR_LANES(mask, l) setReg(w, in.ops[0], l, r);
 }
@@ -116,12 +138,24 @@ void reduxOp(WarpState &w, const Instr &in, uint32_t mask) {
       continue;
     }
     switch (in.mode) {
-    case 0: acc += v; break;
-    case 1: acc = std::min(acc, v); break;
-    case 2: acc = std::max(acc, v); break;
-    case 3: acc &= v; break;
-    case 4: acc |= v; break;
-    default: acc ^= v; break;
+    case 0:
+      acc += v;
+      break;
+    case 1:
+      acc = std::min(acc, v);
+      break;
+    case 2:
+      acc = std::max(acc, v);
+      break;
+    case 3:
+      acc &= v;
+      break;
+    case 4:
+      acc |= v;
+      break;
+    default:
+      acc ^= v;
+      break;
     }
   }
   FOR_LANES(mask, l) setReg(w, in.ops[0], l, (uint32_t)acc);

@@ -71,34 +71,61 @@ uint64_t WarpState::sreg(unsigned id, unsigned lane) {
   unsigned t = firstThread + lane;
   const unsigned *bd = launch->blockDim;
   switch ((Sreg)id) {
-  case Sreg::TidX: return t % bd[0];
-  case Sreg::TidY: return t / bd[0] % bd[1];
-  case Sreg::TidZ: return t / (bd[0] * bd[1]);
-  case Sreg::NtidX: return bd[0];
-  case Sreg::NtidY: return bd[1];
-  case Sreg::NtidZ: return bd[2];
-  case Sreg::CtaidX: return block->ctaid[0];
-  case Sreg::CtaidY: return block->ctaid[1];
-  case Sreg::CtaidZ: return block->ctaid[2];
-  case Sreg::NctaidX: return launch->grid[0];
-  case Sreg::NctaidY: return launch->grid[1];
-  case Sreg::NctaidZ: return launch->grid[2];
-  case Sreg::LaneId: return lane;
-  case Sreg::WarpId: return warpId;
-  case Sreg::NWarpId: return 64;
-  case Sreg::SmId: return 0;
-  case Sreg::NSmId: return 132;
-  case Sreg::GridId: return 1;
-  case Sreg::Clock: return (uint32_t)(nowNs() - launch->startNs);
+  case Sreg::TidX:
+    return t % bd[0];
+  case Sreg::TidY:
+    return t / bd[0] % bd[1];
+  case Sreg::TidZ:
+    return t / (bd[0] * bd[1]);
+  case Sreg::NtidX:
+    return bd[0];
+  case Sreg::NtidY:
+    return bd[1];
+  case Sreg::NtidZ:
+    return bd[2];
+  case Sreg::CtaidX:
+    return block->ctaid[0];
+  case Sreg::CtaidY:
+    return block->ctaid[1];
+  case Sreg::CtaidZ:
+    return block->ctaid[2];
+  case Sreg::NctaidX:
+    return launch->grid[0];
+  case Sreg::NctaidY:
+    return launch->grid[1];
+  case Sreg::NctaidZ:
+    return launch->grid[2];
+  case Sreg::LaneId:
+    return lane;
+  case Sreg::WarpId:
+    return warpId;
+  case Sreg::NWarpId:
+    return 64;
+  case Sreg::SmId:
+    return 0;
+  case Sreg::NSmId:
+    return 132;
+  case Sreg::GridId:
+    return 1;
+  case Sreg::Clock:
+    return (uint32_t)(nowNs() - launch->startNs);
   case Sreg::Clock64:
-  case Sreg::GlobalTimer: return nowNs() - launch->startNs;
-  case Sreg::LanemaskEq: return 1u << lane;
-  case Sreg::LanemaskLt: return (1u << lane) - 1;
-  case Sreg::LanemaskLe: return (2ull << lane) - 1;
-  case Sreg::LanemaskGt: return ~((2ull << lane) - 1) & 0xffffffffu;
-  case Sreg::LanemaskGe: return ~((1ull << lane) - 1) & 0xffffffffu;
-  case Sreg::DynSmemSize: return launch->dynShared;
-  case Sreg::TotalSmemSize: return block->shared.size();
+  case Sreg::GlobalTimer:
+    return nowNs() - launch->startNs;
+  case Sreg::LanemaskEq:
+    return 1u << lane;
+  case Sreg::LanemaskLt:
+    return (1u << lane) - 1;
+  case Sreg::LanemaskLe:
+    return (2ull << lane) - 1;
+  case Sreg::LanemaskGt:
+    return ~((2ull << lane) - 1) & 0xffffffffu;
+  case Sreg::LanemaskGe:
+    return ~((1ull << lane) - 1) & 0xffffffffu;
+  case Sreg::DynSmemSize:
+    return launch->dynShared;
+  case Sreg::TotalSmemSize:
+    return block->shared.size();
   }
   return 0;
 }
@@ -110,7 +137,8 @@ inline uint32_t guarded(WarpState &w, const Instr &in, uint32_t mask) {
   if (in.guard < 0)
     return mask;
   uint32_t r = 0;
-  FOR_LANES(mask, l) r |= (uint32_t)((w.r(in.guard, l) != 0) != in.guardNeg) << l;
+  FOR_LANES(mask, l)
+  r |= (uint32_t)((w.r(in.guard, l) != 0) != in.guardNeg) << l;
   return r;
 }
 
@@ -258,7 +286,8 @@ void runWarp(WarpState &w) {
       control(w, in, pc, mask, exec);
       if (w.launch->maxBlockInstructions &&
           cnt.threadInstructions - w.block->startInstructions >
-              w.launch->maxBlockInstructions && exec)
+              w.launch->maxBlockInstructions &&
+          exec)
         w.fault(CUDA_ERROR_LAUNCH_TIMEOUT, in, __builtin_ctz(exec),
                 "watchdog: the block ran over " +
                     std::to_string(w.launch->maxBlockInstructions) +
@@ -422,7 +451,8 @@ int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
   if (nthreads > (uint64_t)fn.maxThreads())
     return limitError(std::to_string(nthreads) +
                       " threads per block exceed the kernel's .maxntid/"
-                      ".reqntid (" + std::to_string(fn.maxThreads()) + ")");
+                      ".reqntid (" +
+                      std::to_string(fn.maxThreads()) + ")");
   if (fn.reqntid[0] && (cfg.block[0] != fn.reqntid[0] ||
                         cfg.block[1] != std::max(1u, fn.reqntid[1]) ||
                         cfg.block[2] != std::max(1u, fn.reqntid[2])))

@@ -86,8 +86,8 @@ inline uint64_t roundToFormat(double x, FloatFormat fmt, Rnd r) {
   uint64_t in = (uint64_t)n;
   if (E < fmt.emin)
     return sign | in; // subnormal (a carry into 1<<mant is the smallest normal)
-  return sign | ((uint64_t)(E - fmt.emin + 1) << fmt.mant) +
-                    (in - (1ull << fmt.mant));
+  return sign | (((uint64_t)(E - fmt.emin + 1) << fmt.mant) +
+                 (in - (1ull << fmt.mant)));
 }
 
 inline float halfToFloat(uint16_t h) {
@@ -101,7 +101,9 @@ inline float halfToFloat(uint16_t h) {
     v = std::ldexp((float)(mant | 1024), (int)exp - 25);
   return sign ? -v : v;
 }
-inline float bf16ToFloat(uint16_t h) { return fromBits<float>((uint64_t)h << 16); }
+inline float bf16ToFloat(uint16_t h) {
+  return fromBits<float>((uint64_t)h << 16);
+}
 inline uint16_t floatToHalf(double x, Rnd r) {
   return (uint16_t)roundToFormat(x, kHalf, r);
 }

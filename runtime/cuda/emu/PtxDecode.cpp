@@ -54,11 +54,10 @@ bool tyIsSigned(Ty t) {
 }
 
 const char *tyName(Ty t) {
-  static const char *names[] = {"none", "pred", "b8",   "b16",    "b32",
-                                "b64",  "b128", "u8",   "u16",    "u32",
-                                "u64",  "s8",   "s16",  "s32",    "s64",
-                                "f16",  "f16x2", "bf16", "bf16x2", "f32",
-                                "f64"};
+  static const char *names[] = {"none",   "pred", "b8",  "b16", "b32",   "b64",
+                                "b128",   "u8",   "u16", "u32", "u64",   "s8",
+                                "s16",    "s32",  "s64", "f16", "f16x2", "bf16",
+                                "bf16x2", "f32",  "f64"};
   return names[(int)t];
 }
 
@@ -88,13 +87,13 @@ const SelectorMap &selectors() {
 
 const std::map<std::string, Ty> &typeWords() {
   static const std::map<std::string, Ty> m = {
-      {".pred", Ty::Pred}, {".b8", Ty::B8},       {".b16", Ty::B16},
-      {".b32", Ty::B32},   {".b64", Ty::B64},     {".b128", Ty::B128},
-      {".u8", Ty::U8},     {".u16", Ty::U16},     {".u32", Ty::U32},
-      {".u64", Ty::U64},   {".s8", Ty::S8},       {".s16", Ty::S16},
-      {".s32", Ty::S32},   {".s64", Ty::S64},     {".f16", Ty::F16},
+      {".pred", Ty::Pred},   {".b8", Ty::B8},     {".b16", Ty::B16},
+      {".b32", Ty::B32},     {".b64", Ty::B64},   {".b128", Ty::B128},
+      {".u8", Ty::U8},       {".u16", Ty::U16},   {".u32", Ty::U32},
+      {".u64", Ty::U64},     {".s8", Ty::S8},     {".s16", Ty::S16},
+      {".s32", Ty::S32},     {".s64", Ty::S64},   {".f16", Ty::F16},
       {".f16x2", Ty::F16x2}, {".bf16", Ty::BF16}, {".bf16x2", Ty::BF16x2},
-      {".f32", Ty::F32},   {".f64", Ty::F64}};
+      {".f32", Ty::F32},     {".f64", Ty::F64}};
   return m;
 }
 
@@ -103,12 +102,13 @@ const std::map<std::string, Ty> &typeWords() {
 /// and `.aligned` promises (the promises are not verified).
 bool isNoOpWord(const std::string &w) {
   static const std::set<std::string> words = {
-      ".uni", ".aligned", ".nc", ".volatile", ".relaxed", ".acquire",
-      ".release", ".acq_rel", ".weak", ".sc", ".cta", ".gpu", ".sys",
-      ".cluster", ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt",
-      ".sync", ".full", ".noftz", ".mmio"};
-  return words.count(w) || w.find("::") != std::string::npos &&
-                               w.rfind(".shared::", 0) != 0;
+      ".uni",     ".aligned", ".nc",      ".volatile", ".relaxed",
+      ".acquire", ".release", ".acq_rel", ".weak",     ".sc",
+      ".cta",     ".gpu",     ".sys",     ".cluster",  ".ca",
+      ".cg",      ".cs",      ".lu",      ".cv",       ".wb",
+      ".wt",      ".sync",    ".full",    ".noftz",    ".mmio"};
+  return words.count(w) ||
+         (w.find("::") != std::string::npos && w.rfind(".shared::", 0) != 0);
 }
 
 Cmp cmpWord(const std::string &w) {
@@ -134,6 +134,11 @@ Rnd rndWord(const std::string &w) {
 
 } // namespace
 
+Ty parseTypeWord(const std::string &word) {
+  auto it = typeWords().find(word);
+  return it == typeWords().end() ? Ty::None : it->second;
+}
+
 bool decodeInstr(Instr &in, const std::string &opcode,
                  const std::vector<std::string> &mods, std::string &why) {
   auto sel = selectors().find(opcode);
@@ -154,8 +159,9 @@ bool decodeInstr(Instr &in, const std::string &opcode,
       continue;
     }
     if (compares && (w == ".and" || w == ".or" || w == ".xor")) {
-      in.boolOp = w == ".and" ? BoolOp::And
-                  : w == ".or" ? BoolOp::Or : BoolOp::Xor;
+      in.boolOp = w == ".and"  ? BoolOp::And
+                  : w == ".or" ? BoolOp::Or
+                               : BoolOp::Xor;
       continue;
     }
     if (rndWord(w) != Rnd::None) {

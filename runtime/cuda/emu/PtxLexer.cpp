@@ -15,8 +15,7 @@ static bool identChar(char c) {
          c == '%' || c == ':';
 }
 
-bool lexPtx(const std::string &s, std::vector<Token> &out,
-            std::string &error) {
+bool lexPtx(const std::string &s, std::vector<Token> &out, std::string &error) {
   uint32_t line = 1;
   size_t i = 0, n = s.size();
   while (i < n) {
@@ -70,8 +69,7 @@ bool lexPtx(const std::string &s, std::vector<Token> &out,
         ++i;
       ++i;
       t.kind = Token::String;
-    } else if (std::string(",;{}[]()+-|!@<>=:*").find(c) !=
-               std::string::npos) {
+    } else if (std::string(",;{}[]()+-|!@<>=:*").find(c) != std::string::npos) {
       ++i;
       t.kind = Token::Punct;
     } else {

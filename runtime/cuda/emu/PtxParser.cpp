@@ -8,117 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/cuda/emu/PtxParser.h"
-#include "runtime/cuda/emu/PtxLexer.h"
+#include "runtime/cuda/emu/PtxParserImpl.h"
 
 #include <cstdlib>
 #include <cstring>
 
 namespace gptc::emu {
 
-namespace {
-
-Ty parseTy(const std::string &s) {
-  static const std::map<std::string, Ty> types = {
-      {".pred", Ty::Pred}, {".b8", Ty::B8},       {".b16", Ty::B16},
-      {".b32", Ty::B32},   {".b64", Ty::B64},     {".b128", Ty::B128},
-      {".u8", Ty::U8},     {".u16", Ty::U16},     {".u32", Ty::U32},
-      {".u64", Ty::U64},   {".s8", Ty::S8},       {".s16", Ty::S16},
-      {".s32", Ty::S32},   {".s64", Ty::S64},     {".f16", Ty::F16},
-      {".f16x2", Ty::F16x2}, {".bf16", Ty::BF16}, {".bf16x2", Ty::BF16x2},
-      {".f32", Ty::F32},   {".f64", Ty::F64}};
-  auto it = types.find(s);
-  return it == types.end() ? Ty::None : it->second;
-}
-
-const std::map<std::string, Sreg> &sregs() {
-  static const std::map<std::string, Sreg> m = {
-      {"%tid.x", Sreg::TidX},         {"%tid.y", Sreg::TidY},
-      {"%tid.z", Sreg::TidZ},         {"%ntid.x", Sreg::NtidX},
-      {"%ntid.y", Sreg::NtidY},       {"%ntid.z", Sreg::NtidZ},
-      {"%ctaid.x", Sreg::CtaidX},     {"%ctaid.y", Sreg::CtaidY},
-      {"%ctaid.z", Sreg::CtaidZ},     {"%nctaid.x", Sreg::NctaidX},
-      {"%nctaid.y", Sreg::NctaidY},   {"%nctaid.z", Sreg::NctaidZ},
-      {"%laneid", Sreg::LaneId},      {"%warpid", Sreg::WarpId},
-      {"%nwarpid", Sreg::NWarpId},    {"%smid", Sreg::SmId},
-      {"%nsmid", Sreg::NSmId},        {"%gridid", Sreg::GridId},
-      {"%clock", Sreg::Clock},        {"%clock64", Sreg::Clock64},
-      {"%globaltimer", Sreg::GlobalTimer},
-      {"%lanemask_eq", Sreg::LanemaskEq}, {"%lanemask_lt", Sreg::LanemaskLt},
-      {"%lanemask_le", Sreg::LanemaskLe}, {"%lanemask_gt", Sreg::LanemaskGt},
-      {"%lanemask_ge", Sreg::LanemaskGe},
-      {"%dynamic_smem_size", Sreg::DynSmemSize},
-      {"%total_smem_size", Sreg::TotalSmemSize}};
-  return m;
-}
-
-/// Names visible in one `{ }` scope.
-struct Scope {
-  std::map<std::string, int> regs;
-  std::map<std::string, std::pair<int, int>> ranges; ///< %r<N>: base, N
-  std::map<std::string, int> vars;
-};
-
-class Parser {
-public:
-  Parser(const std::vector<Token> &toks, Module &m, const VarAllocator &alloc,
-         std::string &err)
-      : t(toks), m(m), alloc(alloc), err(err) {}
-  bool run();
-
-private:
-  const std::vector<Token> &t;
-  size_t p = 0;
-  Module &m;
-  const VarAllocator &alloc;
-  std::string &err;
-  std::vector<Scope> scopes;
-  std::map<std::string, int> labels;
-  struct Fixup {
-    uint32_t pc;
-    std::string name;
-    uint32_t line;
-  };
-  std::vector<Fixup> labelFixups, callFixups;
-  int curFunc = -1;
-
-  const Token &peek(size_t k = 0) const {
-    return t[std::min(p + k, t.size() - 1)];
-  }
-  bool is(const char *s, size_t k = 0) const { return peek(k).text == s; }
-  bool accept(const char *s) {
-    if (!is(s))
-      return false;
-    ++p;
-    return true;
-  }
-  bool fail(const std::string &what, uint32_t line = 0) {
-    if (err.empty())
-      err = "PTX line " + std::to_string(line ? line : peek().line) + ": " +
-            what;
-    return false;
-  }
-  bool expect(const char *s) {
-    return accept(s) || fail(std::string("expected '") + s + "', found '" +
-                             peek().text + "'");
-  }
-  bool number(int64_t &v);
-  bool parseVariable(Space space, bool isExtern, bool moduleScope);
-  bool parseFunction(bool isEntry);
-  bool parseParams(Function &f, bool kernel, bool isReturn);
-  bool parseBody();
-  bool parseReg();
-  bool parseInstruction();
-  bool parseOperand(Operand &o, Instr &in);
-  bool parseAddress(Operand &o);
-  int findReg(const std::string &name) const;
-  int findVar(const std::string &name) const;
-  void skipLine() {
-    uint32_t line = peek().line;
-    while (peek().kind != Token::End && peek().line == line)
-      ++p;
-  }
-};
+namespace detail {
 
 bool Parser::number(int64_t &v) {
   bool neg = accept("-");
@@ -186,7 +83,8 @@ bool Parser::run() {
       m.addressSize = (unsigned)v;
       if (v != 64)
         return fail(".address_size " + std::to_string(v) +
-                    " is not supported (64 only)", line);
+                        " is not supported (64 only)",
+                    line);
     } else if (w == ".file" || w == ".loc") {
       skipLine();
     } else if (w == ".section") {
@@ -197,8 +95,9 @@ bool Parser::run() {
     } else if (w == ".extern") {
       ++p;
       if (is(".global") || is(".shared") || is(".const")) {
-        Space s = is(".shared") ? Space::Shared
-                  : is(".const") ? Space::Const : Space::Global;
+        Space s = is(".shared")  ? Space::Shared
+                  : is(".const") ? Space::Const
+                                 : Space::Global;
         ++p;
         if (!parseVariable(s, true, true))
           return false;
@@ -208,8 +107,9 @@ bool Parser::run() {
       if (!parseFunction(w == ".entry"))
         return false;
     } else if (w == ".global" || w == ".const" || w == ".shared") {
-      Space s = w == ".shared" ? Space::Shared
-                : w == ".const" ? Space::Const : Space::Global;
+      Space s = w == ".shared"  ? Space::Shared
+                : w == ".const" ? Space::Const
+                                : Space::Global;
       ++p;
       if (!parseVariable(s, false, true))
         return false;
@@ -259,10 +159,10 @@ bool Parser::parseVariable(Space space, bool isExtern, bool moduleScope) {
       vecN = w[2] - '0';
     else if (w == ".ptr")
       v.ptr = true;
-    else if (parseTy(w) != Ty::None)
-      ty = parseTy(w);
-    else if (w != ".ptr" && w != ".global" && w != ".shared" &&
-             w != ".const" && w != ".local")
+    else if (parseTypeWord(w) != Ty::None)
+      ty = parseTypeWord(w);
+    else if (w != ".ptr" && w != ".global" && w != ".shared" && w != ".const" &&
+             w != ".local")
       return fail("unsupported variable attribute '" + w + "'");
     ++p;
   }
@@ -414,8 +314,9 @@ bool Parser::parseFunction(bool isEntry) {
   while (peek().kind == Token::Ident && peek().text[0] == '.') {
     std::string w = peek().text;
     ++p;
-    uint32_t *dims = w == ".maxntid" ? f.maxntid
-                     : w == ".reqntid" ? f.reqntid : nullptr;
+    uint32_t *dims = w == ".maxntid"   ? f.maxntid
+                     : w == ".reqntid" ? f.reqntid
+                                       : nullptr;
     for (int i = 0; i < 3 && peek().kind == Token::Number; ++i) {
       int64_t v;
       number(v);
@@ -479,7 +380,7 @@ bool Parser::parseReg() {
     if (is(".v2") || is(".v4"))
       vecN = peek().text[2] - '0';
     else
-      ty = parseTy(peek().text);
+      ty = parseTypeWord(peek().text);
     ++p;
   }
   if (ty == Ty::None || vecN != 1 || ty == Ty::B128)
@@ -526,8 +427,9 @@ bool Parser::parseBody() {
         return false;
     } else if (w == ".local" || w == ".shared" || w == ".param") {
       ++p;
-      Space s = w == ".local" ? Space::Local
-                : w == ".shared" ? Space::Shared : Space::Param;
+      Space s = w == ".local"    ? Space::Local
+                : w == ".shared" ? Space::Shared
+                                 : Space::Param;
       if (!parseVariable(s, false, false))
         return false;
     } else if (w == ".pragma") {
@@ -545,247 +447,14 @@ bool Parser::parseBody() {
   return true;
 }
 
-bool Parser::parseAddress(Operand &o) {
-  o.kind = Operand::Addr;
-  const Token &base = peek();
-  if (base.kind == Token::Number) {
-    int64_t v;
-    if (!number(v))
-      return false;
-    o.imm = v;
-  } else {
-    int r = findReg(base.text);
-    if (r >= 0) {
-      o.reg = r;
-    } else {
-      int v = findVar(base.text);
-      if (v < 0)
-        return fail("unknown name '" + base.text + "' in an address");
-      const Variable &var = m.vars[v];
-      o.addrSpace = var.space;
-      o.imm = var.space == Space::Global || var.space == Space::Const
-                  ? (int64_t)var.address
-                  : (int64_t)var.offset;
-      o.dynShared = var.externDynamic;
-      o.kernelParam = var.space == Space::Param && curFunc >= 0 &&
-                      m.funcs[curFunc].isEntry &&
-                      scopes.size() >= 2 &&
-                      scopes[1].vars.count(base.text);
-    }
-    ++p;
-  }
-  if (accept("+")) {
-    int64_t off;
-    if (!number(off))
-      return false;
-    o.imm += off;
-  }
-  return expect("]");
-}
-
-bool Parser::parseOperand(Operand &o, Instr &in) {
-  if (accept("!"))
-    o.neg = true;
-  if (accept("[")) {
-    return parseAddress(o);
-  }
-  if (accept("{")) {
-    o.kind = Operand::Vec;
-    while (!accept("}")) {
-      accept(",");
-      if (o.nvec == 4)
-        return fail("vector operand of more than 4 elements");
-      if (accept("_")) {
-        o.vec[o.nvec++] = -1;
-        continue;
-      }
-      int r = findReg(peek().text);
-      if (r < 0)
-        return fail("unknown register '" + peek().text + "'");
-      o.vec[o.nvec++] = r;
-      ++p;
-    }
-    return true;
-  }
-  const Token &tok = peek();
-  if (tok.kind == Token::Number || tok.text == "-") {
-    bool neg = accept("-");
-    const std::string &s = peek().text;
-    o.kind = Operand::Imm;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) {
-      o.imm = (int64_t)std::strtoull(s.c_str() + 2, nullptr, 16);
-      if (neg)
-        o.imm ^= 0x80000000;
-      // An f32 literal used by an f64 instruction: widened by decode.
-    } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) {
-      o.imm = (int64_t)std::strtoull(s.c_str() + 2, nullptr, 16);
-      if (neg)
-        o.imm ^= (int64_t)0x8000000000000000ull;
-    } else if (s.find_first_of(".eE") != std::string::npos &&
-               s.find_first_of("xX") == std::string::npos) {
-      double d = std::strtod(s.c_str(), nullptr);
-      if (neg)
-        d = -d;
-      std::memcpy(&o.imm, &d, 8);
-      o.fimm = true;
-    } else {
-      o.imm = (int64_t)std::strtoull(s.c_str(), nullptr, 0);
-      if (neg)
-        o.imm = -o.imm;
-    }
-    ++p;
-    return true;
-  }
-  if (tok.text == "_") {
-    o.kind = Operand::Sink;
-    ++p;
-    return true;
-  }
-  if (tok.text == "WARP_SZ") {
-    o.kind = Operand::Imm;
-    o.imm = 32;
-    ++p;
-    return true;
-  }
-  auto sr = sregs().find(tok.text);
-  if (sr != sregs().end()) {
-    o.kind = Operand::Sreg;
-    o.sreg = (uint8_t)sr->second;
-    ++p;
-    return true;
-  }
-  int r = findReg(tok.text);
-  if (r >= 0) {
-    o.kind = Operand::Reg;
-    o.reg = r;
-    ++p;
-    return true;
-  }
-  int v = findVar(tok.text);
-  if (v >= 0) {
-    const Variable &var = m.vars[v];
-    o.kind = Operand::Imm;
-    o.dynShared = var.externDynamic;
-    o.addrSpace = var.space;
-    o.imm = var.space == Space::Global || var.space == Space::Const
-                ? (int64_t)var.address
-                : (int64_t)var.offset;
-    ++p;
-    return true;
-  }
-  if (tok.text[0] == '%')
-    return fail("unknown register '" + tok.text + "'");
-  if (in.ctl == Ctl::Bra || tok.kind == Token::Ident) {
-    // A label (branch target); resolved at the end of the function.
-    o.kind = Operand::None;
-    labelFixups.push_back({(uint32_t)m.code.size(), tok.text, tok.line});
-    ++p;
-    return true;
-  }
-  return fail("unexpected operand '" + tok.text + "'");
-}
-
-bool Parser::parseInstruction() {
-  Instr in;
-  in.line = peek().line;
-  in.func = curFunc;
-  if (accept("@")) {
-    if (accept("!"))
-      in.guardNeg = true;
-    in.guard = findReg(peek().text);
-    if (in.guard < 0)
-      return fail("unknown guard predicate '" + peek().text + "'");
-    ++p;
-  }
-  const std::string full = peek().text;
-  ++p;
-  std::string opcode = full;
-  std::vector<std::string> mods;
-  size_t dot = full.find('.');
-  if (dot != std::string::npos) {
-    opcode = full.substr(0, dot);
-    size_t s = dot;
-    while (s != std::string::npos) {
-      size_t e = full.find('.', s + 1);
-      // `.L2::cache_hint` style modifiers keep their `::` part whole.
-      mods.push_back(full.substr(s, e == std::string::npos ? e : e - s));
-      s = e;
-    }
-  }
-  std::string fname = curFunc >= 0 ? m.funcs[curFunc].name : "?";
-  if (opcode == "call") {
-    CallSite cs;
-    auto paramOf = [&](const std::string &name, uint64_t &off,
-                       uint64_t &size) {
-      int v = findVar(name);
-      if (v < 0 || m.vars[v].space != Space::Param)
-        return fail("call argument '" + name + "' is not a .param");
-      off = m.vars[v].offset;
-      size = m.vars[v].size;
-      return true;
-    };
-    if (accept("(")) {
-      uint64_t off, size;
-      if (!paramOf(peek().text, off, size))
-        return false;
-      ++p;
-      cs.retOffset = (int64_t)off;
-      cs.retSize = size;
-      if (!expect(")") || !expect(","))
-        return false;
-    }
-    std::string callee = peek().text;
-    if (findReg(callee) >= 0)
-      return fail("indirect call through '" + callee + "' in function '" +
-                  fname + "' is not supported");
-    ++p;
-    callFixups.push_back({(uint32_t)m.code.size(), callee, in.line});
-    if (accept(",")) {
-      if (!expect("("))
-        return false;
-      while (!accept(")")) {
-        accept(",");
-        uint64_t off, size;
-        if (!paramOf(peek().text, off, size))
-          return false;
-        ++p;
-        cs.args.push_back({off, size});
-      }
-    }
-    if (accept(","))
-      return fail("call with a prototype is not supported");
-    in.callArgs = (int)m.callSites.size();
-    m.callSites.push_back(cs);
-  } else {
-    if (opcode == "bra" || opcode == "brx")
-      in.ctl = Ctl::Bra;
-    while (!is(";")) {
-      if (in.nops && !accept(",") && !accept("|"))
-        return fail("expected ',' in the operands of '" + full + "'");
-      if (in.nops == 6)
-        return fail("too many operands for '" + full + "'");
-      if (!parseOperand(in.ops[in.nops++], in))
-        return false;
-    }
-  }
-  if (!expect(";"))
-    return false;
-  std::string why;
-  if (!decodeInstr(in, opcode, mods, why))
-    return fail("'" + full + "' in function '" + fname + "': " + why,
-                in.line);
-  m.code.push_back(in);
-  return true;
-}
-
-} // namespace
+} // namespace detail
 
 bool parsePtx(const std::string &text, Module &mod, const VarAllocator &alloc,
               std::string &error) {
   std::vector<Token> tokens;
   if (!lexPtx(text, tokens, error))
     return false;
-  Parser parser(tokens, mod, alloc, error);
+  detail::Parser parser(tokens, mod, alloc, error);
   return parser.run();
 }
 

@@ -20,6 +20,9 @@ using VarAllocator = std::function<uint64_t(uint64_t bytes)>;
 bool parsePtx(const std::string &text, Module &mod, const VarAllocator &alloc,
               std::string &error);
 
+/// The type a modifier names (".f32" -> Ty::F32), Ty::None if none.
+Ty parseTypeWord(const std::string &word);
+
 /// Decodes one instruction's opcode and modifiers (`ld`, {"global","f32"})
 /// into `in` (operands already parsed) and chooses its handler. Returns
 /// false with a reason when the combination is not implemented.

@@ -3,8 +3,8 @@
  * The emulated libcuda.so.1 exports, next to the CUDA driver API, two
  * extensions: the counters of the calling process's most recent launch
  * (look it up with dlsym(handle, "gptcEmuGetLaunchCounters"); a real
- * driver does not have it) and the device-to-host address translation. GPTC_EMU_STATS=1 prints the same counters on stderr
- * after every launch.
+ * driver does not have it) and the device-to-host address translation.
+ *GPTC_EMU_STATS=1 prints the same counters on stderr after every launch.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -21,10 +21,10 @@ typedef struct gptcEmuLaunchCounters {
   uint64_t threadInstructions; /* instructions executed, summed over lanes */
   uint64_t warpInstructions;   /* instructions issued, per warp */
   uint64_t globalBytesLoaded;
-  uint64_t globalBytesStored;  /* stores and atomics */
+  uint64_t globalBytesStored;   /* stores and atomics */
   uint64_t sharedBankConflicts; /* extra shared-memory wavefronts */
-  uint64_t divergentBranches;  /* branches taken by part of a warp */
-  double seconds;              /* host time the launch took */
+  uint64_t divergentBranches;   /* branches taken by part of a warp */
+  double seconds;               /* host time the launch took */
 } gptcEmuLaunchCounters;
 
 /* Copies the counters of the most recent kernel launch; returns 0

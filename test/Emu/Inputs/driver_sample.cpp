@@ -21,8 +21,8 @@
     if (err_ != CUDA_SUCCESS) {                                                \
       const char *name_ = nullptr;                                             \
       cuGetErrorName(err_, &name_);                                            \
-      std::fprintf(stderr, "%s failed: %s (%d)\n", #call,                      \
-                   name_ ? name_ : "?", (int)err_);                            \
+      std::fprintf(stderr, "%s failed: %s (%d)\n", #call, name_ ? name_ : "?", \
+                   (int)err_);                                                 \
       std::exit(1);                                                            \
     }                                                                          \
   } while (0)
@@ -133,10 +133,10 @@ int main(int argc, char **argv) {
   char name[128];
   CHECK(cuDeviceGetName(name, sizeof name, dev));
   int major = 0, minor = 0, sms = 0;
-  CHECK(cuDeviceGetAttribute(&major,
-                             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
-  CHECK(cuDeviceGetAttribute(&minor,
-                             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+  CHECK(cuDeviceGetAttribute(
+      &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+  CHECK(cuDeviceGetAttribute(
+      &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
   CHECK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                              dev));
   size_t total = 0;
