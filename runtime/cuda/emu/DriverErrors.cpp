@@ -316,6 +316,14 @@ const ErrorText kErrors[] = {
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN",
      "This indicates that an unknown internal error has occurred"},
 };
+
+/// The entry of `error`, or null.
+const ErrorText *find(CUresult error) {
+  for (const ErrorText &e : kErrors)
+    if (e.code == error)
+      return &e;
+  return nullptr;
+}
 } // namespace
 
 extern "C" {
@@ -323,25 +331,17 @@ extern "C" {
 CUresult cuGetErrorName(CUresult error, const char **str) {
   if (!str)
     return CUDA_ERROR_INVALID_VALUE;
-  for (const ErrorText &e : kErrors)
-    if (e.code == error) {
-      *str = e.name;
-      return CUDA_SUCCESS;
-    }
-  *str = nullptr;
-  return CUDA_ERROR_INVALID_VALUE;
+  const ErrorText *e = find(error);
+  *str = e ? e->name : nullptr;
+  return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGetErrorString(CUresult error, const char **str) {
   if (!str)
     return CUDA_ERROR_INVALID_VALUE;
-  for (const ErrorText &e : kErrors)
-    if (e.code == error) {
-      *str = e.text;
-      return CUDA_SUCCESS;
-    }
-  *str = nullptr;
-  return CUDA_ERROR_INVALID_VALUE;
+  const ErrorText *e = find(error);
+  *str = e ? e->text : nullptr;
+  return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 } // extern "C"

@@ -409,9 +409,9 @@ template <class T> void testpOp(WarpState &w, const Instr &in, uint32_t mask) {
 
 void registerFloatOps(SelectorMap &s) {
   FLOAT_OP("add", FAdd)
-  FLOAT_OP("sub", FSub) FLOAT_OP("mul", FMul) FLOAT_OP("div", FDiv) FLOAT_OP(
-      "min", FMin) FLOAT_OP("max", FMax) FLOAT_OP("fma", FFma) FLOAT_OP("mad",
-                                                                        FFma)
+  FLOAT_OP("sub", FSub)
+  FLOAT_OP("mul", FMul) FLOAT_OP("div", FDiv) FLOAT_OP("min", FMin) FLOAT_OP(
+      "max", FMax) FLOAT_OP("fma", FFma) FLOAT_OP("mad", FFma)
       FLOAT_OP("abs", FAbs) FLOAT_OP("neg", FNeg) FLOAT_OP("sqrt", FSqrt)
           FLOAT_OP("rsqrt", FRsqrt) FLOAT_OP("rcp", FRcp) FLOAT_OP("ex2", FEx2)
               FLOAT_OP("lg2", FLg2) FLOAT_OP("sin", FSin) FLOAT_OP("cos", FCos)
@@ -450,10 +450,7 @@ void registerFloatOps(SelectorMap &s) {
   s["testp"] = [](Instr &in, DecodeCtx &c, std::string &why) {
     const char *modes[] = {".finite",     ".infinite", ".number",
                            ".notanumber", ".normal",   ".subnormal"};
-    int mode = -1;
-    for (int i = 0; i < 6; ++i)
-      if (c.take(modes[i]))
-        mode = i;
+    int mode = c.takeOneOf(modes, 6);
     if (mode < 0 || (in.ty != Ty::F32 && in.ty != Ty::F64)) {
       why = "testp needs a class and .f32/.f64";
       return false;

@@ -25,6 +25,14 @@ struct DecodeCtx {
   std::vector<Ty> tys;            ///< type modifiers, in order
   std::vector<std::string> words; ///< opcode-specific modifiers
   bool to = false;                ///< cvta.to
+  /// Takes the one of `n` alternative modifiers present: its index, or -1.
+  int takeOneOf(const char *const *alternatives, int n) {
+    int found = -1;
+    for (int i = 0; i < n; ++i)
+      if (take(alternatives[i]))
+        found = i;
+    return found;
+  }
   /// Takes an opcode-specific modifier if present.
   bool take(const char *w) {
     for (auto it = words.begin(); it != words.end(); ++it)

@@ -175,10 +175,7 @@ void warpSyncOp(WarpState &w, const Instr &in, uint32_t mask) {
 void registerWarpOps(SelectorMap &s) {
   s["shfl"] = [](Instr &in, DecodeCtx &c, std::string &why) {
     const char *modes[] = {".up", ".down", ".bfly", ".idx"};
-    int mode = -1;
-    for (int i = 0; i < 4; ++i)
-      if (c.take(modes[i]))
-        mode = i;
+    int mode = c.takeOneOf(modes, 4);
     if (mode < 0 || in.ty != Ty::B32 || (in.nops != 5 && in.nops != 6)) {
       why = "expected shfl.sync.{up,down,bfly,idx}.b32 with a member mask";
       return false;
@@ -192,10 +189,7 @@ void registerWarpOps(SelectorMap &s) {
   };
   s["vote"] = [](Instr &in, DecodeCtx &c, std::string &why) {
     const char *modes[] = {".all", ".any", ".uni", ".ballot"};
-    int mode = -1;
-    for (int i = 0; i < 4; ++i)
-      if (c.take(modes[i]))
-        mode = i;
+    int mode = c.takeOneOf(modes, 4);
     if (mode < 0 || in.nops != 3) {
       why = "expected vote.sync.{all,any,uni,ballot} with a member mask";
       return false;
@@ -208,10 +202,7 @@ void registerWarpOps(SelectorMap &s) {
   };
   s["redux"] = [](Instr &in, DecodeCtx &c, std::string &why) {
     const char *modes[] = {".add", ".min", ".max", ".and", ".or", ".xor"};
-    int mode = -1;
-    for (int i = 0; i < 6; ++i)
-      if (c.take(modes[i]))
-        mode = i;
+    int mode = c.takeOneOf(modes, 6);
     if (mode < 0 || tySize(in.ty) != 4 || tyIsFloat(in.ty)) {
       why = "expected redux.sync.op.{u32,s32,b32}";
       return false;
