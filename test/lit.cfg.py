@@ -45,6 +45,10 @@ if emu_dir and os.path.exists(os.path.join(emu_dir, "libcuda.so.1")):
     config.substitutions.append(("%emu_lib_dir", emu_dir))
     config.substitutions.append(("%emu_tools", os.path.join(
         config.gptc_src_root, "test", "Emu")))
+    stub = getattr(config, "gptc_cuda_stub", "")
+    if stub and os.path.exists(stub):
+        config.available_features.add("cuda-stub")
+        config.substitutions.append(("%cuda_stub", stub))
 nvcc = getattr(config, "gptc_nvcc", "") or shutil.which("nvcc")
 if nvcc and os.path.exists(nvcc):
     config.available_features.add("nvcc")

@@ -74,6 +74,34 @@ int64_t clampInt(__int128 v, Ty t) {
   return (int64_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
+/// .satfinite: an infinite result becomes the largest finite value of its
+/// sign (NaN stays NaN).
+uint64_t satFinite(uint64_t bits, Ty t) {
+  uint64_t sign, expMask, mant;
+  switch (t) {
+  case Ty::F32:
+    sign = 1ull << 31;
+    expMask = 0xffull << 23;
+    mant = 23;
+    break;
+  case Ty::BF16:
+    sign = 1ull << 15;
+    expMask = 0xffull << 7;
+    mant = 7;
+    break;
+  case Ty::F16:
+    sign = 1ull << 15;
+    expMask = 0x1full << 10;
+    mant = 10;
+    break;
+  default:
+    return bits;
+  }
+  if ((bits & ~sign) != expMask)
+    return bits;
+  return (bits & sign) | (expMask - (1ull << mant)) | ((1ull << mant) - 1);
+}
+
 void cvtOp(WarpState &w, const Instr &in, uint32_t mask) {
   Ty dt = in.ty, st = in.ty2;
   bool dFloat = tyIsFloat(dt), sFloat = tyIsFloat(st);
@@ -132,7 +160,7 @@ void cvtOp(WarpState &w, const Instr &in, uint32_t mask) {
       if (in.rnd == Rnd::Rni || in.rnd == Rnd::Rzi || in.rnd == Rnd::Rmi ||
           in.rnd == Rnd::Rpi)
         v = roundIntegral(v, in.rnd);
-      if (in.mode == 1 && v < 0) // .relu
+      if ((in.mode & 1) && v < 0) // .relu
         v = 0;
       if (in.sat)
         v = std::isnan(v) || v <= 0 ? 0 : v > 1 ? 1 : v; // -0 -> +0
@@ -140,6 +168,8 @@ void cvtOp(WarpState &w, const Instr &in, uint32_t mask) {
         r = 0x7fffffff;
       else
         r = toFloatBits(v, dt, in.rnd, in.ftz);
+      if (in.mode & 2)
+        r = satFinite(r, dt);
     }
     setReg(w, in.ops[0], l, r);
   }
@@ -152,9 +182,11 @@ void cvtPackOp(WarpState &w, const Instr &in, uint32_t mask) {
     uint64_t halves[2];
     for (int i = 0; i < 2; ++i) {
       double v = fromBits<float>(w.get(in.ops[1 + i], l));
-      if (in.mode == 1 && v < 0)
+      if ((in.mode & 1) && v < 0)
         v = 0;
       halves[i] = Bf16 ? floatToBf16(v, in.rnd) : floatToHalf(v, in.rnd);
+      if (in.mode & 2)
+        halves[i] = satFinite(halves[i], Bf16 ? Ty::BF16 : Ty::F16);
     }
     setReg(w, in.ops[0], l, (halves[0] << 16) | halves[1]);
   }
@@ -194,7 +226,14 @@ void movUnpackOp(WarpState &w, const Instr &in, uint32_t mask) {
 
 bool selectCvt(Instr &in, DecodeCtx &c, std::string &why) {
   if (c.take(".relu"))
-    in.mode = 1;
+    in.mode |= 1;
+  if (c.take(".satfinite")) {
+    if (!tyIsFloat(in.ty) || !tyIsFloat(in.ty2)) {
+      why = ".satfinite is implemented for float-to-float cvt only";
+      return false;
+    }
+    in.mode |= 2;
+  }
   if (in.ty == Ty::BF16x2 || in.ty == Ty::F16x2) {
     if (in.ty2 != Ty::F32 || in.nops != 3) {
       why = "packed cvt needs two .f32 sources";

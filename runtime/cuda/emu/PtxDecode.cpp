@@ -178,7 +178,7 @@ bool decodeInstr(Instr &in, const std::string &opcode,
       in.space = Space::Param;
     else if (w == ".const")
       in.space = Space::Const;
-    else if (w == ".sat" || w == ".satfinite")
+    else if (w == ".sat")
       in.sat = true;
     else if (w == ".ftz")
       in.ftz = true;
