@@ -9,17 +9,20 @@
 
 #include "EmuTestUtil.h"
 
+#include <cstdlib>
+
 using namespace gptc::emu::test;
 
 namespace {
 
 // Each thread writes s[tid] = 3*tid, then (after the barrier) reads its
 // neighbour of the next warp: correct only if the barrier orders the warps.
+// Block b stores the value + 7b at out[b * ntid + tid].
 const char *kBarrier = R"(
 .shared .align 4 .b8 tile[4096];
 .visible .entry barrier_order(.param .u64 pout)
 {
-  .reg .b32 %r<12>;
+  .reg .b32 %r<16>;
   .reg .b64 %rd<6>;
   ld.param.u64 %rd1, [pout];
   mov.u32 %r1, %tid.x;
@@ -37,7 +40,10 @@ const char *kBarrier = R"(
   ld.shared.u32 %r11, [%r10];
   barrier.sync.aligned 0;
   st.shared.u32 [%r6], 0;
-  mul.wide.u32 %rd2, %r1, 4;
+  mov.u32 %r12, %ctaid.x;
+  mad.lo.u32 %r13, %r12, %r2, %r1;
+  mad.lo.u32 %r11, %r12, 7, %r11;
+  mul.wide.u32 %rd2, %r13, 4;
   add.s64 %rd3, %rd1, %rd2;
   st.global.u32 [%rd3], %r11;
   ret;
@@ -96,6 +102,33 @@ TEST(EmuSync, ContendedAtomicsFromManyBlocks) {
   EXPECT_EQ(count.read()[0], blocks * 1024);
   EXPECT_EQ(fsum.read()[0], (float)(blocks * 1024));
   EXPECT_EQ(blk.read()[0], blocks * 1024);
+  // Atomics on shared memory do not race with each other (racecheck), and
+  // the barriers order the plain accesses.
+  setenv("GPTC_EMU_RACECHECK", "1", 1);
+  CUresult r =
+      launch(m.function("atomics"), 2, 1024, {&count.ptr, &fsum.ptr, &blk.ptr});
+  unsetenv("GPTC_EMU_RACECHECK");
+  EXPECT_EQ(r, CUDA_SUCCESS);
+}
+
+// Blocks write their own parts of the output from many warps: the result
+// must not depend on how many host threads run the blocks.
+TEST(EmuSync, ResultsDoNotDependOnThePoolSize) {
+  PtxModule m(ptx(kBarrier));
+  ASSERT_EQ(m.result, CUDA_SUCCESS);
+  std::vector<std::vector<uint32_t>> results;
+  for (const char *threads : {"1", "2", "5"}) {
+    setenv("GPTC_EMU_THREADS", threads, 1);
+    DeviceBuffer<uint32_t> out(7 * 1024);
+    EXPECT_EQ(launch(m.function("barrier_order"), 7, 1024, {&out.ptr}),
+              CUDA_SUCCESS);
+    results.push_back(out.read());
+  }
+  unsetenv("GPTC_EMU_THREADS");
+  for (unsigned i = 0; i < 7 * 1024; ++i)
+    ASSERT_EQ(results[0][i], 3 * ((i % 1024 + 32) % 1024) + 7 * (i / 1024));
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
 }
 
 // Lane t loops t times (odd lanes stop after t/2 iterations through an

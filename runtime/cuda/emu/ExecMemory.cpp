@@ -73,10 +73,12 @@ void raceCheck(WarpState &w, const Instr &in, unsigned lane, uint64_t off,
 } // namespace
 
 /// Translates an access of `size` bytes at `addr` in `space` for `lane`
-/// to a host pointer, or records a fault and returns null.
+/// to a host pointer, or records a fault and returns null. Atomics are
+/// checked like stores but never race with each other (racecheck skips
+/// them).
 uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
                        uint64_t addr, Space space, unsigned size, bool write,
-                       bool kernelParam) {
+                       bool kernelParam, bool atomic = false) {
   DeviceMemory &mem = *w.launch->mem;
   if (space == Space::Generic) {
     if (addr - mem.sharedWindow() < (1ull << 32)) {
@@ -110,7 +112,7 @@ uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
   case Space::Shared:
     if (addr + size <= b.shared.size()) {
       p = b.shared.data() + addr;
-      if (w.launch->racecheck)
+      if (w.launch->racecheck && !atomic)
         raceCheck(w, in, lane, addr, size, write);
     }
     break;
@@ -289,7 +291,7 @@ void atomOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
     uint64_t addr = effAddr(w, a, l);
     uint8_t *p =
-        resolveAccess(w, in, l, addr, in.space, sizeof(S), true, false);
+        resolveAccess(w, in, l, addr, in.space, sizeof(S), true, false, true);
     if (!p)
       return;
     S b = (S)w.get(in.ops[base + 1], l);
