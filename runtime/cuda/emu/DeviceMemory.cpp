@@ -80,7 +80,8 @@ void DeviceMemory::unregisterHost(void *host) {
   allocs.erase(reinterpret_cast<uint64_t>(host));
 }
 
-bool DeviceMemory::lookup(uint64_t dev, uint64_t &base, uint64_t &size) const {
+bool DeviceMemory::lookup(uint64_t dev, uint64_t &base, uint64_t &size,
+                          uint8_t *&host) const {
   auto it = allocs.upper_bound(dev);
   if (it == allocs.begin())
     return false;
@@ -89,6 +90,7 @@ bool DeviceMemory::lookup(uint64_t dev, uint64_t &base, uint64_t &size) const {
     return false;
   base = it->first;
   size = it->second.bytes;
+  host = it->second.host;
   return true;
 }
 

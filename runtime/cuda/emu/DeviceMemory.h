@@ -37,8 +37,10 @@ public:
   /// allocation, else null. Not synchronised with allocate/release: the
   /// driver runs launches synchronously.
   uint8_t *translate(uint64_t dev, uint64_t bytes) const;
-  /// The allocation containing `dev`: its base and size (false: none).
-  bool lookup(uint64_t dev, uint64_t &base, uint64_t &size) const;
+  /// The allocation containing `dev`: its device base, size and host base
+  /// (false: none).
+  bool lookup(uint64_t dev, uint64_t &base, uint64_t &size,
+              uint8_t *&host) const;
 
   uint64_t bytesInUse() const { return inUse; }
   static constexpr uint64_t kTotalBytes = 80ull << 30;

@@ -104,7 +104,17 @@ uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
   switch (space) {
   case Space::Global:
   case Space::Const:
-    p = mem.translate(addr, size);
+    if (addr < w.cacheBase || addr + size > w.cacheEnd) {
+      uint64_t base, bytes;
+      uint8_t *host;
+      if (mem.lookup(addr, base, bytes, host)) {
+        w.cacheBase = base;
+        w.cacheEnd = base + bytes;
+        w.cacheHost = host;
+      }
+    }
+    if (addr >= w.cacheBase && addr + size <= w.cacheEnd)
+      p = w.cacheHost + (addr - w.cacheBase);
     if (p && w.counters)
       (write ? w.counters->globalBytesStored : w.counters->globalBytesLoaded) +=
           size;

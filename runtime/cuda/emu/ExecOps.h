@@ -59,7 +59,8 @@ void registerControlOps(SelectorMap &m);
   for (uint32_t _m = (mask), l; _m && ((l = __builtin_ctz(_m)), true);         \
        _m &= _m - 1)
 
-inline uint64_t WarpState::get(const Operand &o, unsigned lane) {
+__attribute__((always_inline)) inline uint64_t WarpState::get(const Operand &o,
+                                                              unsigned lane) {
   if (o.kind == Operand::Reg)
     return regs[o.reg * 32 + lane];
   if (o.kind == Operand::Imm)

@@ -66,6 +66,10 @@ struct WarpState {
   uint8_t depth[32] = {};
   bool converged = true;
   LaunchCounters *counters = nullptr;
+  /// The global allocation of the last access: [cacheBase, cacheEnd) at
+  /// cacheHost (allocations do not change during a launch).
+  uint64_t cacheBase = 0, cacheEnd = 0;
+  uint8_t *cacheHost = nullptr;
 
   uint64_t &r(int slot, unsigned lane) { return regs[slot * 32 + lane]; }
   /// Reads an operand's bits for `lane` (register, immediate or sreg).

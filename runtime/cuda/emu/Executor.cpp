@@ -329,6 +329,7 @@ void runBlock(LaunchState &ls, BlockState &b, LaunchCounters &cnt) {
     w.waiting = 0;
     w.converged = true;
     w.counters = &cnt;
+    w.cacheBase = w.cacheEnd = 0;
     for (unsigned l = 0; l < 32; ++l) {
       w.pc[l] = (int32_t)ls.fn->firstPc;
       w.depth[l] = 0;

@@ -43,7 +43,15 @@ enum class Ty : uint8_t {
 };
 
 /// Bytes a value of `t` occupies (predicates: 1).
-unsigned tySize(Ty t);
+inline unsigned tySize(Ty t) {
+  //                        None Pred B8 B16 B32 B64 B128 U8 U16 U32 U64
+  static constexpr unsigned char sizes[] = {0, 1, 1, 2, 4, 8, 16, 1, 2, 4, 8,
+                                            // S8 S16 S32 S64 F16 F16x2 BF16
+                                            1, 2, 4, 8, 2, 4, 2,
+                                            // BF16x2 F32 F64
+                                            4, 4, 8};
+  return sizes[(int)t];
+}
 bool tyIsFloat(Ty t);
 bool tyIsSigned(Ty t);
 const char *tyName(Ty t);
