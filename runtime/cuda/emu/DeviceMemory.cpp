@@ -10,7 +10,7 @@ namespace gptc::emu {
 
 namespace {
 /// Virtual bytes reserved for device allocations (address space only).
-constexpr uint64_t kReserve = 1ull << 38;
+constexpr uint64_t kReserve = 1ull << 40;
 constexpr uint64_t kPage = 4096;
 
 void *reserve(uint64_t bytes) {
@@ -44,11 +44,23 @@ uint64_t DeviceMemory::allocate(uint64_t bytes) {
   if (bytes == 0)
     bytes = 1;
   uint64_t span = (bytes + kPage - 1) / kPage * kPage;
-  if (inUse + span > kTotalBytes || next + span + kPage > kReserve)
+  if (inUse + span > kTotalBytes)
     return 0;
-  uint64_t off = next;
-  // A guard page between allocations keeps host-side overruns visible too.
-  next += span + kPage;
+  uint64_t off;
+  if (next + span + kPage <= kReserve) {
+    // Fresh address space first, so a stale pointer stays invalid for as
+    // long as possible; a guard page follows every allocation.
+    off = next;
+    next += span + kPage;
+  } else {
+    auto it = freed.lower_bound(span);
+    if (it == freed.end())
+      return 0;
+    off = it->second;
+    if (it->first > span) // the rest stays free
+      freed.emplace(it->first - span, off + span);
+    freed.erase(it);
+  }
   if (mprotect(hostBase + off, span, PROT_READ | PROT_WRITE) != 0)
     return 0;
   inUse += span;
@@ -65,6 +77,7 @@ bool DeviceMemory::release(uint64_t dev) {
   madvise(it->second.host, span, MADV_DONTNEED);
   mprotect(it->second.host, span, PROT_NONE);
   inUse -= span;
+  freed.emplace(span, (uint64_t)(it->second.host - hostBase));
   allocs.erase(it);
   return true;
 }

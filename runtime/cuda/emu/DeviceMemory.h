@@ -4,8 +4,9 @@
 // emulator reserves a device range with PROT_NONE and hands out addresses
 // inside it, backed by a second (host) range at the same offset; a kernel's
 // access is translated by that offset after being checked against the live
-// allocations. Freed ranges stay reserved and inaccessible, so a late
-// access is reported, not served. Generic addresses of shared and local
+// allocations. Freed ranges become inaccessible and are handed out again
+// only when the fresh part of the 1 TiB range is used up, so a late access
+// is reported, not served. Generic addresses of shared and local
 // memory fall in two more reserved windows.
 //
 //===----------------------------------------------------------------------===//
@@ -56,6 +57,9 @@ private:
     uint8_t *host;
   };
   std::map<uint64_t, Allocation> allocs;
+  /// Released ranges (span -> offset), reused once the fresh address
+  /// space is used up.
+  std::multimap<uint64_t, uint64_t> freed;
   uint8_t *hostBase = nullptr;
   uint64_t deviceBase = 0, next = 0, inUse = 0, windows = 0;
   mutable std::mutex mutex;
