@@ -2,11 +2,13 @@
 //
 // .global and .const module variables with initialisers (read by kernels,
 // found by cuModuleGetGlobal), a thread's .local frame, generic addresses
-// of local and shared memory through cvta, and cvt .satfinite.
+// of local and shared memory through cvta, cvt .satfinite, and the
+// counters of a launch (gptcEmuGetLaunchCounters).
 //
 //===----------------------------------------------------------------------===//
 
 #include "EmuTestUtil.h"
+#include "runtime/cuda/emu/gptc_emu.h"
 
 using namespace gptc::emu::test;
 
@@ -101,6 +103,59 @@ TEST(EmuMemorySpaces, LocalFrameIsBoundsChecked) {
   EXPECT_NE(err.find("out-of-bounds local store of 4 bytes"), std::string::npos)
       << err;
   cuCtxSynchronize();
+}
+
+} // namespace
+
+namespace {
+
+// One warp: a store with a 128-byte stride (every lane in bank 0: 31 extra
+// wavefronts), a conflict-free load, a branch half the warp takes, 4 bytes
+// loaded and stored per lane.
+const char *kCounters = R"(
+.shared .align 4 .b8 tile[4096];
+.visible .entry counters(.param .u64 pio)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pio];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd3];
+  mov.u32 %r3, tile;
+  mad.lo.u32 %r4, %r1, 128, %r3;
+  st.shared.u32 [%r4], %r2;
+  mad.lo.u32 %r5, %r1, 4, %r3;
+  ld.shared.u32 %r6, [%r5];
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra SKIP;
+  add.u32 %r6, %r6, 1;
+SKIP:
+  st.global.u32 [%rd3], %r6;
+  ret;
+}
+)";
+
+TEST(EmuCounters, OneLaunch) {
+  PtxModule m(ptx(kCounters));
+  ASSERT_EQ(m.result, CUDA_SUCCESS);
+  DeviceBuffer<uint32_t> io(32);
+  ASSERT_EQ(launch(m.function("counters"), 1, 32, {&io.ptr}), CUDA_SUCCESS);
+  gptcEmuLaunchCounters c;
+  ASSERT_EQ(gptcEmuGetLaunchCounters(&c), 0);
+  EXPECT_EQ(c.globalBytesLoaded, 128u);
+  EXPECT_EQ(c.globalBytesStored, 128u);
+  EXPECT_EQ(c.sharedBankConflicts, 31u);
+  EXPECT_EQ(c.divergentBranches, 1u);
+  // 15 issues: 11 before the branch, the bra, the add (lanes 16-31 only),
+  // the store and the ret; lanes count where their guard held (the bra:
+  // lanes 0-15).
+  EXPECT_EQ(c.warpInstructions, 15u);
+  EXPECT_EQ(c.threadInstructions, 11u * 32 + 16 + 16 + 32 + 32);
+  EXPECT_GT(c.seconds, 0.0);
+  EXPECT_EQ(gptcEmuGetLaunchCounters(nullptr), 1);
 }
 
 } // namespace
