@@ -35,6 +35,12 @@ struct PipelineOptions {
   /// gptc-fuse-attention and gptc-fuse-rmsnorm; off (--no-fuse), every
   /// op stays a primitive all the way down.
   bool fuse = true;
+  /// Past the loops stage, every kernel nest (an scf.parallel not nested
+  /// in another) is bracketed by calls gptc_kernel_mark(ID, 0) before and
+  /// gptc_kernel_mark(ID, 1) after it, ID numbering the nests in program
+  /// order: the same IDs on both targets (the emulator's differential
+  /// check, gptc-emu-check, compares each kernel's arena writes).
+  bool kernelMarks = false;
 };
 
 /// Lowers a module at Stage::LLVM for Target::CUDA (gpu.launch kernels) to

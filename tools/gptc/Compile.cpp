@@ -51,7 +51,8 @@ void prepareContext(MLIRContext &ctx) {
 }
 
 OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
-                                     Stage stage, Target target, bool fuse) {
+                                     Stage stage, Target target, bool fuse,
+                                     bool kernelMarks) {
   OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
   if (!module || failed(buildUpdateFunction(*module, spec)))
     return nullptr;
@@ -63,6 +64,7 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   options.gradAccum = spec.training.gradAccum();
   options.target = target;
   options.fuse = fuse;
+  options.kernelMarks = kernelMarks;
   buildGPTCPipeline(pm, options);
   if (failed(pm.run(*module)))
     return nullptr;
@@ -273,6 +275,47 @@ bool writeBundle(ModuleOp module, const ModelSpec &spec,
   specOut << "# " << spec.file
           << " with extends: merged and overrides applied (gptc compile)\n"
           << spec.resolvedYaml;
+  return true;
+}
+
+bool writeCudaBundle(ModuleOp module, const ModelSpec &spec,
+                     const std::string &outDir, std::string &error) {
+  locateCUDAToolkit();
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
+    error = "cannot create " + outDir + ": " + ec.message();
+    return false;
+  }
+  auto join = [&](const char *name) {
+    llvm::SmallString<256> p(outDir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  if (!writeManifest(module, spec, join("manifest.json"), error))
+    return false;
+  OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+  PassManager pm(module.getContext());
+  buildNVVMPipeline(pm, "sm_90");
+  if (failed(pm.run(*copy))) {
+    error = "lowering the CUDA host and kernels failed";
+    return false;
+  }
+  // Temporaries outside the arena (memref.alloc) are handed to kernels:
+  // they come from gptc_cuda_host_alloc/free (page-locked host memory,
+  // which kernels address directly), not malloc/free.
+  SymbolTable symbols(*copy);
+  for (auto [from, to] : {std::pair<const char *, const char *>{
+                              "malloc", "gptc_cuda_host_alloc"},
+                          {"free", "gptc_cuda_host_free"}})
+    if (Operation *fn = symbols.lookup(from))
+      if (failed(symbols.rename(fn, to))) {
+        error = std::string("cannot rename ") + from;
+        return false;
+      }
+  std::string object = join("step.o");
+  if (!emitObject(*copy, object, error) ||
+      !linkSharedObject(object, join("step.so"), error))
+    return false;
+  llvm::sys::fs::remove(object);
   return true;
 }
 
