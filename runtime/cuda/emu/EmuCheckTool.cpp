@@ -499,6 +499,8 @@ int main(int argc, char **argv) {
     };
     std::map<int64_t, Report> reports;
     std::set<int64_t> seen;
+    std::map<int64_t, unsigned> runsOf;
+    std::map<int64_t, std::string> whatOf;
     std::vector<int64_t> order;
     unsigned k = 0;
     for (size_t i = 0; i < S.results.size(); ++i) {
@@ -509,6 +511,8 @@ int main(int argc, char **argv) {
       std::string what = std::string("gptc_") + entries[e].name +
                          "_step kernel #" + std::to_string(ordinal[id]) +
                          " (nest " + std::to_string(id) + ")";
+      ++runsOf[id];
+      whatOf[id] = what;
       std::string text;
       if (r.kernels.empty()) {
         ++hostNests;
@@ -545,6 +549,12 @@ int main(int argc, char **argv) {
         order.push_back(id);
       }
     }
+    // Kernels launched from a host loop, one launch per iteration.
+    for (auto &[id, n] : runsOf)
+      if (n > 1 && !reports.count(id))
+        std::printf("%s: %s: in a host loop (%u launches, one per "
+                    "iteration), each compared\n",
+                    name.c_str(), whatOf[id].c_str(), n);
     for (int64_t id : order) {
       const Report &rep = reports[id];
       if (rep.times > 1)
