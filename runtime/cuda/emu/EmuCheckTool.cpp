@@ -1,6 +1,7 @@
 //===- EmuCheckTool.cpp - gptc-emu-check: every kernel, CPU vs emulator ---===//
 //
 //   gptc-emu-check CPU_BUNDLE CUDA_BUNDLE [--name NAME] [--seed S]
+//                  [--entries grad,update,eval]
 //
 // The per-kernel differential check of the emulated device. Both bundles
 // come from one spec compiled with --kernel-marks: CPU_BUNDLE for the CPU
@@ -397,17 +398,21 @@ int main(int argc, char **argv) {
   std::string name, dirs[2];
   int ndirs = 0;
   uint64_t seed = 1;
+  std::string only = "grad,update,eval";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--name" && i + 1 < argc)
       name = argv[++i];
+    else if (a == "--entries" && i + 1 < argc)
+      only = argv[++i];
     else if (a == "--seed" && i + 1 < argc)
       seed = std::strtoull(argv[++i], nullptr, 10);
     else if (a[0] != '-' && ndirs < 2)
       dirs[ndirs++] = a;
     else {
       std::fprintf(stderr, "usage: gptc-emu-check CPU_BUNDLE CUDA_BUNDLE "
-                           "[--name NAME] [--seed S]\n");
+                           "[--name NAME] [--seed S] [--entries "
+                           "grad,update,eval]\n");
       return 2;
     }
   }
@@ -464,6 +469,9 @@ int main(int argc, char **argv) {
   unsigned failures = 0, hostNests = 0;
   std::string firstMismatch;
   for (int e = 0; e < 3; ++e) {
+    if (("," + only + ",").find(std::string(",") + entries[e].name + ",") ==
+        std::string::npos)
+      continue;
     // CPU, recording every kernel's writes.
     std::vector<uint8_t> start(hostArena, hostArena + S.bytes);
     S.cudaMode = false;
