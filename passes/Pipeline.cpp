@@ -10,6 +10,13 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -27,6 +34,73 @@ void addText(OpPassManager &pm, const std::string &text) {
     llvm::report_fatal_error(
         llvm::Twine("gptc: bad pipeline text: " + text));
 }
+
+/// Brackets every kernel nest with gptc_kernel_mark(ID, 0/1) calls
+/// (PipelineOptions::kernelMarks).
+struct KernelMarksPass
+    : public PassWrapper<KernelMarksPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(KernelMarksPass)
+  StringRef getArgument() const final { return "gptc-kernel-marks"; }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OpBuilder b(module.getContext());
+    Type i64 = b.getI64Type();
+    auto type = b.getFunctionType({i64, i64}, {});
+    b.setInsertionPointToEnd(module.getBody());
+    auto decl = func::FuncOp::create(b, module.getLoc(), "gptc_kernel_mark",
+                                     type);
+    decl.setPrivate();
+    std::vector<scf::ParallelOp> nests;
+    for (auto fn : module.getOps<func::FuncOp>())
+      fn.walk<WalkOrder::PreOrder>([&](scf::ParallelOp op) {
+        nests.push_back(op);
+        return WalkResult::skip();
+      });
+    int64_t id = 0;
+    for (scf::ParallelOp op : nests) {
+      auto mark = [&](int64_t phase) {
+        Value a = arith::ConstantIntOp::create(b, op.getLoc(), i64, id);
+        Value p = arith::ConstantIntOp::create(b, op.getLoc(), i64, phase);
+        func::CallOp::create(b, op.getLoc(), decl, ValueRange{a, p});
+      };
+      b.setInsertionPoint(op);
+      mark(0);
+      b.setInsertionPointAfter(op);
+      mark(1);
+      ++id;
+    }
+  }
+};
+
+/// Moves the memref.get_global a kernel uses into the kernel: a host
+/// global's address is not a device address (outlining then copies the
+/// global into the kernel's gpu.module).
+struct SinkGlobalsIntoKernelsPass
+    : public PassWrapper<SinkGlobalsIntoKernelsPass,
+                         OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SinkGlobalsIntoKernelsPass)
+  StringRef getArgument() const final { return "gptc-sink-globals"; }
+  void runOnOperation() override {
+    getOperation().walk([](gpu::LaunchOp launch) {
+      Region &body = launch.getBody();
+      llvm::SetVector<Operation *> globals;
+      body.walk([&](Operation *op) {
+        for (Value v : op->getOperands())
+          if (auto get = v.getDefiningOp<memref::GetGlobalOp>())
+            if (!body.isAncestor(get->getParentRegion()))
+              globals.insert(get);
+      });
+      OpBuilder b(&body.front(), body.front().begin());
+      for (Operation *get : globals) {
+        Operation *copy = b.clone(*get);
+        get->getResult(0).replaceUsesWithIf(
+            copy->getResult(0), [&](OpOperand &use) {
+              return body.isAncestor(use.getOwner()->getParentRegion());
+            });
+      }
+    });
+  }
+};
 
 } // namespace
 
@@ -107,6 +181,8 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   addText(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
   if (done(Stage::Loops))
     return;
+  if (options.kernelMarks)
+    pm.addPass(std::make_unique<KernelMarksPass>());
 
   // 7. CUDA: the same nests mapped onto gpu.launch (buildNVVMPipeline
   //    takes them to PTX).
@@ -119,6 +195,8 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
                 "func.func(convert-parallel-loops-to-gpu),"
                 "func.func(gptc-workgroup-tiles),"
                 "func.func(lower-affine),canonicalize,cse");
+    pm.addNestedPass<func::FuncOp>(
+        std::make_unique<SinkGlobalsIntoKernelsPass>());
     if (done(Stage::LLVM))
       return;
     // 8. CUDA: PTX for every chip.
@@ -137,6 +215,11 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
               "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
               "convert-func-to-llvm,"
               "convert-cf-to-llvm,reconcile-unrealized-casts");
+}
+
+void buildNVVMPipeline(OpPassManager &pm, const std::string &chip) {
+  addText(pm, "gpu-lower-to-nvvm-pipeline{cubin-chip=" + chip +
+                  " cubin-features=+ptx80 cubin-format=isa}");
 }
 
 void buildPTXPipeline(OpPassManager &pm) {

@@ -38,6 +38,12 @@ struct PipelineOptions {
   /// gptc-fuse-attention and gptc-fuse-rmsnorm; off (--no-fuse), every
   /// op stays a primitive all the way down.
   bool fuse = true;
+  /// Past the loops stage, every kernel nest (an scf.parallel not nested
+  /// in another) is bracketed by calls gptc_kernel_mark(ID, 0) before and
+  /// gptc_kernel_mark(ID, 1) after it, ID numbering the nests in program
+  /// order: the same IDs on both targets (the emulator's differential
+  /// check, gptc-emu-check, compares each kernel's arena writes).
+  bool kernelMarks = false;
 };
 
 /// The chips the PTX stage targets, in the order of their objects.
@@ -49,6 +55,10 @@ inline constexpr std::array<const char *, 2> kPTXChips = {"sm_80", "sm_90"};
 /// chip of kPTXChips: one gpu.binary per distinct kernel, one object per
 /// chip.
 void buildPTXPipeline(mlir::OpPassManager &pm);
+
+/// The NVVM lowering of a Stage::LLVM CUDA module, host side included, for
+/// one `chip`: what a CUDA bundle of the emulated-device check embeds.
+void buildNVVMPipeline(mlir::OpPassManager &pm, const std::string &chip);
 
 /// Adds the passes that take a module from Stage::GPT to
 /// `options.stopAfter`.

@@ -44,6 +44,25 @@ if ptxas and os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# The emulated CUDA device (build/lib/emu, built when the CUDA toolkit's
+# headers are found): tests that run kernels on it say `REQUIRES: cuda-emu`
+# and run programs with `env LD_LIBRARY_PATH=%emu_lib_dir`; those that
+# compile CUDA C++ also say `REQUIRES: nvcc`.
+emu_dir = getattr(config, "gptc_emu_lib_dir", "")
+if emu_dir and os.path.exists(os.path.join(emu_dir, "libcuda.so.1")):
+    config.available_features.add("cuda-emu")
+    config.substitutions.append(("%emu_lib_dir", emu_dir))
+    config.substitutions.append(("%emu_tools", os.path.join(
+        config.gptc_src_root, "test", "Emu")))
+    stub = getattr(config, "gptc_cuda_stub", "")
+    if stub and os.path.exists(stub):
+        config.available_features.add("cuda-stub")
+        config.substitutions.append(("%cuda_stub", stub))
+nvcc = getattr(config, "gptc_nvcc", "") or shutil.which("nvcc")
+if nvcc and os.path.exists(nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))
+
 # PyTorch (Debian's python3-torch, installed by scripts/test.sh) is the
 # independent oracle of test/Training/torch-agreement.test, which says
 # `REQUIRES: torch` and is reported UNSUPPORTED where no python3 has it.

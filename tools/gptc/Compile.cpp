@@ -83,7 +83,8 @@ static LogicalResult checkTarget(MLIRContext &ctx, const ModelSpec &spec,
 }
 
 OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
-                                     Stage stage, Target target, bool fuse) {
+                                     Stage stage, Target target, bool fuse,
+                                     bool kernelMarks) {
   if (failed(checkTarget(ctx, spec, stage, target)))
     return nullptr;
   OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
@@ -99,6 +100,7 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   options.gradAccum = spec.training.gradAccum();
   options.target = target;
   options.fuse = fuse;
+  options.kernelMarks = kernelMarks;
   buildGPTCPipeline(pm, options);
   if (failed(pm.run(*module)))
     return nullptr;
@@ -304,6 +306,48 @@ bool writeBundle(ModuleOp module, const ModelSpec &spec,
     return false;
   }
   return true;
+}
+
+bool writeCudaBundle(ModuleOp module, const ModelSpec &spec,
+                     const std::string &outDir, std::string &error) {
+  locateCUDAToolkit();
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
+    error = "cannot create " + outDir + ": " + ec.message();
+    return false;
+  }
+  auto join = [&](const char *name) {
+    llvm::SmallString<256> p(outDir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+  PassManager pm(module.getContext());
+  buildNVVMPipeline(pm, "sm_90");
+  if (failed(pm.run(*copy))) {
+    error = "lowering the CUDA host and kernels failed";
+    return false;
+  }
+  // Temporaries outside the arena (memref.alloc) are handed to kernels:
+  // they come from gptc_cuda_host_alloc/free (page-locked host memory,
+  // which kernels address directly), not malloc/free.
+  SymbolTable symbols(*copy);
+  for (auto [from, to] : {std::pair<const char *, const char *>{
+                              "malloc", "gptc_cuda_host_alloc"},
+                          {"free", "gptc_cuda_host_free"}})
+    if (Operation *fn = symbols.lookup(from))
+      if (failed(symbols.rename(fn, to))) {
+        error = std::string("cannot rename ") + from;
+        return false;
+      }
+  std::string object = join("step.o");
+  if (!emitObject(*copy, object, error) ||
+      !linkSharedObject(object, join("step.so"), error))
+    return false;
+  llvm::sys::fs::remove(object);
+  StepLibraryFile library{"step.so", 0, ""};
+  return runtime::sha256File(join("step.so"), library.sha256, library.bytes,
+                             error) &&
+         writeManifest(module, spec, library, join("manifest.json"), error);
 }
 
 bool compileSpecToBundle(const std::string &specPath,

@@ -21,7 +21,8 @@ void prepareContext(mlir::MLIRContext &ctx);
 /// pipeline up to `stage`. Null after errors were emitted on `ctx`.
 mlir::OwningOpRef<mlir::ModuleOp>
 compileToStage(mlir::MLIRContext &ctx, const ModelSpec &spec, Stage stage,
-               Target target = Target::CPU, bool fuse = true);
+               Target target = Target::CPU, bool fuse = true,
+               bool kernelMarks = false);
 
 /// One kernel's PTX for one chip.
 struct PTXKernel {
@@ -46,6 +47,14 @@ bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec,
                  const std::string &outDir, std::string &error);
 
 /// compileToStage(LLVM) + writeBundle, for `gptc train SPEC`.
+/// A CUDA bundle (module at Stage::LLVM for Target::CUDA): manifest.json
+/// and a host step.so whose entry points launch the sm_90 PTX embedded in
+/// it through MLIR's GPU runtime calls (mgpuModuleLoadJIT, mgpuLaunchKernel,
+/// ...), which the process must provide (gptc-emu-check does, on the
+/// emulated device).
+bool writeCudaBundle(mlir::ModuleOp module, const ModelSpec &spec,
+                     const std::string &outDir, std::string &error);
+
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
                          const std::string &outDir, std::string &error,

@@ -103,6 +103,11 @@ cl::opt<bool> noFuse(
              "as primitive ops all the way down (no gptc-fuse-* pass); "
              "compile and train"),
     cl::cat(gptcCategory));
+cl::opt<bool> kernelMarks(
+    "kernel-marks",
+    cl::desc("Bracket every kernel nest with gptc_kernel_mark(ID, 0|1) "
+             "calls (the emulator's per-kernel check, gptc-emu-check)"),
+    cl::Hidden, cl::cat(gptcCategory));
 cl::opt<gptc::Target> target(
     "target", cl::desc("Code generation target"), cl::init(gptc::Target::CPU),
     cl::values(clEnumValN(gptc::Target::CPU, "cpu",
@@ -285,22 +290,24 @@ int runCompile() {
     errs() << "gptc: error: --emit=ptx needs --target=cuda\n";
     return 1;
   }
-  if (!emit && target == gptc::Target::CUDA) {
-    errs() << "gptc: error: CUDA bundles are not supported yet; use "
+  if (!emit && target == gptc::Target::CUDA && !kernelMarks) {
+    errs() << "gptc: error: CUDA bundles are not supported yet (only "
+              "--kernel-marks ones, for gptc-emu-check); use "
               "--target=cuda --emit=ptx\n";
     return 1;
   }
   Stage stage = emit ? emitStage.getValue() : Stage::LLVM;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      gptc::compileToStage(ctx, spec, stage, target, !noFuse);
+      gptc::compileToStage(ctx, spec, stage, target, !noFuse, kernelMarks);
   if (!module)
     return 1;
   if (ptx)
     return writePTX(*module);
   if (!emit) {
     std::string error;
-    if (!gptc::writeBundle(*module, spec, outputPath,
-                           error)) {
+    if (target == gptc::Target::CUDA
+            ? !gptc::writeCudaBundle(*module, spec, outputPath, error)
+            : !gptc::writeBundle(*module, spec, outputPath, error)) {
       errs() << "gptc: error: " << error << "\n";
       return 1;
     }

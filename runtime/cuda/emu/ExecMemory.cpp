@@ -1,0 +1,467 @@
+//===- ExecMemory.cpp - Loads, stores, atomics and address conversion -----===//
+//
+// Every access is checked before it is served: a global address must lie
+// inside one live allocation, a shared one inside the block's static plus
+// dynamic shared memory, a local one inside the thread's frame, and every
+// address must be aligned to the access size. A violation records the
+// launch's fault (CUDA_ERROR_ILLEGAL_ADDRESS / _MISALIGNED_ADDRESS) and
+// the access is dropped. Racecheck mode also tracks, per shared byte, who
+// wrote and read it since the last barrier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cuda/emu/ExecOps.h"
+
+#include <cuda.h>
+#include <type_traits>
+
+namespace gptc::emu {
+
+namespace {
+
+const char *spaceName(Space s) {
+  switch (s) {
+  case Space::Global:
+    return "global";
+  case Space::Shared:
+    return "shared";
+  case Space::Local:
+    return "local";
+  case Space::Param:
+    return "param";
+  case Space::Const:
+    return "const";
+  default:
+    return "generic";
+  }
+}
+
+/// Reports a shared-memory hazard between two warps (racecheck).
+void raceCheck(WarpState &w, const Instr &in, unsigned lane, uint64_t off,
+               unsigned size, bool write) {
+  BlockState &b = *w.block;
+  uint32_t self = w.firstThread + lane + 1;
+  for (unsigned i = 0; i < size; ++i) {
+    uint32_t &wr = b.lastWriter[off + i], &rd = b.lastReader[off + i];
+    auto otherWarp = [&](uint32_t t) {
+      return t && (t - 1) / 32 != (self - 1) / 32;
+    };
+    const char *hazard = nullptr;
+    uint32_t other = 0;
+    if (otherWarp(wr)) {
+      hazard = write ? "write-after-write" : "read-after-write";
+      other = wr;
+    } else if (write && otherWarp(rd)) {
+      hazard = "write-after-read";
+      other = rd;
+    }
+    if (hazard) {
+      w.fault(CUDA_ERROR_LAUNCH_FAILED, in, lane,
+              std::string("racecheck: shared-memory ") + hazard +
+                  " hazard with thread " + std::to_string(other - 1) +
+                  " (no barrier between them)",
+              off);
+      return;
+    }
+    if (write)
+      wr = self;
+    else
+      rd = self;
+  }
+}
+
+} // namespace
+
+/// Translates an access of `size` bytes at `addr` in `space` for `lane`
+/// to a host pointer, or records a fault and returns null. Atomics are
+/// checked like stores but never race with each other (racecheck skips
+/// them).
+uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
+                       uint64_t addr, Space space, unsigned size, bool write,
+                       bool kernelParam, bool atomic = false) {
+  DeviceMemory &mem = *w.launch->mem;
+  if (space == Space::Generic) {
+    if (addr - mem.sharedWindow() < (1ull << 32)) {
+      space = Space::Shared;
+      addr -= mem.sharedWindow();
+    } else if (addr - mem.localWindow() < (1ull << 32)) {
+      space = Space::Local;
+      addr -= mem.localWindow();
+    } else {
+      space = Space::Global;
+    }
+  }
+  if (addr % size) {
+    w.fault(CUDA_ERROR_MISALIGNED_ADDRESS, in, lane,
+            std::string("misaligned ") + spaceName(space) +
+                (write ? " store" : " load") + " of " + std::to_string(size) +
+                " bytes",
+            addr);
+    return nullptr;
+  }
+  uint8_t *p = nullptr;
+  BlockState &b = *w.block;
+  switch (space) {
+  case Space::Global:
+  case Space::Const:
+    if (addr < w.cacheBase || addr + size > w.cacheEnd) {
+      uint64_t base, bytes;
+      uint8_t *host;
+      if (mem.lookup(addr, base, bytes, host)) {
+        w.cacheBase = base;
+        w.cacheEnd = base + bytes;
+        w.cacheHost = host;
+      }
+    }
+    if (addr >= w.cacheBase && addr + size <= w.cacheEnd)
+      p = w.cacheHost + (addr - w.cacheBase);
+    if (p && w.counters)
+      (write ? w.counters->globalBytesStored : w.counters->globalBytesLoaded) +=
+          size;
+    break;
+  case Space::Shared:
+    if (addr + size <= b.shared.size()) {
+      p = b.shared.data() + addr;
+      if (w.launch->racecheck && !atomic)
+        raceCheck(w, in, lane, addr, size, write);
+    }
+    break;
+  case Space::Local:
+    if (addr + size <= w.mod->localBytes)
+      p = w.local + (size_t)lane * w.mod->localBytes + addr;
+    break;
+  case Space::Param:
+    if (kernelParam) {
+      if (!write && addr + size <= w.launch->kernelParams.size())
+        p = w.launch->kernelParams.data() + addr;
+    } else if (addr + size <= w.mod->paramBytes) {
+      p = w.params + (size_t)lane * w.mod->paramBytes + addr;
+    }
+    break;
+  default:
+    break;
+  }
+  if (!p)
+    w.fault(CUDA_ERROR_ILLEGAL_ADDRESS, in, lane,
+            std::string("out-of-bounds ") + spaceName(space) +
+                (write ? " store" : " load") + " of " + std::to_string(size) +
+                " bytes",
+            addr);
+  return p;
+}
+
+namespace {
+
+inline uint64_t effAddr(WarpState &w, const Operand &a, unsigned lane) {
+  return (a.reg >= 0 ? w.r(a.reg, lane) : 0) + (uint64_t)a.imm;
+}
+
+bool paramIsKernel(const WarpState &w, const Instr &in, const Operand &a) {
+  return a.kernelParam || (a.reg >= 0 && in.space == Space::Param &&
+                           w.mod->funcs[in.func].isEntry);
+}
+
+/// Counts shared-memory bank conflicts of one warp access (extra
+/// wavefronts: distinct 4-byte words in the busiest bank, minus one).
+void countBankConflicts(WarpState &w, const Instr &in, uint32_t mask) {
+  int64_t bankWord[32];
+  unsigned count[32] = {};
+  unsigned worst = 1;
+  const Operand &a = in.ops[in.op == 1 ? 0 : 1];
+  FOR_LANES(mask, l) {
+    uint64_t word = effAddr(w, a, l) / 4;
+    unsigned bank = word % 32;
+    if (count[bank] == 0 || bankWord[bank] != (int64_t)word) {
+      worst = std::max(worst, ++count[bank]);
+      bankWord[bank] = (int64_t)word;
+    }
+  }
+  w.counters->sharedBankConflicts += worst - 1;
+}
+
+/// ld / ldu: in.op 0. Vector destinations load consecutive elements.
+void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
+  const Operand &d = in.ops[0], &a = in.ops[1];
+  unsigned size = tySize(in.ty);
+  bool kp = paramIsKernel(w, in, a);
+  bool sext = tyIsSigned(in.ty);
+  if (in.space == Space::Shared && w.counters)
+    countBankConflicts(w, in, mask);
+  FOR_LANES(mask, l) {
+    uint64_t addr = effAddr(w, a, l);
+    if (d.kind == Operand::Vec) {
+      uint8_t *p =
+          resolveAccess(w, in, l, addr, in.space, size * d.nvec, false, kp);
+      if (!p)
+        return;
+      // Vector accesses are aligned to their whole size; elements follow.
+      for (unsigned i = 0; i < d.nvec; ++i) {
+        uint64_t v = 0;
+        std::memcpy(&v, p + i * size, size);
+        if (d.vec[i] >= 0)
+          w.r(d.vec[i], l) = sext ? (uint64_t)extendBits(v, in.ty) : v;
+      }
+    } else {
+      uint8_t *p = resolveAccess(w, in, l, addr, in.space, size, false, kp);
+      if (!p)
+        return;
+      uint64_t v = 0;
+      std::memcpy(&v, p, size);
+      setReg(w, d, l, sext ? (uint64_t)extendBits(v, in.ty) : v);
+    }
+  }
+}
+
+/// st: in.op 1.
+void stOp(WarpState &w, const Instr &in, uint32_t mask) {
+  const Operand &a = in.ops[0], &s = in.ops[1];
+  unsigned size = tySize(in.ty);
+  if (in.space == Space::Shared && w.counters)
+    countBankConflicts(w, in, mask);
+  FOR_LANES(mask, l) {
+    uint64_t addr = effAddr(w, a, l);
+    unsigned n = s.kind == Operand::Vec ? s.nvec : 1;
+    uint8_t *p = resolveAccess(w, in, l, addr, in.space, size * n, true, false);
+    if (!p)
+      return;
+    for (unsigned i = 0; i < n; ++i) {
+      uint64_t v = s.kind == Operand::Vec ? w.r(s.vec[i], l) : w.get(s, l);
+      std::memcpy(p + i * size, &v, size);
+    }
+  }
+}
+
+enum AtomOp : uint8_t {
+  AAdd,
+  AMin,
+  AMax,
+  AInc,
+  ADec,
+  AAnd,
+  AOr,
+  AXor,
+  AExch,
+  ACas
+};
+
+template <class T> T atomicApply(AtomOp op, T old, T b) {
+  switch (op) {
+  case AAdd:
+    return T(old + b);
+  case AMin:
+    return old < b ? old : b;
+  case AMax:
+    return old > b ? old : b;
+  case AInc:
+    return old >= b ? T(0) : T(old + 1);
+  case ADec:
+    return (old == 0 || old > b) ? b : T(old - 1);
+  case AAnd:
+  case AOr:
+  case AXor:
+    if constexpr (std::is_integral_v<T>)
+      return op == AAnd ? T(old & b) : op == AOr ? T(old | b) : T(old ^ b);
+    return b;
+  default:
+    return b; // exch
+  }
+}
+
+/// Atomic read-modify-write on host memory through a CAS loop on the
+/// storage type (so every op and float type is atomic across host threads).
+template <class T, class S>
+S atomicRmw(uint8_t *p, AtomOp op, S bBits, S cBits) {
+  S *addr = reinterpret_cast<S *>(p);
+  S old = __atomic_load_n(addr, __ATOMIC_RELAXED);
+  while (true) {
+    S next;
+    if (op == ACas) {
+      if (old != bBits)
+        return old;
+      next = cBits;
+    } else {
+      T o, b;
+      std::memcpy(&o, &old, sizeof(T));
+      std::memcpy(&b, &bBits, sizeof(T));
+      T r = atomicApply<T>(op, o, b);
+      std::memcpy(&next, &r, sizeof(T));
+    }
+    if (__atomic_compare_exchange_n(addr, &old, next, true, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_RELAXED))
+      return old;
+  }
+}
+
+template <class T, class S>
+void atomOp(WarpState &w, const Instr &in, uint32_t mask) {
+  bool isRed = in.mode & 0x80;
+  AtomOp op = (AtomOp)(in.mode & 0x7f);
+  unsigned base = isRed ? 0 : 1;
+  const Operand &a = in.ops[base];
+  FOR_LANES(mask, l) {
+    uint64_t addr = effAddr(w, a, l);
+    uint8_t *p =
+        resolveAccess(w, in, l, addr, in.space, sizeof(S), true, false, true);
+    if (!p)
+      return;
+    S b = (S)w.get(in.ops[base + 1], l);
+    S c = op == ACas ? (S)w.get(in.ops[base + 2], l) : 0;
+    S old = atomicRmw<T, S>(p, op, b, c);
+    if (!isRed)
+      setReg(w, in.ops[0], l, (uint64_t)old);
+    if (w.counters && in.space != Space::Shared)
+      w.counters->globalBytesStored += sizeof(S);
+  }
+}
+
+bool selectAtom(Instr &in, DecodeCtx &c, std::string &why, bool red) {
+  static const std::pair<const char *, AtomOp> ops[] = {
+      {".add", AAdd},   {".min", AMin}, {".max", AMax}, {".inc", AInc},
+      {".dec", ADec},   {".and", AAnd}, {".or", AOr},   {".xor", AXor},
+      {".exch", AExch}, {".cas", ACas}};
+  int op = -1;
+  for (auto &o : ops)
+    if (c.take(o.first))
+      op = o.second;
+  if (op < 0) {
+    why = "atomic operation missing";
+    return false;
+  }
+  if (in.space != Space::Generic && in.space != Space::Global &&
+      in.space != Space::Shared) {
+    why = "atomics are global/shared/generic only";
+    return false;
+  }
+  in.mode = (uint8_t)(op | (red ? 0x80 : 0));
+  bool bits =
+      op == AAnd || op == AOr || op == AXor || op == AExch || op == ACas;
+  switch (in.ty) {
+  case Ty::U32:
+  case Ty::B32:
+    in.exec = atomOp<uint32_t, uint32_t>;
+    break;
+  case Ty::S32:
+    in.exec = atomOp<int32_t, uint32_t>;
+    break;
+  case Ty::U64:
+  case Ty::B64:
+    in.exec = atomOp<uint64_t, uint64_t>;
+    break;
+  case Ty::S64:
+    in.exec = atomOp<int64_t, uint64_t>;
+    break;
+  case Ty::F32:
+    if (op != AAdd && !bits) {
+      why = "f32 atomics are add/exch only";
+      return false;
+    }
+    in.exec = op == AAdd ? atomOp<float, uint32_t> : atomOp<uint32_t, uint32_t>;
+    break;
+  case Ty::F64:
+    if (op != AAdd) {
+      why = "f64 atomics are add only";
+      return false;
+    }
+    in.exec = atomOp<double, uint64_t>;
+    break;
+  default:
+    why = std::string("atomics on .") + tyName(in.ty) + " are not implemented";
+    return false;
+  }
+  return true;
+}
+
+/// cvta[.to].space: between a state-space address and a generic one.
+void cvtaOp(WarpState &w, const Instr &in, uint32_t mask) {
+  uint64_t base = in.space == Space::Shared  ? w.launch->mem->sharedWindow()
+                  : in.space == Space::Local ? w.launch->mem->localWindow()
+                                             : 0;
+  bool to = in.mode;
+  FOR_LANES(mask, l) {
+    uint64_t a = w.get(in.ops[1], l);
+    uint64_t r = to ? a - base : a + base;
+    if (to && base)
+      r &= 0xffffffffull;
+    setReg(w, in.ops[0], l, truncBits(r, in.ty));
+  }
+}
+
+void isspacepOp(WarpState &w, const Instr &in, uint32_t mask) {
+  DeviceMemory &m = *w.launch->mem;
+  FOR_LANES(mask, l) {
+    uint64_t a = w.get(in.ops[1], l);
+    bool sh = a - m.sharedWindow() < (1ull << 32);
+    bool lo = a - m.localWindow() < (1ull << 32);
+    bool r = in.space == Space::Shared  ? sh
+             : in.space == Space::Local ? lo
+                                        : !sh && !lo;
+    setReg(w, in.ops[0], l, r);
+  }
+}
+
+void nopOp(WarpState &, const Instr &, uint32_t) {}
+
+bool selectLdSt(Instr &in, DecodeCtx &, std::string &why, bool store) {
+  in.op = store;
+  if (in.ty == Ty::None || in.ty == Ty::Pred || in.ty == Ty::B128) {
+    why = "load/store type not implemented";
+    return false;
+  }
+  const Operand &addr = in.ops[store ? 0 : 1];
+  const Operand &val = in.ops[store ? 1 : 0];
+  if (in.nops != 2 || addr.kind != Operand::Addr) {
+    why = "expected a value and an [address]";
+    return false;
+  }
+  if ((val.kind == Operand::Vec) != (in.vec > 1) ||
+      (in.vec > 1 && val.nvec != in.vec)) {
+    why = "vector width and operand disagree";
+    return false;
+  }
+  if (store && in.space == Space::Const) {
+    why = "store to .const";
+    return false;
+  }
+  in.exec = store ? stOp : ldOp;
+  return true;
+}
+
+} // namespace
+
+void registerMemoryOps(SelectorMap &s) {
+  s["ld"] = [](Instr &in, DecodeCtx &c, std::string &why) {
+    return selectLdSt(in, c, why, false);
+  };
+  s["ldu"] = s["ld"];
+  s["st"] = [](Instr &in, DecodeCtx &c, std::string &why) {
+    return selectLdSt(in, c, why, true);
+  };
+  s["atom"] = [](Instr &in, DecodeCtx &c, std::string &why) {
+    return selectAtom(in, c, why, false);
+  };
+  s["red"] = [](Instr &in, DecodeCtx &c, std::string &why) {
+    return selectAtom(in, c, why, true);
+  };
+  s["cvta"] = [](Instr &in, DecodeCtx &c, std::string &why) {
+    in.mode = c.to;
+    if (in.space == Space::Param || in.space == Space::Generic) {
+      why = "cvta of this state space is not implemented";
+      return false;
+    }
+    in.exec = cvtaOp;
+    return true;
+  };
+  s["isspacep"] = [](Instr &in, DecodeCtx &, std::string &) {
+    in.exec = isspacepOp;
+    return true;
+  };
+  for (const char *n :
+       {"prefetch", "prefetchu", "membar", "fence", "nanosleep", "pmevent"})
+    s[n] = [](Instr &in, DecodeCtx &c, std::string &) {
+      c.words.clear(); // .L1/.L2, .proxy kinds: no caches to model
+      in.exec = nopOp;
+      return true;
+    };
+}
+
+} // namespace gptc::emu
