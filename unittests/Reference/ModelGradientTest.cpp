@@ -90,6 +90,12 @@ TEST_P(ModelGradientTest, AutodiffMatchesFiniteDifferences) {
       "training.ranks=1",         "model.d_model=16",
       "model.n_head=2",           "model.head_dim=8",
       "model.vocab_size=257",     "model.attention.bos_token=256"};
+  // A window as long as the short sequence (no window may exceed seq_len):
+  // the whole causal mask, as the spec's own window at step 0 was for T.
+  if (spec.model.attention.windowUnit != gptc::WindowUnit::None)
+    for (const char *key : {"window_start", "window_end", "window_granularity"})
+      overrides.push_back(std::string("model.attention.") + key + "=" +
+                          std::to_string(T));
   ASSERT_TRUE(gptc::parseSpecFile(path, overrides, spec, error)) << error.str();
 
   TestContext tc;
