@@ -18,14 +18,18 @@
 
 namespace {
 
-/// A file of this process, rewritten for every input.
+/// A file of this process, rewritten for every input and removed at exit.
 const std::string &scratchPath() {
-  static const std::string path = [] {
+  // Never destroyed: the exit handler still reads it.
+  static const std::string *path = [] {
     const char *dir = std::getenv("TMPDIR");
-    return std::string(dir && *dir ? dir : "/tmp") + "/gptc-shard-fuzz." +
-           std::to_string(getpid()) + ".bin";
+    auto *p = new std::string(std::string(dir && *dir ? dir : "/tmp") +
+                              "/gptc-shard-fuzz." + std::to_string(getpid()) +
+                              ".bin");
+    std::atexit([] { std::remove(scratchPath().c_str()); });
+    return p;
   }();
-  return path;
+  return *path;
 }
 
 } // namespace
