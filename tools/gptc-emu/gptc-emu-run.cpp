@@ -1,4 +1,4 @@
-//===- EmuRunTool.cpp - gptc-emu-run: load and run PTX on the emulator ----===//
+//===- gptc-emu-run.cpp - gptc-emu-run: load and run PTX on the emulator --===//
 //
 //   gptc-emu-run [--run] [--max-blocks N] PTX... | --jobs FILE
 //

@@ -1,4 +1,4 @@
-//===- EmuBench.cpp - gptc-emu-bench: thread-instructions per second ------===//
+//===- gptc-emu-bench.cpp - gptc-emu-bench: thread-instructions per second ===//
 //
 //   gptc-emu-bench KERNELS.ptx
 //

@@ -1,4 +1,4 @@
-//===- EmuCheckTool.cpp - gptc-emu-check: every kernel, CPU vs emulator ---===//
+//===- gptc-emu-check.cpp - gptc-emu-check: every kernel, CPU vs emulator -===//
 //
 //   gptc-emu-check CPU_BUNDLE CUDA_BUNDLE [--name NAME] [--seed S]
 //                  [--entries grad,update,eval]
