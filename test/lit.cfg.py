@@ -52,8 +52,6 @@ emu_dir = getattr(config, "gptc_emu_lib_dir", "")
 if emu_dir and os.path.exists(os.path.join(emu_dir, "libcuda.so.1")):
     config.available_features.add("cuda-emu")
     config.substitutions.append(("%emu_lib_dir", emu_dir))
-    config.substitutions.append(("%emu_tools", os.path.join(
-        config.gptc_src_root, "test", "Emu")))
     stub = getattr(config, "gptc_cuda_stub", "")
     if stub and os.path.exists(stub):
         config.available_features.add("cuda-stub")
