@@ -1,4 +1,5 @@
-//===- CompileCost.h - What compiling a spec is expected to cost -*- C++ -*-===//
+//===- CompileCost.h - What compiling a spec is expected to cost -*- C++
+//-*-===//
 //
 // The peak resident memory `gptc compile -o DIR` (a whole bundle) is
 // expected to need for a spec, calibrated from bench/compile-memory.sh on

@@ -70,8 +70,7 @@ private:
     return it == params.end() ? Value() : it->second;
   }
   double normEps() const {
-    return m.normEpsFromDtype ? machineEpsilon(spec.training.dtype)
-                              : m.normEps;
+    return m.normEpsFromDtype ? machineEpsilon(spec.training.dtype) : m.normEps;
   }
   Value norm(Value x) { return g.rmsNorm(x, normEps()); }
 
@@ -125,11 +124,13 @@ void ForwardGen::buildRotaryTables() {
   }
   at("model.attention.rotary", "rotary");
   Value pos = g.iota({T, half}, 0, g.computeType());
-  Value f = g.broadcastTo(g.reshape(g.constantVector(freq), {1, half}),
-                          {T, half});
+  Value f =
+      g.broadcastTo(g.reshape(g.constantVector(freq), {1, half}), {T, half});
   Value angle = g.mul(pos, f);
-  rotCos = g.reshape(CosOp::create(builder, g.getLoc(), angle), {1, T, 1, half});
-  rotSin = g.reshape(SinOp::create(builder, g.getLoc(), angle), {1, T, 1, half});
+  rotCos =
+      g.reshape(CosOp::create(builder, g.getLoc(), angle), {1, T, 1, half});
+  rotSin =
+      g.reshape(SinOp::create(builder, g.getLoc(), angle), {1, T, 1, half});
 }
 
 /// x: [B, T, H, D]; y1 = x1 cos + x2 sin, y2 = -x1 sin + x2 cos.
@@ -160,13 +161,13 @@ Value ForwardGen::attentionMask(int64_t layer) {
     at("model.attention.window_unit", "mask.window");
     Value w = window;
     if (!a.layerWindows.empty() &&
-        a.layerWindows[layer % a.layerWindows.size()] == LayerWindow::Short)
-    {
+        a.layerWindows[layer % a.layerWindows.size()] == LayerWindow::Short) {
       // Short windows are half the long one, at least one granule.
       Value half = g.div(w, g.splat({}, i64, 2));
       w = MaxOp::create(builder, g.getLoc(), half,
-                        g.splat({}, i64, static_cast<double>(
-                                         std::max<int64_t>(a.windowGranularity, 1))));
+                        g.splat({}, i64,
+                                static_cast<double>(std::max<int64_t>(
+                                    a.windowGranularity, 1))));
     }
     Value dist = g.sub(qpos, kpos);
     if (a.windowUnit == WindowUnit::Blocks) {
@@ -263,7 +264,8 @@ Value ForwardGen::mlp(Value x, int64_t layer) {
   at("model.activation", prefix);
   Value h = g.linear(x, param(prefix + ".fc"));
   if (m.activation == Activation::ReLU2)
-    h = SquareOp::create(builder, g.getLoc(), ReluOp::create(builder, g.getLoc(), h));
+    h = SquareOp::create(builder, g.getLoc(),
+                         ReluOp::create(builder, g.getLoc(), h));
   else
     h = GeluOp::create(builder, g.getLoc(), h);
   return g.linear(h, param(prefix + ".proj"));
@@ -305,9 +307,9 @@ Value ForwardGen::logits(Value x) {
     return g.scale(TanhOp::create(builder, g.getLoc(), g.scale(z, 1.0 / c)), c);
   case Softcap::Sigmoid:
     at("model.logit_softcap", "softcap");
-    return g.scale(
-        SigmoidOp::create(builder, g.getLoc(), g.scale(z, 1.0 / m.softcapScale)),
-        c);
+    return g.scale(SigmoidOp::create(builder, g.getLoc(),
+                                     g.scale(z, 1.0 / m.softcapScale)),
+                   c);
   }
   return z;
 }
@@ -334,8 +336,7 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
   T = spec.training.seqLen;
   at("", "module");
   OwningOpRef<ModuleOp> module = ModuleOp::create(g.getLoc());
-  module->getOperation()->setAttr("gpt.spec",
-                                  builder.getStringAttr(spec.name));
+  module->getOperation()->setAttr("gpt.spec", builder.getStringAttr(spec.name));
 
   // Arguments: inputs, then parameters in Parameters.h order.
   std::vector<ParameterInfo> infos = enumerateParameters(spec);

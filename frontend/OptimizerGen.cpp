@@ -175,20 +175,21 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
           b, loc,
           cast<ElementsAttr>(DenseElementsAttr::get(
               scalarF32, b.getF32FloatAttr(static_cast<float>(g.momentum)))));
-    Type nsType = g.nsDtype == DType::BF16 ? Type(b.getBF16Type())
+    Type nsType = g.nsDtype == DType::BF16  ? Type(b.getBF16Type())
                   : g.nsDtype == DType::F64 ? Type(b.getF64Type())
                                             : Type(b.getF32Type());
     auto muon = optim::MuonOp::create(
-        b, loc, paramArg(i).getType(), paramArg(i).getType(), paramArg(i), gradArg(i), buf, lr, momentum,
+        b, loc, paramArg(i).getType(), paramArg(i).getType(), paramArg(i),
+        gradArg(i), buf, lr, momentum,
         optim::MomentumFormAttr::get(&ctx, toOptim(g.momentumForm)),
         unit(g.nesterov),
         optim::UpdateScaleAttr::get(&ctx, toOptim(g.updateScale)),
         // The split applies to the fused (3 d, d) matrices of the group.
         unit(g.qkvSplit && p.shape.size() == 2 && p.shape[0] == 3 * p.shape[1]),
-        optim::OrthoBackendAttr::get(
-            &ctx, g.nsBackend == NSBackend::SVD
-                      ? optim::OrthoBackend::svd
-                      : optim::OrthoBackend::newton_schulz),
+        optim::OrthoBackendAttr::get(&ctx,
+                                     g.nsBackend == NSBackend::SVD
+                                         ? optim::OrthoBackend::svd
+                                         : optim::OrthoBackend::newton_schulz),
         b.getI64IntegerAttr(g.nsSteps),
         b.getDenseF64ArrayAttr(g.nsCoefficients), b.getF64FloatAttr(g.nsEps),
         optim::NSFormAttr::get(&ctx, toOptim(g.nsForm)),

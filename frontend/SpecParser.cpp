@@ -34,9 +34,9 @@ std::string joinPath(const std::string &path, const std::string &key) {
 }
 
 bool isDigits(const std::string &s, size_t from) {
-  return from < s.size() && std::all_of(s.begin() + from, s.end(), [](char c) {
-           return c >= '0' && c <= '9';
-         });
+  return from < s.size() && std::all_of(
+                                s.begin() + from, s.end(),
+                                [](char c) { return c >= '0' && c <= '9'; });
 }
 
 /// YAML 1.2 core-schema decimal integer: [-+]?[0-9]+.

@@ -31,8 +31,7 @@ namespace {
 /// which is a bug in this file, not a user error.
 void addText(OpPassManager &pm, const std::string &text) {
   if (failed(parsePassPipeline(text, pm)))
-    llvm::report_fatal_error(
-        llvm::Twine("gptc: bad pipeline text: " + text));
+    llvm::report_fatal_error(llvm::Twine("gptc: bad pipeline text: " + text));
 }
 
 /// Brackets every kernel nest with gptc_kernel_mark(ID, 0/1) calls
@@ -47,8 +46,8 @@ struct KernelMarksPass
     Type i64 = b.getI64Type();
     auto type = b.getFunctionType({i64, i64}, {});
     b.setInsertionPointToEnd(module.getBody());
-    auto decl = func::FuncOp::create(b, module.getLoc(), "gptc_kernel_mark",
-                                     type);
+    auto decl =
+        func::FuncOp::create(b, module.getLoc(), "gptc_kernel_mark", type);
     decl.setPrivate();
     std::vector<scf::ParallelOp> nests;
     for (auto fn : module.getOps<func::FuncOp>())
@@ -262,9 +261,9 @@ const char *stageName(Stage stage) {
 }
 
 std::optional<Stage> parseStage(const std::string &name) {
-  for (Stage s : {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step,
-                  Stage::Linalg, Stage::Buffers, Stage::Loops, Stage::LLVM,
-                  Stage::PTX})
+  for (Stage s :
+       {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step, Stage::Linalg,
+        Stage::Buffers, Stage::Loops, Stage::LLVM, Stage::PTX})
     if (name == stageName(s))
       return s;
   return std::nullopt;
@@ -278,9 +277,10 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<int64_t> gradAccum{*this, "grad-accum",
                             llvm::cl::desc("Micro-steps per optimizer step"),
                             llvm::cl::init(1)};
-  Option<bool> fuse{*this, "fuse",
-                    llvm::cl::desc("Fuse attention, RMSNorm, cross-entropy, Newton-Schulz"),
-                    llvm::cl::init(true)};
+  Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Fuse attention, RMSNorm, cross-entropy, Newton-Schulz"),
+      llvm::cl::init(true)};
 };
 } // namespace
 

@@ -1,4 +1,5 @@
-//===- HostTensor.h - A plain f64 tensor for the reference interpreter -*- C++ -*-===//
+//===- HostTensor.h - A plain f64 tensor for the reference interpreter -*- C++
+//-*-===//
 //
 // The value type of the gpt reference interpreter (Interpreter.h): a static
 // shape and its elements in row-major order, all stored as `double`
@@ -123,15 +124,11 @@ struct HostTensor {
     return off;
   }
   double &at(llvm::ArrayRef<int64_t> index) { return data[offset(index)]; }
-  double at(llvm::ArrayRef<int64_t> index) const {
-    return data[offset(index)];
-  }
+  double at(llvm::ArrayRef<int64_t> index) const { return data[offset(index)]; }
   double &operator[](int64_t i) { return data[i]; }
   double operator[](int64_t i) const { return data[i]; }
 
-  bool sameShape(const HostTensor &other) const {
-    return shape == other.shape;
-  }
+  bool sameShape(const HostTensor &other) const { return shape == other.shape; }
 
   /// "[2, 3]"
   std::string shapeStr() const {

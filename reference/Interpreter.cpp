@@ -147,8 +147,8 @@ FailureOr<SmallVector<HostTensor>> evaluate(ModuleOp module, StringRef name,
   return evaluate(fn, args);
 }
 
-FailureOr<CachedEvaluation> CachedEvaluation::create(func::FuncOp fn,
-                                                     ArrayRef<HostTensor> args) {
+FailureOr<CachedEvaluation>
+CachedEvaluation::create(func::FuncOp fn, ArrayRef<HostTensor> args) {
   if (failed(checkSignature(fn, args)))
     return failure();
   CachedEvaluation eval;
@@ -187,7 +187,8 @@ CachedEvaluation::evaluateWith(unsigned index, const HostTensor &value) const {
     return fn.emitError("reference interpreter: no argument #") << index,
            failure();
   BlockArgument arg = body.getArgument(index);
-  if (ArrayRef<int64_t>(value.shape) != ArrayRef<int64_t>(shapeOf(arg.getType())) ||
+  if (ArrayRef<int64_t>(value.shape) !=
+          ArrayRef<int64_t>(shapeOf(arg.getType())) ||
       value.size() != numElementsOf(value.shape))
     return fn.emitError("reference interpreter: argument #")
                << index << " has shape " << value.shapeStr() << ", expected "

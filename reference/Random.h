@@ -1,4 +1,5 @@
-//===- Random.h - The random numbers of the tests and the reference -*- C++ -*-===//
+//===- Random.h - The random numbers of the tests and the reference -*- C++
+//-*-===//
 //
 // One generator for everything that makes random inputs: the reference
 // tools (gptc-ref-run) and the unit tests. Uniform doubles and standard

@@ -124,12 +124,24 @@ LogicalResult evalCompare(CompareOp op, ArrayRef<HostTensor> in,
   for (int64_t i = 0, e = r.size(); i < e; ++i) {
     bool v = false;
     switch (kind) {
-    case CompareKind::eq: v = a[i] == b[i]; break;
-    case CompareKind::ne: v = a[i] != b[i]; break;
-    case CompareKind::lt: v = a[i] < b[i]; break;
-    case CompareKind::le: v = a[i] <= b[i]; break;
-    case CompareKind::gt: v = a[i] > b[i]; break;
-    case CompareKind::ge: v = a[i] >= b[i]; break;
+    case CompareKind::eq:
+      v = a[i] == b[i];
+      break;
+    case CompareKind::ne:
+      v = a[i] != b[i];
+      break;
+    case CompareKind::lt:
+      v = a[i] < b[i];
+      break;
+    case CompareKind::le:
+      v = a[i] <= b[i];
+      break;
+    case CompareKind::gt:
+      v = a[i] > b[i];
+      break;
+    case CompareKind::ge:
+      v = a[i] >= b[i];
+      break;
     }
     r[i] = v ? 1.0 : 0.0;
   }
@@ -168,7 +180,8 @@ LogicalResult evalConstant(ConstantOp op, ArrayRef<HostTensor>,
   HostTensor r(resultShape(op));
   Type elt = attr.getElementType();
   // Splats (the common case: zeros, -inf masks) are read once.
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat()) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr);
+      dense && dense.isSplat()) {
     double v;
     if (isa<FloatType>(elt)) {
       v = dense.getSplatValue<APFloat>().convertToDouble();

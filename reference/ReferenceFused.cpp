@@ -1,4 +1,5 @@
-//===- ReferenceFused.cpp - Reference semantics: fused ops -----------------===//
+//===- ReferenceFused.cpp - Reference semantics: fused ops
+//-----------------===//
 
 #include "reference/ReferenceModels.h"
 

@@ -13,17 +13,17 @@ namespace gptc::ref {
 
 void registerReferenceExternalModels(mlir::DialectRegistry &registry) {
   registry.insert<mlir::gpt::GPTDialect>();
-  registry.addExtension(
-      +[](mlir::MLIRContext *ctx, mlir::gpt::GPTDialect *) {
-        detail::attachElementwiseModels(ctx);
-        detail::attachContractionModels(ctx);
-        detail::attachShapeModels(ctx);
-        detail::attachFusedModels(ctx);
-      });
-  registry.insert<mlir::optim::OptimDialect>();
-  registry.addExtension(+[](mlir::MLIRContext *ctx, mlir::optim::OptimDialect *) {
-    detail::attachScheduleModels(ctx);
+  registry.addExtension(+[](mlir::MLIRContext *ctx, mlir::gpt::GPTDialect *) {
+    detail::attachElementwiseModels(ctx);
+    detail::attachContractionModels(ctx);
+    detail::attachShapeModels(ctx);
+    detail::attachFusedModels(ctx);
   });
+  registry.insert<mlir::optim::OptimDialect>();
+  registry.addExtension(
+      +[](mlir::MLIRContext *ctx, mlir::optim::OptimDialect *) {
+        detail::attachScheduleModels(ctx);
+      });
 }
 
 } // namespace gptc::ref

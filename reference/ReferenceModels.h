@@ -35,8 +35,7 @@ struct FnModel
   }
 };
 
-template <typename OpT, auto Fn>
-void attach(mlir::MLIRContext *ctx) {
+template <typename OpT, auto Fn> void attach(mlir::MLIRContext *ctx) {
   OpT::template attachInterface<FnModel<OpT, Fn>>(*ctx);
 }
 

@@ -25,9 +25,9 @@ LogicalResult evalWindowSchedule(optim::WindowScheduleOp op,
                                  ArrayRef<HostTensor> operands,
                                  EvalResults &results) {
   const long double n = op.getTotalSteps(), g = op.getGranularity();
-  const long double step =
-      std::clamp<long double>(operands[0][0], 0.0L, n);
-  const long double x = op.getStart() + (op.getEnd() - op.getStart()) * step / n;
+  const long double step = std::clamp<long double>(operands[0][0], 0.0L, n);
+  const long double x =
+      op.getStart() + (op.getEnd() - op.getStart()) * step / n;
   long double units = op.getRounding() == optim::Rounding::floor
                           ? std::floor(x / g)
                           : std::ceil(x / g);

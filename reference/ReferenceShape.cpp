@@ -19,8 +19,8 @@ LogicalResult checkIds(Operation *op, const HostTensor &ids, int64_t bound,
   for (int64_t i = 0, e = ids.size(); i < e; ++i) {
     int64_t id = asIndex(ids[i]);
     if (id < 0 || id >= bound || static_cast<double>(id) != ids[i])
-      return op->emitOpError() << what << " " << ids[i] << " at position "
-                               << i << " is outside [0, " << bound << ")";
+      return op->emitOpError() << what << " " << ids[i] << " at position " << i
+                               << " is outside [0, " << bound << ")";
   }
   return success();
 }
@@ -138,8 +138,7 @@ LogicalResult evalTranspose(TransposeOp op, ArrayRef<HostTensor> in,
 //===----------------------------------------------------------------------===//
 
 /// result[i] = input[i + offsets].
-LogicalResult evalSlice(SliceOp op, ArrayRef<HostTensor> in,
-                        EvalResults &out) {
+LogicalResult evalSlice(SliceOp op, ArrayRef<HostTensor> in, EvalResults &out) {
   const HostTensor &x = in[0];
   ArrayRef<int64_t> offsets = op.getOffsets();
   HostTensor r(resultShape(op));
@@ -179,8 +178,7 @@ LogicalResult evalConcat(ConcatOp op, ArrayRef<HostTensor> in,
 }
 
 /// Result k is the k-th of n equal slices along `dim`.
-LogicalResult evalSplit(SplitOp op, ArrayRef<HostTensor> in,
-                        EvalResults &out) {
+LogicalResult evalSplit(SplitOp op, ArrayRef<HostTensor> in, EvalResults &out) {
   const HostTensor &x = in[0];
   int64_t dim = op.getDim();
   SmallVector<int64_t, 4> strides = x.strides();

@@ -103,8 +103,7 @@ bool isIntegerTensor(Type type) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "gptc reference interpreter (f64)\n");
+  cl::ParseCommandLineOptions(argc, argv, "gptc reference interpreter (f64)\n");
 
   DialectRegistry registry;
   registry.insert<gpt::GPTDialect, func::FuncDialect>();

@@ -106,11 +106,10 @@ bool Arena::allocate(const Manifest &m, std::string &error) {
     mappingBytes = body + 2 * page;
     void *p = ::mmap(nullptr, mappingBytes, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED ||
-        ::mprotect(static_cast<uint8_t *>(p) + page, body,
-                   PROT_READ | PROT_WRITE) != 0) {
-      error = "cannot map the guarded arena: " + std::to_string(bytes) +
-              " bytes";
+    if (p == MAP_FAILED || ::mprotect(static_cast<uint8_t *>(p) + page, body,
+                                      PROT_READ | PROT_WRITE) != 0) {
+      error =
+          "cannot map the guarded arena: " + std::to_string(bytes) + " bytes";
       if (p != MAP_FAILED)
         ::munmap(p, mappingBytes);
       mappingBytes = 0;

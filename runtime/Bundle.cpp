@@ -100,8 +100,8 @@ bool openBundle(const std::string &dir, Manifest &manifest, StepLibrary &step,
   }
   if (sha != lib.sha256) {
     error = path + ": SHA-256 " + sha.substr(0, 16) + "... does not match " +
-            manifest.path + " step_library.sha256 " +
-            lib.sha256.substr(0, 16) + "..." + stale;
+            manifest.path + " step_library.sha256 " + lib.sha256.substr(0, 16) +
+            "..." + stale;
     return false;
   }
   if (!step.load(path, error))
@@ -111,8 +111,8 @@ bool openBundle(const std::string &dir, Manifest &manifest, StepLibrary &step,
   const char *text = step.layoutText();
   const char *hash = step.layoutHash();
   if (!text || !hash) {
-    error = path + ": exports no layout descriptor (" +
-            layout::kLayoutSymbol + "); recompile the bundle";
+    error = path + ": exports no layout descriptor (" + layout::kLayoutSymbol +
+            "); recompile the bundle";
     return false;
   }
   std::string difference = compareLayouts(manifest, text, lib.file);

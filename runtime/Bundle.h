@@ -1,4 +1,5 @@
-//===- Bundle.h - A compiled bundle, verified and loaded ---------*- C++ -*-===//
+//===- Bundle.h - A compiled bundle, verified and loaded ---------*- C++
+//-*-===//
 //
 // A bundle directory (docs/artifact.md) is trusted only as far as it proves
 // itself. `openBundle`:

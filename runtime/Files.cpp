@@ -34,8 +34,8 @@ std::string parentOf(const std::string &path) {
 }
 
 bool fsyncPath(const std::string &path, bool directory, std::string &error) {
-  int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY
-                                           : O_RDONLY) | O_CLOEXEC);
+  int fd = ::open(path.c_str(),
+                  (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
   if (fd < 0) {
     error = sysError(path, "cannot open to sync");
     return false;

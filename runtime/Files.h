@@ -42,10 +42,10 @@ bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
 /// Writes `path` through `write` (which returns false with `error` set on
 /// failure) into a temporary sibling, fsyncs, renames it over `path` and
 /// fsyncs the directory.
-bool writeFileAtomically(const std::string &path,
-                         const std::function<bool(std::FILE *,
-                                                  std::string &)> &write,
-                         std::string &error);
+bool writeFileAtomically(
+    const std::string &path,
+    const std::function<bool(std::FILE *, std::string &)> &write,
+    std::string &error);
 
 /// Creates an empty staging directory beside `target` (same parent, so the
 /// final rename stays on one file system): TARGET.partial-XXXXXX.
@@ -57,9 +57,10 @@ bool makeStagingDirectory(const std::string &target, std::string &staging,
 /// exchange when it is a directory that `isReplaceable` accepts (the old
 /// tree is then removed). A `target` that exists and is not replaceable
 /// is left alone (error). The parent directory is fsynced.
-bool commitDirectory(const std::string &staging, const std::string &target,
-                     const std::function<bool(const std::string &)> &isReplaceable,
-                     std::string &error);
+bool commitDirectory(
+    const std::string &staging, const std::string &target,
+    const std::function<bool(const std::string &)> &isReplaceable,
+    std::string &error);
 
 /// Removes a directory tree (best effort; for staging directories).
 void removeTree(const std::string &path);

@@ -62,8 +62,7 @@ std::string Manifest::layoutText() const {
   std::vector<layout::SlotLine> lines;
   for (const Slot &s : slots)
     lines.push_back({s.name, s.offset, toString(s.dtype), s.shape});
-  return layout::layoutText(arenaBytes, workspaceOffset, workspaceBytes,
-                            lines);
+  return layout::layoutText(arenaBytes, workspaceOffset, workspaceBytes, lines);
 }
 
 namespace {
@@ -319,8 +318,7 @@ bool parseRunDefaults(Reader &r, const llvm::json::Object &o, Manifest &m) {
          r.getString(*run, "run.", "val", d.val) &&
          r.getInt(*run, "run.", "val_every", d.valEvery, 0, big) &&
          r.getInt(*run, "run.", "val_tokens", d.valTokens, 0, big) &&
-         r.getInt(*run, "run.", "timing_skip_steps", d.timingSkipSteps, 0,
-                  big);
+         r.getInt(*run, "run.", "timing_skip_steps", d.timingSkipSteps, 0, big);
 }
 
 /// Checks that `name` exists with `dtype` and `shape`.
@@ -352,11 +350,10 @@ bool checkManifest(Reader &r, const Manifest &m) {
                                       std::to_string(m.vocabSize));
 
   if (m.workspaceOffset + m.workspaceBytes > m.arenaBytes)
-    return r.fail("workspace", "[" + std::to_string(m.workspaceOffset) + ", " +
-                                   std::to_string(m.workspaceOffset +
-                                                  m.workspaceBytes) +
-                                   ") exceeds arena_bytes " +
-                                   std::to_string(m.arenaBytes));
+    return r.fail("workspace",
+                  "[" + std::to_string(m.workspaceOffset) + ", " +
+                      std::to_string(m.workspaceOffset + m.workspaceBytes) +
+                      ") exceeds arena_bytes " + std::to_string(m.arenaBytes));
 
   std::map<std::string, size_t> byName;
   std::vector<const Slot *> byOffset;
@@ -365,8 +362,7 @@ bool checkManifest(Reader &r, const Manifest &m) {
     if (!byName.emplace(s.name, i).second)
       return r.fail("slots[" + std::to_string(i) + "] (" + s.name + ")",
                     "duplicate slot name");
-    int64_t end =
-        m.workspaceBytes > 0 ? m.workspaceOffset : m.arenaBytes;
+    int64_t end = m.workspaceBytes > 0 ? m.workspaceOffset : m.arenaBytes;
     if (s.offset + s.numBytes() > end)
       return r.fail("slots[" + std::to_string(i) + "] (" + s.name + ")",
                     "bytes [" + std::to_string(s.offset) + ", " +

@@ -1,4 +1,5 @@
-//===- StepLayout.h - The layout descriptor a step library exports -*- C++ -*-===//
+//===- StepLayout.h - The layout descriptor a step library exports -*- C++
+//-*-===//
 //
 // A compiled step library (step.so) proves which arena it was compiled for:
 // it exports two NUL-terminated strings,

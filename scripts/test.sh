@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (scripts/setup.sh) and runs every test: lit + FileCheck suites and
-# the GoogleTest unit tests, through ctest; then the sanitizer job
+# the GoogleTest unit tests, through ctest (after the format check,
+# scripts/check-format.sh); then the sanitizer job
 # (scripts/sanitize.sh: the MLIR-free unit tests and the spec-error tests
 # under ASan+UBSan) and each fuzzer for 20 s (scripts/fuzz.sh).
 #   GPTC_FUZZ_SECONDS=N   seconds per fuzzer (default 20; 0 skips them)
@@ -8,7 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # python3-torch: test/Training/torch-agreement.test compares gptc's losses
 # with PyTorch's from the same weights. clang: the libFuzzer targets.
-GPTC_EXTRA_PACKAGES="python3-torch python3-numpy clang" bash scripts/setup.sh
+GPTC_EXTRA_PACKAGES="python3-torch python3-numpy clang clang-format-22" \
+  bash scripts/setup.sh
+# The C/C++ sources follow .clang-format (clang-format 22).
+bash scripts/check-format.sh
 build=${GPTC_BUILD_DIR:-build}
 ctest --test-dir "$build" --output-on-failure
 bash scripts/sanitize.sh

@@ -29,8 +29,9 @@ static ParseResult parseArenaSlots(AsmParser &parser,
 static void printArenaSlots(AsmPrinter &printer,
                             ArrayRef<ArenaSlotAttr> slots) {
   printer << '[';
-  llvm::interleaveComma(slots, printer,
-                        [&](ArenaSlotAttr slot) { printer.printAttribute(slot); });
+  llvm::interleaveComma(slots, printer, [&](ArenaSlotAttr slot) {
+    printer.printAttribute(slot);
+  });
   printer << ']';
 }
 
@@ -60,9 +61,9 @@ int64_t ArenaSlotAttr::getByteSize() const {
          static_cast<int64_t>((getType().getElementTypeBitWidth() + 7) / 8);
 }
 
-LogicalResult ArenaSlotAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    StringAttr name, int64_t offset,
-                                    RankedTensorType type) {
+LogicalResult
+ArenaSlotAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringAttr name, int64_t offset, RankedTensorType type) {
   if (!name || name.getValue().empty())
     return emitError() << "an arena slot needs a name";
   if (offset < 0 || offset % kArenaAlignment != 0)

@@ -66,9 +66,8 @@ LogicalResult AttentionOp::buildVJP(OpBuilder &b, ValueRange grads,
 // d logits = g (softmax(logits) - onehot(targets)); targets have none.
 LogicalResult CrossEntropyOp::buildVJP(OpBuilder &b, ValueRange grads,
                                        SmallVectorImpl<Value> &out) {
-  out.push_back(CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(),
-                                           getLogits(), getTargets(),
-                                           grads[0]));
+  out.push_back(CrossEntropyGradOp::create(
+      b, getLoc(), getLogits().getType(), getLogits(), getTargets(), grads[0]));
   out.push_back(Value());
   return success();
 }

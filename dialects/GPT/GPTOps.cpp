@@ -21,8 +21,8 @@ using namespace mlir::gpt;
 /// Checks that `dim` indexes a dimension of a rank-`rank` tensor.
 static LogicalResult verifyDimIndex(Operation *op, int64_t dim, int64_t rank) {
   if (dim < 0 || dim >= rank)
-    return op->emitOpError() << "dim " << dim << " is out of range for rank "
-                             << rank;
+    return op->emitOpError()
+           << "dim " << dim << " is out of range for rank " << rank;
   return success();
 }
 
@@ -31,8 +31,8 @@ static LogicalResult verifyDimIndex(Operation *op, int64_t dim, int64_t rank) {
 static LogicalResult verifyPositiveFinite(Operation *op, StringRef name,
                                           double value) {
   if (!(value > 0.0) || std::isinf(value))
-    return op->emitOpError() << name << " must be positive and finite, got "
-                             << value;
+    return op->emitOpError()
+           << name << " must be positive and finite, got " << value;
   return success();
 }
 
@@ -138,8 +138,8 @@ static LogicalResult verifyMatmul(Operation *op, RankedTensorType lhs,
   int64_t kr = rhs.getDimSize(transposeRhs ? rr - 1 : rr - 2);
   int64_t n = rhs.getDimSize(transposeRhs ? rr - 2 : rr - 1);
   if (kl != kr)
-    return op->emitOpError() << "contraction sizes differ: lhs has " << kl
-                             << ", rhs has " << kr;
+    return op->emitOpError()
+           << "contraction sizes differ: lhs has " << kl << ", rhs has " << kr;
   SmallVector<int64_t> expected(batch);
   expected.append({m, n});
   if (ArrayRef<int64_t>(expected) != out.getShape() ||
@@ -191,13 +191,13 @@ static LogicalResult verifyRMSNorm(Operation *op, RankedTensorType in,
 }
 
 LogicalResult RMSNormGradOp::verify() {
-  return verifyRMSNorm(*this, getInput().getType(), getResidual(),
-                       getWeight(), getEps().convertToDouble());
+  return verifyRMSNorm(*this, getInput().getType(), getResidual(), getWeight(),
+                       getEps().convertToDouble());
 }
 
 LogicalResult RMSNormOp::verify() {
-  return verifyRMSNorm(*this, getInput().getType(), getResidual(),
-                       getWeight(), getEps().convertToDouble());
+  return verifyRMSNorm(*this, getInput().getType(), getResidual(), getWeight(),
+                       getEps().convertToDouble());
 }
 
 /// The checks gpt.attention and gpt.attention_grad share.

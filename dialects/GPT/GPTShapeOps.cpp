@@ -57,8 +57,8 @@ LogicalResult BroadcastOp::verify() {
   if (in.getRank() != out.getRank() ||
       in.getElementType() != out.getElementType())
     return emitOpError("result must have the input's rank and element type");
-  for (auto [i, sizes] : llvm::enumerate(
-           llvm::zip_equal(in.getShape(), out.getShape()))) {
+  for (auto [i, sizes] :
+       llvm::enumerate(llvm::zip_equal(in.getShape(), out.getShape()))) {
     auto [from, to] = sizes;
     if (from != to && from != 1)
       return emitOpError() << "dimension " << i << " of size " << from
@@ -75,9 +75,9 @@ LogicalResult ReshapeOp::verify() {
   if (in.getElementType() != out.getElementType())
     return emitOpError("element type must not change");
   if (in.getNumElements() != out.getNumElements())
-    return emitOpError() << "element count must not change (" << in
-                         << " has " << in.getNumElements() << ", " << out
-                         << " has " << out.getNumElements() << ")";
+    return emitOpError() << "element count must not change (" << in << " has "
+                         << in.getNumElements() << ", " << out << " has "
+                         << out.getNumElements() << ")";
   return success();
 }
 
@@ -140,8 +140,8 @@ LogicalResult ConcatOp::verify() {
       return emitOpError("inputs must have the result's rank and element type");
     for (int64_t i = 0; i < t.getRank(); ++i)
       if (i != dim && t.getDimSize(i) != out.getDimSize(i))
-        return emitOpError() << "inputs differ from the result in dimension "
-                             << i;
+        return emitOpError()
+               << "inputs differ from the result in dimension " << i;
     total += t.getDimSize(dim);
   }
   if (total != out.getDimSize(dim))

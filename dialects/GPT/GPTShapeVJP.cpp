@@ -1,4 +1,5 @@
-//===- GPTShapeVJP.cpp - VJPs of gpt data-movement ops ---------------------===//
+//===- GPTShapeVJP.cpp - VJPs of gpt data-movement ops
+//---------------------===//
 
 #include "dialects/GPT/GPTDialect.h"
 #include "dialects/GPT/GPTVJPUtils.h"
@@ -19,8 +20,8 @@ LogicalResult EmbeddingOp::buildVJP(OpBuilder &b, ValueRange grads,
 // d input = g placed at index along the last dimension, zero elsewhere.
 LogicalResult GatherLastOp::buildVJP(OpBuilder &b, ValueRange grads,
                                      SmallVectorImpl<Value> &out) {
-  out.append({ScatterLastOp::create(b, getLoc(), getInput().getType(),
-                                    grads[0], getIndex()),
+  out.append({ScatterLastOp::create(b, getLoc(), getInput().getType(), grads[0],
+                                    getIndex()),
               Value()});
   return success();
 }
@@ -57,8 +58,7 @@ LogicalResult TransposeOp::buildVJP(OpBuilder &b, ValueRange grads,
   SmallVector<int64_t> inverse(perm.size());
   for (auto [i, p] : llvm::enumerate(perm))
     inverse[p] = static_cast<int64_t>(i);
-  out.push_back(TransposeOp::create(b, getLoc(), getInput().getType(),
-                                    grads[0],
+  out.push_back(TransposeOp::create(b, getLoc(), getInput().getType(), grads[0],
                                     b.getDenseI64ArrayAttr(inverse)));
   return success();
 }
@@ -95,8 +95,7 @@ LogicalResult SplitOp::buildVJP(OpBuilder &b, ValueRange grads,
   SmallVector<Value> parts;
   for (auto [g, r] : llvm::zip_equal(grads, getResults()))
     parts.push_back(g ? g : zerosLike(b, getLoc(), r.getType()));
-  out.push_back(ConcatOp::create(b, getLoc(), getInput().getType(), parts,
-                                 getDim()));
+  out.push_back(
+      ConcatOp::create(b, getLoc(), getInput().getType(), parts, getDim()));
   return success();
 }
-

@@ -136,7 +136,8 @@ LogicalResult SigmoidOp::buildVJP(OpBuilder &b, ValueRange grads,
 LogicalResult SquareOp::buildVJP(OpBuilder &b, ValueRange grads,
                                  SmallVectorImpl<Value> &out) {
   Location loc = getLoc();
-  out.push_back(scale(b, loc, MulOp::create(b, loc, grads[0], getInput()), 2.0));
+  out.push_back(
+      scale(b, loc, MulOp::create(b, loc, grads[0], getInput()), 2.0));
   return success();
 }
 
@@ -158,8 +159,8 @@ LogicalResult GeluOp::buildVJP(OpBuilder &b, ValueRange grads,
   Value x = getInput();
   Value erf = ErfOp::create(b, loc, scale(b, loc, x, 1.0 / std::sqrt(2.0)));
   Value cdf = scale(b, loc, shift(b, loc, erf, 1.0), 0.5);
-  Value e = ExpOp::create(b, loc, scale(b, loc, SquareOp::create(b, loc, x),
-                                        -0.5));
+  Value e =
+      ExpOp::create(b, loc, scale(b, loc, SquareOp::create(b, loc, x), -0.5));
   Value pdf = scale(b, loc, e, 1.0 / std::sqrt(2.0 * M_PI));
   Value d = AddOp::create(b, loc, cdf, MulOp::create(b, loc, x, pdf));
   out.push_back(MulOp::create(b, loc, grads[0], d));
@@ -198,8 +199,7 @@ LogicalResult SinOp::buildVJP(OpBuilder &b, ValueRange grads,
 // d (c x) = c g
 LogicalResult MulScalarOp::buildVJP(OpBuilder &b, ValueRange grads,
                                     SmallVectorImpl<Value> &out) {
-  out.push_back(
-      scale(b, getLoc(), grads[0], getScalar().convertToDouble()));
+  out.push_back(scale(b, getLoc(), grads[0], getScalar().convertToDouble()));
   return success();
 }
 
@@ -254,8 +254,7 @@ LogicalResult ReduceOp::buildVJP(OpBuilder &b, ValueRange grads,
     int64_t n = 1;
     for (int64_t d : getDims())
       n *= inType.getDimSize(d);
-    out.push_back(
-        scale(b, loc, broadcastGrad(), 1.0 / static_cast<double>(n)));
+    out.push_back(scale(b, loc, broadcastGrad(), 1.0 / static_cast<double>(n)));
     return success();
   }
   case ReduceKind::max: {
@@ -267,8 +266,8 @@ LogicalResult ReduceOp::buildVJP(OpBuilder &b, ValueRange grads,
     Value ones = CastOp::create(b, loc, inType, isMax);
     Value ties = ReduceOp::create(b, loc, getResult().getType(),
                                   ReduceKind::sum, ones, getDimsAttr());
-    Value share = BroadcastOp::create(
-        b, loc, inType, DivOp::create(b, loc, grads[0], ties));
+    Value share = BroadcastOp::create(b, loc, inType,
+                                      DivOp::create(b, loc, grads[0], ties));
     out.push_back(
         SelectOp::create(b, loc, isMax, share, zerosLike(b, loc, inType)));
     return success();

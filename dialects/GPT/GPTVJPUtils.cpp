@@ -41,8 +41,7 @@ Value reshape(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> shape) {
   if (t.getShape() == shape)
     return x;
   return ReshapeOp::create(b, loc,
-                           RankedTensorType::get(shape, t.getElementType()),
-                           x);
+                           RankedTensorType::get(shape, t.getElementType()), x);
 }
 
 } // namespace mlir::gpt::vjp

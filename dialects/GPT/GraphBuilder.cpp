@@ -82,8 +82,8 @@ Value GraphBuilder::reshape(Value x, ArrayRef<int64_t> shape) {
   RankedTensorType t = typeOf(x);
   if (t.getShape() == shape)
     return x;
-  return ReshapeOp::create(
-      b, *loc, RankedTensorType::get(shape, t.getElementType()), x);
+  return ReshapeOp::create(b, *loc,
+                           RankedTensorType::get(shape, t.getElementType()), x);
 }
 
 Value GraphBuilder::transpose(Value x, ArrayRef<int64_t> perm) {
@@ -91,9 +91,9 @@ Value GraphBuilder::transpose(Value x, ArrayRef<int64_t> perm) {
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(t.getDimSize(p));
-  return TransposeOp::create(
-      b, *loc, RankedTensorType::get(shape, t.getElementType()), x,
-      b.getDenseI64ArrayAttr(perm));
+  return TransposeOp::create(b, *loc,
+                             RankedTensorType::get(shape, t.getElementType()),
+                             x, b.getDenseI64ArrayAttr(perm));
 }
 
 Value GraphBuilder::slice(Value x, ArrayRef<int64_t> offsets,
@@ -110,9 +110,8 @@ Value GraphBuilder::concat(ValueRange xs, int64_t dim) {
   shape[dim] = 0;
   for (Value x : xs)
     shape[dim] += typeOf(x).getDimSize(dim);
-  return ConcatOp::create(b, *loc,
-                          RankedTensorType::get(shape, t.getElementType()), xs,
-                          dim);
+  return ConcatOp::create(
+      b, *loc, RankedTensorType::get(shape, t.getElementType()), xs, dim);
 }
 
 SmallVector<Value> GraphBuilder::split(Value x, int64_t dim, int64_t n) {
@@ -143,8 +142,7 @@ Value GraphBuilder::reduce(ReduceKind kind, Value x, ArrayRef<int64_t> dims) {
                           kind, x, b.getDenseI64ArrayAttr(dims));
 }
 
-Value GraphBuilder::matmul(Value a, Value c, bool transposeA,
-                           bool transposeC) {
+Value GraphBuilder::matmul(Value a, Value c, bool transposeA, bool transposeC) {
   Value lhs = cast(a, matmulType), rhs = cast(c, matmulType);
   RankedTensorType ta = typeOf(lhs), tc = typeOf(rhs);
   int64_t ra = ta.getRank(), rc = tc.getRank();
@@ -195,8 +193,8 @@ Value GraphBuilder::crossEntropy(Value logits, Value targets) {
   ArrayRef<int64_t> posShape = t.getShape().drop_back();
   Value mx = reduce(ReduceKind::max, logits, {last});
   Value shifted = sub(logits, broadcastTo(mx, t.getShape()));
-  Value sumExp = reduce(ReduceKind::sum, ExpOp::create(b, *loc, shifted),
-                        {last});
+  Value sumExp =
+      reduce(ReduceKind::sum, ExpOp::create(b, *loc, shifted), {last});
   Value lse = add(LogOp::create(b, *loc, sumExp), mx);
   lse = reshape(lse, posShape);
   Value target = GatherLastOp::create(

@@ -35,8 +35,7 @@ struct CopyToLinalgCopy : OpRewritePattern<memref::CopyOp> {
   }
 };
 
-struct CopyToLinalgPass
-    : gptc::impl::CopyToLinalgPassBase<CopyToLinalgPass> {
+struct CopyToLinalgPass : gptc::impl::CopyToLinalgPassBase<CopyToLinalgPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<CopyToLinalgCopy>(&getContext());

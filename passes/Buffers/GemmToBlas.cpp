@@ -119,8 +119,7 @@ std::optional<ZeroBuffer> zeroBuffer(Value buffer) {
 
 /// Whether `op` runs while `z`'s buffer holds zeros.
 bool whileZero(const ZeroBuffer &z, Operation *op) {
-  return op->getBlock() == z.fill->getBlock() &&
-         z.fill->isBeforeInBlock(op) &&
+  return op->getBlock() == z.fill->getBlock() && z.fill->isBeforeInBlock(op) &&
          (!z.until || op->isBeforeInBlock(z.until));
 }
 
@@ -138,8 +137,8 @@ void replaceZeroCopiesWithFills(Operation *root) {
     if (!z || !whileZero(*z, copy))
       continue;
     rewriter.setInsertionPoint(copy);
-    rewriter.replaceOpWithNewOp<linalg::FillOp>(
-        copy, z->fill.getInputs()[0], copy.getTarget());
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(copy, z->fill.getInputs()[0],
+                                                copy.getTarget());
     bool used = llvm::any_of(zeros.getUsers(), [&](Operation *u) {
       return u != z->fill && !isa<memref::DeallocOp>(u);
     });
@@ -163,13 +162,13 @@ func::FuncOp getOrDeclareGemm(ModuleOp module, Type elt, Type scalarType) {
     return fn;
   OpBuilder b(module.getBodyRegion());
   Type i64 = b.getI64Type();
-  SmallVector<Type> args(5, i64);                // trans_a, trans_b, m, n, k
-  args.append(4, i64);                           // a
-  args.append(4, i64);                           // b
-  args.append(2, scalarType);                    // alpha, beta
-  args.append(4, i64);                           // c
-  args.append(4, i64);                           // d
-  args.push_back(i64);                           // batch
+  SmallVector<Type> args(5, i64); // trans_a, trans_b, m, n, k
+  args.append(4, i64);            // a
+  args.append(4, i64);            // b
+  args.append(2, scalarType);     // alpha, beta
+  args.append(4, i64);            // c
+  args.append(4, i64);            // d
+  args.push_back(i64);            // batch
   auto fn = func::FuncOp::create(b, module.getLoc(), name,
                                  b.getFunctionType(args, {}));
   fn.setPrivate();
@@ -303,8 +302,7 @@ std::optional<GemmForm> gemmForm(Operation *op) {
 std::optional<std::pair<Value, double>> scaledCopy(Operation *op) {
   auto g = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 1 ||
-      g.getNumDpsInits() != 1 ||
-      g.getNumParallelLoops() != g.getNumLoops() ||
+      g.getNumDpsInits() != 1 || g.getNumParallelLoops() != g.getNumLoops() ||
       !llvm::all_of(g.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isIdentity(); }))
     return std::nullopt;
@@ -384,13 +382,13 @@ struct GemmToCall : RewritePattern {
     auto aType = cast<MemRefType>(f->a.getType());
     int64_t m = dType.getDimSize(dType.getRank() - 2);
     int64_t n = dType.getDimSize(dType.getRank() - 1);
-    int64_t k = aType.getDimSize(f->ta ? aType.getRank() - 2
-                                       : aType.getRank() - 1);
+    int64_t k =
+        aType.getDimSize(f->ta ? aType.getRank() - 2 : aType.getRank() - 1);
     int64_t batch = batched ? dType.getDimSize(0) : 1;
 
     auto [beta, c] = epilogue(op, f->out, rewriter);
-    Type scalarType = elt.isF64() ? Type(rewriter.getF64Type())
-                                  : Type(rewriter.getF32Type());
+    Type scalarType =
+        elt.isF64() ? Type(rewriter.getF64Type()) : Type(rewriter.getF32Type());
     auto module = op->getParentOfType<ModuleOp>();
     func::FuncOp callee = getOrDeclareGemm(module, elt, scalarType);
     auto cst = [&](int64_t v) {
@@ -404,15 +402,15 @@ struct GemmToCall : RewritePattern {
     MatrixArgs ma = matrixArgs(rewriter, loc, f->a, batched);
     MatrixArgs mb = matrixArgs(rewriter, loc, f->b, batched);
     MatrixArgs mc = matrixArgs(rewriter, loc, c, batched);
-    MatrixArgs md = c == f->out ? mc : matrixArgs(rewriter, loc, f->out,
-                                                  batched);
+    MatrixArgs md =
+        c == f->out ? mc : matrixArgs(rewriter, loc, f->out, batched);
     SmallVector<Value> args = {
-        cst(f->ta),     cst(f->tb),      cst(m),          cst(n),
-        cst(k),         ma.addr,         ma.rowStride,    ma.colStride,
-        ma.batchStride, mb.addr,         mb.rowStride,    mb.colStride,
+        cst(f->ta),     cst(f->tb),       cst(m),         cst(n),
+        cst(k),         ma.addr,          ma.rowStride,   ma.colStride,
+        ma.batchStride, mb.addr,          mb.rowStride,   mb.colStride,
         mb.batchStride, scalar(f->alpha), scalar(beta),   mc.addr,
-        mc.rowStride,   mc.colStride,    mc.batchStride,  md.addr,
-        md.rowStride,   md.colStride,    md.batchStride,  cst(batch)};
+        mc.rowStride,   mc.colStride,     mc.batchStride, md.addr,
+        md.rowStride,   md.colStride,     md.batchStride, cst(batch)};
     rewriter.replaceOpWithNewOp<func::CallOp>(op, callee, args);
     return success();
   }

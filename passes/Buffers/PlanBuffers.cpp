@@ -184,7 +184,8 @@ public:
       return;
 
     const int64_t total = workspaceOffset + workspaceBytes;
-    auto arenaType = MemRefType::get({total}, IntegerType::get(&getContext(), 8));
+    auto arenaType =
+        MemRefType::get({total}, IntegerType::get(&getContext(), 8));
     for (auto &[arena, buffers] : plans) {
       auto fn = cast<func::FuncOp>(arena.getOwner()->getParentOp());
       arena.setType(arenaType);
@@ -201,9 +202,9 @@ public:
         b.alloc.erase();
       }
     }
-    module->setAttr(gpt::ArenaLayoutAttr::kAttrName,
-                    layout.withWorkspace(total, workspaceOffset,
-                                         workspaceBytes));
+    module->setAttr(
+        gpt::ArenaLayoutAttr::kAttrName,
+        layout.withWorkspace(total, workspaceOffset, workspaceBytes));
   }
 };
 

@@ -54,7 +54,8 @@ std::pair<Value, int64_t> slotKey(Value memref) {
 /// equal fills) is first cloned for `use`.
 OpOperand *fillInitFor(OpOperand &use) {
   auto fill = use.get().getDefiningOp<linalg::FillOp>();
-  if (!fill || !fill.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>())
+  if (!fill ||
+      !fill.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>())
     return nullptr;
   if (!fill->hasOneUse()) {
     OpBuilder b(use.getOwner());

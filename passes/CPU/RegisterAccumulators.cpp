@@ -71,9 +71,9 @@ std::optional<Accumulation> findAccumulation(scf::ForOp loop) {
             l->getBlock() == loop.getBody())
           load = l;
     if (!load || !load->hasOneUse() ||
-        llvm::any_of(store.getIndices(), [&](Value i) {
-          return !loop.isDefinedOutsideOfLoop(i);
-        }) ||
+        llvm::any_of(
+            store.getIndices(),
+            [&](Value i) { return !loop.isDefinedOutsideOfLoop(i); }) ||
         !loop.isDefinedOutsideOfLoop(store.getMemRef()))
       return std::nullopt;
     found = Accumulation{load, combine, store};
@@ -110,19 +110,19 @@ void registerAccumulator(scf::ForOp loop, Accumulation a,
     rewriter.eraseOp(&body->back());
   Block *old = loop.getBody();
   rewriter.eraseOp(old->getTerminator());
-  rewriter.mergeBlocks(old, body,
-                       {newLoop.getInductionVar(), newLoop.getRegionIterArgs()[0]});
+  rewriter.mergeBlocks(
+      old, body, {newLoop.getInductionVar(), newLoop.getRegionIterArgs()[0]});
   rewriter.replaceOp(a.load, newLoop.getRegionIterArgs()[0]);
   rewriter.setInsertionPointToEnd(body);
   scf::YieldOp::create(rewriter, loc, a.combine->getResult(0));
   rewriter.eraseOp(a.store);
   // The sum may be formed in any order (vector lanes): reassociation.
   if (auto fm = dyn_cast<arith::ArithFastMathInterface>(a.combine))
-    a.combine->setAttr(fm.getFastMathAttrName(),
-                       arith::FastMathFlagsAttr::get(
-                           rewriter.getContext(),
-                           fm.getFastMathFlagsAttr().getValue() |
-                               arith::FastMathFlags::reassoc));
+    a.combine->setAttr(
+        fm.getFastMathAttrName(),
+        arith::FastMathFlagsAttr::get(rewriter.getContext(),
+                                      fm.getFastMathFlagsAttr().getValue() |
+                                          arith::FastMathFlags::reassoc));
   rewriter.setInsertionPointAfter(newLoop);
   memref::StoreOp::create(rewriter, loc, newLoop.getResult(0), acc, indices);
   rewriter.eraseOp(loop);

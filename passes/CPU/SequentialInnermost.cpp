@@ -42,9 +42,9 @@ void makeInnermostSequential(scf::ParallelOp loop, RewriterBase &rewriter) {
       loop.getUpperBound().drop_back(), loop.getStep().drop_back());
   outer->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
   rewriter.setInsertionPointToStart(outer.getBody());
-  auto inner = scf::ForOp::create(rewriter, loc, loop.getLowerBound()[n - 1],
-                                  loop.getUpperBound()[n - 1],
-                                  loop.getStep()[n - 1]);
+  auto inner =
+      scf::ForOp::create(rewriter, loc, loop.getLowerBound()[n - 1],
+                         loop.getUpperBound()[n - 1], loop.getStep()[n - 1]);
   IRMapping mapping;
   Block *body = loop.getBody();
   for (unsigned d = 0; d + 1 < n; ++d)

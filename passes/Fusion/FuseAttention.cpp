@@ -83,11 +83,11 @@ FailureOr<AttentionMatch> matchProbabilities(Value p, Operation *user,
   if (!div)
     return failure();
   auto exp = div.getLhs().getDefiningOp<ExpOp>();
-  if (!exp || !broadcastRowReduce(div.getRhs(), div, ReduceKind::sum,
-                                  exp.getResult()))
+  if (!exp ||
+      !broadcastRowReduce(div.getRhs(), div, ReduceKind::sum, exp.getResult()))
     return failure();
-  auto sumUser = div.getRhs().getDefiningOp<BroadcastOp>()
-                     .getInput().getDefiningOp();
+  auto sumUser =
+      div.getRhs().getDefiningOp<BroadcastOp>().getInput().getDefiningOp();
   if (!onlyUsedBy(exp.getResult(), {div, sumUser}))
     return failure();
   auto sub = soleUseDef<SubOp>(exp.getInput(), exp);
@@ -164,17 +164,16 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     // The result in q's type: the matmul itself, or its cast back.
     Operation *root = pv;
     if (pv.getType() != type) {
-      auto back = pv->hasOneUse()
-                      ? dyn_cast<CastOp>(*pv->getUsers().begin())
-                      : nullptr;
+      auto back =
+          pv->hasOneUse() ? dyn_cast<CastOp>(*pv->getUsers().begin()) : nullptr;
       if (!back || back.getType() != type)
         return rewriter.notifyMatchFailure(pv, "result not in q's type");
       root = back;
     }
     rewriter.setInsertionPoint(root);
-    auto fused = AttentionOp::create(
-        rewriter, root->getLoc(), type, m->q, m->k, v, m->tokens, m->window,
-        m->mask, rewriter.getF64FloatAttr(m->scale));
+    auto fused = AttentionOp::create(rewriter, root->getLoc(), type, m->q, m->k,
+                                     v, m->tokens, m->window, m->mask,
+                                     rewriter.getF64FloatAttr(m->scale));
     rewriter.replaceOp(root, fused.getResult());
     return success();
   }

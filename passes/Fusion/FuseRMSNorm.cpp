@@ -107,9 +107,9 @@ struct FuseRMSNorm : OpRewritePattern<MulOp> {
               root = wmul;
 
     rewriter.setInsertionPoint(root);
-    auto fused = RMSNormOp::create(rewriter, root->getLoc(), type, input,
-                                   residual, weight,
-                                   rewriter.getF64FloatAttr(norm->eps));
+    auto fused =
+        RMSNormOp::create(rewriter, root->getLoc(), type, input, residual,
+                          weight, rewriter.getF64FloatAttr(norm->eps));
     rewriter.replaceOp(root, fused.getResult());
     return success();
   }

@@ -25,8 +25,7 @@ inline bool onlyUsedBy(mlir::Value v,
 }
 
 /// The op defining `v` when it is an OpT read only by `user`.
-template <typename OpT>
-OpT soleUseDef(mlir::Value v, mlir::Operation *user) {
+template <typename OpT> OpT soleUseDef(mlir::Value v, mlir::Operation *user) {
   auto op = v.getDefiningOp<OpT>();
   if (!op || !onlyUsedBy(v, {user}))
     return nullptr;

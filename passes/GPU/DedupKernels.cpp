@@ -49,8 +49,7 @@ std::string kernelKey(gpu::GPUModuleOp kernelModule) {
   return key;
 }
 
-struct DedupKernelsPass
-    : gptc::impl::DedupKernelsPassBase<DedupKernelsPass> {
+struct DedupKernelsPass : gptc::impl::DedupKernelsPassBase<DedupKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::map<std::string, StringAttr> keptByKey;

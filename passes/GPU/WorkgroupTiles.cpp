@@ -5,7 +5,8 @@
 //   ... uses of %t ...
 // }
 //   =>
-// gpu.launch ... workgroup(%t : memref<64x64xf32, #gpu.address_space<workgroup>>) {
+// gpu.launch ... workgroup(%t : memref<64x64xf32,
+// #gpu.address_space<workgroup>>) {
 //   ... uses of %t ...
 // }
 //

@@ -108,13 +108,13 @@ struct SoftmaxStep {
 SoftmaxStep softmaxStep(KernelEmitter &e, Value s, Value first, Value count,
                         Value lo, Value hi, Value mOld) {
   Value ninf = e.fc(-kInf);
-  Value tileMax = e.loop(e.idx(0), count, e.idx(1), {ninf},
-                         [&](Value c, ValueRange acc) {
-                           Value ok = allowed(e, e.add(first, c), lo, hi);
-                           Value v = e.select(ok, e.load(s, {c}), ninf);
-                           e.store(v, s, {c});
-                           return SmallVector<Value>{e.fmax(acc[0], v)};
-                         })[0];
+  Value tileMax =
+      e.loop(e.idx(0), count, e.idx(1), {ninf}, [&](Value c, ValueRange acc) {
+        Value ok = allowed(e, e.add(first, c), lo, hi);
+        Value v = e.select(ok, e.load(s, {c}), ninf);
+        e.store(v, s, {c});
+        return SmallVector<Value>{e.fmax(acc[0], v)};
+      })[0];
   Value mNew = e.fmax(mOld, tileMax);
   Value none = e.fcmp(CmpFPredicate::OEQ, mNew, ninf);
   Value mSafe = e.select(none, e.fc(0.0), mNew);
@@ -129,8 +129,8 @@ SoftmaxStep softmaxStep(KernelEmitter &e, Value s, Value first, Value count,
 }
 
 /// The keys of a query tile: [lo(first row), hi(last row) + 1).
-std::pair<Value, Value> keyRange(KernelEmitter &e, Value lo, Value hi,
-                                 Value b, Value i0, Value rows) {
+std::pair<Value, Value> keyRange(KernelEmitter &e, Value lo, Value hi, Value b,
+                                 Value i0, Value rows) {
   Value last = e.sub(e.add(i0, rows), e.idx(1));
   return {e.load(lo, {b, i0}), e.add(e.load(hi, {b, last}), e.idx(1))};
 }
@@ -138,11 +138,10 @@ std::pair<Value, Value> keyRange(KernelEmitter &e, Value lo, Value hi,
 /// Loops over the key tiles of [begin, end): body(first key, count).
 void forKeyTiles(KernelEmitter &e, Value begin, Value end,
                  llvm::function_ref<void(Value, Value)> body) {
-  e.loop(begin, end, e.idx(kAttentionKeyTile), {},
-         [&](Value j0, ValueRange) {
-           body(j0, e.min(e.idx(kAttentionKeyTile), e.sub(end, j0)));
-           return SmallVector<Value>{};
-         });
+  e.loop(begin, end, e.idx(kAttentionKeyTile), {}, [&](Value j0, ValueRange) {
+    body(j0, e.min(e.idx(kAttentionKeyTile), e.sub(end, j0)));
+    return SmallVector<Value>{};
+  });
 }
 
 /// m = -inf, l = 0 and acc = 0 for every row of a query tile.
@@ -159,8 +158,8 @@ void initRowState(KernelEmitter &e, Value m, Value l, Value acc, int64_t rows,
 /// masked), m[r] and l[r] are updated; returns alpha, the factor that
 /// rescales what row r accumulated before.
 Value updateRowStats(KernelEmitter &e, Value s, Value first, Value count,
-                     Value lo, Value hi, TileItem t, Value i, Value m,
-                     Value l, Value r) {
+                     Value lo, Value hi, TileItem t, Value i, Value m, Value l,
+                     Value r) {
   SoftmaxStep st = softmaxStep(e, s, first, count, e.load(lo, {t.b, i}),
                                e.load(hi, {t.b, i}), e.load(m, {r}));
   e.store(st.mNew, m, {r});
@@ -169,9 +168,8 @@ Value updateRowStats(KernelEmitter &e, Value s, Value first, Value count,
 }
 
 /// acc[r][d] += sum over c < count of w[c] * src[b, h, first + c, d].
-void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w,
-                    Value count, Value first, Value src, TileItem t,
-                    int64_t D) {
+void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w, Value count,
+                    Value first, Value src, TileItem t, int64_t D) {
   unrolledLoop(e, count, [&](Value c0, int64_t n) {
     SmallVector<Value> ws, rows;
     for (int64_t k = 0; k < n; ++k) {
@@ -274,8 +272,8 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
       e.loop(e.idx(0), rows, [&](Value r) {
         Value i = e.add(i0, r);
         rowTimesTile(
-            e, s, Bk, [&](Value d) { return e.load(q, {t.b, t.h, i, d}); },
-            kt, count, D, scale);
+            e, s, Bk, [&](Value d) { return e.load(q, {t.b, t.h, i, d}); }, kt,
+            count, D, scale);
         Value alpha = updateRowStats(e, s, j0, count, lo, hi, t, i, m, l, r);
         e.loop(D, [&](Value d) {
           e.store(e.fmul(e.load(acc, {r, d}), alpha), acc, {r, d});
@@ -354,8 +352,8 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
         Value lse = e.load(m, {r}), delta = e.load(l, {r});
         e.loop(e.idx(0), count, [&](Value c) {
           Value ok = allowed(e, e.add(j0, c), rlo, rhi);
-          Value pc = e.select(ok, e.exp(e.fsub(e.load(s, {c}), lse)),
-                              e.fc(0.0));
+          Value pc =
+              e.select(ok, e.exp(e.fsub(e.load(s, {c}), lse)), e.fc(0.0));
           Value ds = e.fmul(e.fmul(pc, e.fsub(e.load(dp, {c}), delta)), scale);
           e.store(ds, s, {c});
         });
@@ -374,8 +372,8 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
 /// Backward, kernel 2: per key tile, dV = P^T dO and dK = dS^T Q over the
 /// queries that can attend to some key of the tile.
 void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
-                      Value lo, Value hi, Value q, Value k, Value v,
-                      Value dout, Value stats, Value dk, Value dv) {
+                      Value lo, Value hi, Value q, Value k, Value v, Value dout,
+                      Value stats, Value dk, Value dv) {
   constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
   int64_t D = p.D;
   tileKernel(b, loc, p, q, Bk, [&](KernelEmitter &e, TileItem t) {
@@ -394,16 +392,16 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
     });
     // The queries that see a key of the tile: hi >= j0 and lo <= jLast
     // (both bounds are non-decreasing, so this is one range).
-    SmallVector<Value> range = e.loop(
-        e.idx(0), e.idx(p.T), e.idx(1), {e.idx(p.T), e.idx(0)},
-        [&](Value i, ValueRange a) {
-          Value seesTile =
-              e.both(e.cmp(CmpIPredicate::sge, e.load(hi, {t.b, i}), j0),
+    SmallVector<Value> range =
+        e.loop(e.idx(0), e.idx(p.T), e.idx(1), {e.idx(p.T), e.idx(0)},
+               [&](Value i, ValueRange a) {
+                 Value seesTile = e.both(
+                     e.cmp(CmpIPredicate::sge, e.load(hi, {t.b, i}), j0),
                      e.cmp(CmpIPredicate::sle, e.load(lo, {t.b, i}), jLast));
-          return SmallVector<Value>{
-              e.select(seesTile, e.min(a[0], i), a[0]),
-              e.select(seesTile, e.max(a[1], e.add(i, e.idx(1))), a[1])};
-        });
+                 return SmallVector<Value>{
+                     e.select(seesTile, e.min(a[0], i), a[0]),
+                     e.select(seesTile, e.max(a[1], e.add(i, e.idx(1))), a[1])};
+               });
     e.loop(range[0], range[1], e.idx(Bq), {}, [&](Value i0, ValueRange) {
       Value count = e.min(e.idx(Bq), e.sub(range[1], i0));
       loadTransposed(e, qt, q, t, i0, count, D);
@@ -411,8 +409,8 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
       e.loop(e.idx(0), cols, [&](Value c) {
         Value j = e.add(j0, c);
         rowTimesTile(
-            e, s, Bq, [&](Value d) { return e.load(k, {t.b, t.h, j, d}); },
-            qt, count, D, scale);
+            e, s, Bq, [&](Value d) { return e.load(k, {t.b, t.h, j, d}); }, qt,
+            count, D, scale);
         rowTimesTile(
             e, dp, Bq, [&](Value d) { return e.load(v, {t.b, t.h, j, d}); },
             dot, count, D, Value());
@@ -421,8 +419,8 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
           Value ok = allowed(e, j, e.load(lo, {t.b, i}), e.load(hi, {t.b, i}));
           Value lse = e.load(stats, {t.b, t.h, i, e.idx(0)});
           Value delta = e.load(stats, {t.b, t.h, i, e.idx(1)});
-          Value pr = e.select(ok, e.exp(e.fsub(e.load(s, {r}), lse)),
-                              e.fc(0.0));
+          Value pr =
+              e.select(ok, e.exp(e.fsub(e.load(s, {r}), lse)), e.fc(0.0));
           Value ds = e.fmul(e.fmul(pr, e.fsub(e.load(dp, {r}), delta)), scale);
           e.store(pr, s, {r});
           e.store(ds, dp, {r});

@@ -44,9 +44,9 @@ struct AttentionProblem {
 };
 
 /// Allocates and fills the key bounds: (lo, hi) as memref<BxTxindex>.
-std::pair<mlir::Value, mlir::Value>
-emitKeyBounds(mlir::OpBuilder &b, mlir::Location loc,
-              const AttentionProblem &p);
+std::pair<mlir::Value, mlir::Value> emitKeyBounds(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  const AttentionProblem &p);
 
 /// out = softmax(scale q k^T + mask) v, all memref<BxHxTxDxf>.
 void emitAttentionForward(mlir::OpBuilder &b, mlir::Location loc,

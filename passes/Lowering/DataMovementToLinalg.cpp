@@ -1,4 +1,5 @@
-//===- DataMovementToLinalg.cpp - gpt gathers and shape ops -> linalg/tensor ===//
+//===- DataMovementToLinalg.cpp - gpt gathers and shape ops -> linalg/tensor
+//===//
 //
 // gpt.embedding / gather_last / scatter_last => linalg.generic reading the
 //     index operand and extracting from the table (parallel kernels)
@@ -61,8 +62,8 @@ struct EmbeddingToGeneric : OpRewritePattern<EmbeddingOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value row = toIndex(b, l, args[0]);
           Value col = linalg::IndexOp::create(b, l, rank - 1);
-          return Value(tensor::ExtractOp::create(b, l, table,
-                                                 ValueRange{row, col}));
+          return Value(
+              tensor::ExtractOp::create(b, l, table, ValueRange{row, col}));
         });
     rewriter.replaceOp(op, r);
     return success();
@@ -105,12 +106,11 @@ struct ScatterLastToGeneric : OpRewritePattern<ScatterLastOp> {
       lead.push_back(getAffineDimExpr(i, ctx));
     AffineMap leadMap = AffineMap::get(rank, 0, lead, ctx);
     Value r = parallelGeneric(
-        rewriter, op.getLoc(), outType,
-        ValueRange{op.getGrad(), op.getIndex()}, {leadMap, leadMap},
-        [&](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, op.getLoc(), outType, ValueRange{op.getGrad(), op.getIndex()},
+        {leadMap, leadMap}, [&](OpBuilder &b, Location l, ValueRange args) {
           Value v = linalg::IndexOp::create(b, l, rank - 1);
-          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                            v, toIndex(b, l, args[1]));
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, v,
+                                            toIndex(b, l, args[1]));
           Value zero = scalarConstant(b, l, args[0].getType(), 0.0);
           return Value(arith::SelectOp::create(b, l, hit, args[0], zero));
         });
@@ -128,12 +128,12 @@ struct EmbeddingGradToLoop : OpRewritePattern<EmbeddingGradOp> {
     Location loc = op.getLoc();
     RankedTensorType outType = op.getResult().getType();
     int64_t dim = outType.getDimSize(1);
-    auto flatGradType = RankedTensorType::get(
-        {op.getIds().getType().getNumElements(), dim},
-        outType.getElementType());
-    auto flatIdsType = RankedTensorType::get(
-        {op.getIds().getType().getNumElements()},
-        op.getIds().getType().getElementType());
+    auto flatGradType =
+        RankedTensorType::get({op.getIds().getType().getNumElements(), dim},
+                              outType.getElementType());
+    auto flatIdsType =
+        RankedTensorType::get({op.getIds().getType().getNumElements()},
+                              op.getIds().getType().getElementType());
     Value grad = reshapeTensor(rewriter, loc, op.getGrad(), flatGradType);
     Value ids = reshapeTensor(rewriter, loc, op.getIds(), flatIdsType);
     Value zeros = filled(rewriter, loc, outType, 0.0);
@@ -154,8 +154,8 @@ struct EmbeddingGradToLoop : OpRewritePattern<EmbeddingGradOp> {
           SmallVector<OpFoldResult> tOffsets = {id, b.getIndexAttr(0)};
           Value gRow = tensor::ExtractSliceOp::create(b, l, rowType, grad,
                                                       gOffsets, sizes, strides);
-          Value tRow = tensor::ExtractSliceOp::create(
-              b, l, rowType, iter[0], tOffsets, sizes, strides);
+          Value tRow = tensor::ExtractSliceOp::create(b, l, rowType, iter[0],
+                                                      tOffsets, sizes, strides);
           Value sum = parallelGeneric(
               b, l, rowType, ValueRange{tRow, gRow}, {},
               [&](OpBuilder &bb, Location ll, ValueRange a) {
@@ -184,11 +184,9 @@ struct BroadcastToGeneric : OpRewritePattern<BroadcastOp> {
                           : rewriter.getAffineConstantExpr(0));
     AffineMap map =
         AffineMap::get(out.getRank(), 0, exprs, rewriter.getContext());
-    Value r = parallelGeneric(rewriter, op.getLoc(), out,
-                              ValueRange{op.getInput()}, {map},
-                              [](OpBuilder &, Location, ValueRange args) {
-                                return args[0];
-                              });
+    Value r = parallelGeneric(
+        rewriter, op.getLoc(), out, ValueRange{op.getInput()}, {map},
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -244,9 +242,9 @@ struct SplitToTensor : OpRewritePattern<SplitOp> {
       SmallVector<int64_t> offs(t.getRank(), 0);
       offs[dim] = offset;
       SliceBox box(rewriter, offs, t.getShape());
-      parts.push_back(tensor::ExtractSliceOp::create(
-          rewriter, op.getLoc(), t, op.getInput(), box.offsets, box.sizes,
-          box.strides));
+      parts.push_back(tensor::ExtractSliceOp::create(rewriter, op.getLoc(), t,
+                                                     op.getInput(), box.offsets,
+                                                     box.sizes, box.strides));
       offset += t.getDimSize(dim);
     }
     rewriter.replaceOp(op, parts);

@@ -117,23 +117,47 @@ Value scalarBody(CompareOp op, OpBuilder &b, Location l, ValueRange a) {
   if (isFloat(a[0])) {
     arith::CmpFPredicate p;
     switch (op.getPredicate()) {
-    case CompareKind::eq: p = arith::CmpFPredicate::OEQ; break;
-    case CompareKind::ne: p = arith::CmpFPredicate::UNE; break;
-    case CompareKind::lt: p = arith::CmpFPredicate::OLT; break;
-    case CompareKind::le: p = arith::CmpFPredicate::OLE; break;
-    case CompareKind::gt: p = arith::CmpFPredicate::OGT; break;
-    case CompareKind::ge: p = arith::CmpFPredicate::OGE; break;
+    case CompareKind::eq:
+      p = arith::CmpFPredicate::OEQ;
+      break;
+    case CompareKind::ne:
+      p = arith::CmpFPredicate::UNE;
+      break;
+    case CompareKind::lt:
+      p = arith::CmpFPredicate::OLT;
+      break;
+    case CompareKind::le:
+      p = arith::CmpFPredicate::OLE;
+      break;
+    case CompareKind::gt:
+      p = arith::CmpFPredicate::OGT;
+      break;
+    case CompareKind::ge:
+      p = arith::CmpFPredicate::OGE;
+      break;
     }
     return arith::CmpFOp::create(b, l, p, a[0], a[1]);
   }
   arith::CmpIPredicate p;
   switch (op.getPredicate()) {
-  case CompareKind::eq: p = arith::CmpIPredicate::eq; break;
-  case CompareKind::ne: p = arith::CmpIPredicate::ne; break;
-  case CompareKind::lt: p = arith::CmpIPredicate::slt; break;
-  case CompareKind::le: p = arith::CmpIPredicate::sle; break;
-  case CompareKind::gt: p = arith::CmpIPredicate::sgt; break;
-  case CompareKind::ge: p = arith::CmpIPredicate::sge; break;
+  case CompareKind::eq:
+    p = arith::CmpIPredicate::eq;
+    break;
+  case CompareKind::ne:
+    p = arith::CmpIPredicate::ne;
+    break;
+  case CompareKind::lt:
+    p = arith::CmpIPredicate::slt;
+    break;
+  case CompareKind::le:
+    p = arith::CmpIPredicate::sle;
+    break;
+  case CompareKind::gt:
+    p = arith::CmpIPredicate::sgt;
+    break;
+  case CompareKind::ge:
+    p = arith::CmpIPredicate::sge;
+    break;
   }
   return arith::CmpIOp::create(b, l, p, a[0], a[1]);
 }
@@ -165,17 +189,16 @@ Value scalarBody(CastOp op, OpBuilder &b, Location l, ValueRange a) {
 }
 
 /// gpt elementwise op => linalg.generic with the op's scalar body.
-template <typename OpTy>
-struct ElementwiseToGeneric : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ElementwiseToGeneric : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    Value r = parallelGeneric(
-        rewriter, op.getLoc(), type, op->getOperands(), {},
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          return scalarBody(op, b, l, args);
-        });
+    Value r =
+        parallelGeneric(rewriter, op.getLoc(), type, op->getOperands(), {},
+                        [&](OpBuilder &b, Location l, ValueRange args) {
+                          return scalarBody(op, b, l, args);
+                        });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -184,19 +207,19 @@ struct ElementwiseToGeneric : OpRewritePattern<OpTy> {
 } // namespace
 
 void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
-               ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
-               ElementwiseToGeneric<MaxOp>, ElementwiseToGeneric<NegOp>,
-               ElementwiseToGeneric<ExpOp>, ElementwiseToGeneric<LogOp>,
-               ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
-               ElementwiseToGeneric<TanhOp>, ElementwiseToGeneric<SigmoidOp>,
-               ElementwiseToGeneric<SquareOp>, ElementwiseToGeneric<ReluOp>,
-               ElementwiseToGeneric<GeluOp>, ElementwiseToGeneric<ErfOp>,
-               ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<SinOp>,
-               ElementwiseToGeneric<MulScalarOp>,
-               ElementwiseToGeneric<AddScalarOp>,
-               ElementwiseToGeneric<CompareOp>, ElementwiseToGeneric<SelectOp>,
-               ElementwiseToGeneric<CastOp>>(patterns.getContext());
+  patterns
+      .add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
+           ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
+           ElementwiseToGeneric<MaxOp>, ElementwiseToGeneric<NegOp>,
+           ElementwiseToGeneric<ExpOp>, ElementwiseToGeneric<LogOp>,
+           ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
+           ElementwiseToGeneric<TanhOp>, ElementwiseToGeneric<SigmoidOp>,
+           ElementwiseToGeneric<SquareOp>, ElementwiseToGeneric<ReluOp>,
+           ElementwiseToGeneric<GeluOp>, ElementwiseToGeneric<ErfOp>,
+           ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<SinOp>,
+           ElementwiseToGeneric<MulScalarOp>, ElementwiseToGeneric<AddScalarOp>,
+           ElementwiseToGeneric<CompareOp>, ElementwiseToGeneric<SelectOp>,
+           ElementwiseToGeneric<CastOp>>(patterns.getContext());
 }
 
 } // namespace gptc::lowering

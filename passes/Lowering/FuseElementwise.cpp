@@ -119,9 +119,9 @@ struct CloneInputlessGeneric : OpRewritePattern<linalg::GenericOp> {
     for (OpOperand &use : op->getResult(0).getUses())
       if (isa<linalg::GenericOp>(use.getOwner()))
         genericUses.push_back(&use);
-    bool othersRemain =
-        genericUses.size() < static_cast<size_t>(std::distance(
-                                 op->getUses().begin(), op->getUses().end()));
+    bool othersRemain = genericUses.size() <
+                        static_cast<size_t>(std::distance(op->getUses().begin(),
+                                                          op->getUses().end()));
     if (genericUses.empty() || (genericUses.size() == 1 && othersRemain))
       return failure();
     for (OpOperand *use : genericUses) {

@@ -52,14 +52,15 @@ RowFrame rowFrame(OpBuilder &b, Location loc, Value input, Value residual) {
   if (residual)
     f.x = parallelGeneric(b, loc, f.type, ValueRange{input, residual}, {},
                           [](OpBuilder &nb, Location l, ValueRange a) {
-                            return Value(arith::AddFOp::create(nb, l, a[0], a[1]));
+                            return Value(
+                                arith::AddFOp::create(nb, l, a[0], a[1]));
                           });
   f.rowType = RankedTensorType::get(f.type.getShape().drop_back(),
                                     f.type.getElementType());
   f.identity = b.getMultiDimIdentityMap(f.rank);
   f.rowMap = f.identity.dropResult(f.rank - 1);
-  f.lastMap = AffineMap::get(f.rank, 0, b.getAffineDimExpr(f.rank - 1),
-                             b.getContext());
+  f.lastMap =
+      AffineMap::get(f.rank, 0, b.getAffineDimExpr(f.rank - 1), b.getContext());
   f.rowReduction.assign(f.rank, utils::IteratorType::parallel);
   f.rowReduction.back() = utils::IteratorType::reduction;
   return f;
@@ -76,17 +77,16 @@ struct RMSNormToLinalg : OpRewritePattern<RMSNormOp> {
     int64_t n = f.n;
     AffineMap identity = f.identity, rowMap = f.rowMap;
     // ss[rows] = sum over the last dimension of x^2.
-    Value ss =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{rowType}, ValueRange{x},
-            ValueRange{filled(rewriter, loc, rowType, 0.0)},
-            ArrayRef<AffineMap>{identity, rowMap}, f.rowReduction,
-            [](OpBuilder &b, Location l, ValueRange a) {
-              Value sq = arith::MulFOp::create(b, l, a[0], a[0]);
-              linalg::YieldOp::create(b, l,
-                                      Value(arith::AddFOp::create(b, l, sq, a[1])));
-            })
-            .getResult(0);
+    Value ss = linalg::GenericOp::create(
+                   rewriter, loc, TypeRange{rowType}, ValueRange{x},
+                   ValueRange{filled(rewriter, loc, rowType, 0.0)},
+                   ArrayRef<AffineMap>{identity, rowMap}, f.rowReduction,
+                   [](OpBuilder &b, Location l, ValueRange a) {
+                     Value sq = arith::MulFOp::create(b, l, a[0], a[0]);
+                     linalg::YieldOp::create(
+                         b, l, Value(arith::AddFOp::create(b, l, sq, a[1])));
+                   })
+                   .getResult(0);
     SmallVector<Value> inputs = {x, ss};
     SmallVector<AffineMap> maps = {identity, rowMap};
     if (Value w = op.getWeight()) {
@@ -95,20 +95,19 @@ struct RMSNormToLinalg : OpRewritePattern<RMSNormOp> {
     }
     double eps = op.getEps().convertToDouble();
     double invN = 1.0 / static_cast<double>(n);
-    Value y = parallelGeneric(
-        rewriter, loc, type, inputs, maps,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Type f = a[0].getType();
-          Value ms = arith::MulFOp::create(b, l, a[1],
-                                           scalarConstant(b, l, f, invN));
-          Value shifted =
-              arith::AddFOp::create(b, l, ms, scalarConstant(b, l, f, eps));
-          Value r = math::RsqrtOp::create(b, l, shifted);
-          Value yv = arith::MulFOp::create(b, l, a[0], r);
-          if (a.size() > 2)
-            yv = arith::MulFOp::create(b, l, yv, a[2]);
-          return yv;
-        });
+    Value y = parallelGeneric(rewriter, loc, type, inputs, maps,
+                              [&](OpBuilder &b, Location l, ValueRange a) {
+                                Type f = a[0].getType();
+                                Value ms = arith::MulFOp::create(
+                                    b, l, a[1], scalarConstant(b, l, f, invN));
+                                Value shifted = arith::AddFOp::create(
+                                    b, l, ms, scalarConstant(b, l, f, eps));
+                                Value r = math::RsqrtOp::create(b, l, shifted);
+                                Value yv = arith::MulFOp::create(b, l, a[0], r);
+                                if (a.size() > 2)
+                                  yv = arith::MulFOp::create(b, l, yv, a[2]);
+                                return yv;
+                              });
     rewriter.replaceOp(op, y);
     return success();
   }
@@ -142,11 +141,11 @@ struct RMSNormGradToLinalg : OpRewritePattern<RMSNormGradOp> {
         ValueRange{zero, zero}, maps, f.rowReduction,
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value xv = a[0];
-          Value gw = weighted ? Value(arith::MulFOp::create(b, l, a[1], a[2]))
-                              : a[1];
+          Value gw =
+              weighted ? Value(arith::MulFOp::create(b, l, a[1], a[2])) : a[1];
           unsigned acc = weighted ? 3 : 2;
-          Value ss = arith::AddFOp::create(
-              b, l, a[acc], arith::MulFOp::create(b, l, xv, xv));
+          Value ss = arith::AddFOp::create(b, l, a[acc],
+                                           arith::MulFOp::create(b, l, xv, xv));
           Value dot = arith::AddFOp::create(
               b, l, a[acc + 1], arith::MulFOp::create(b, l, gw, xv));
           linalg::YieldOp::create(b, l, ValueRange{ss, dot});
@@ -164,17 +163,17 @@ struct RMSNormGradToLinalg : OpRewritePattern<RMSNormGradOp> {
         [&](OpBuilder &b, Location l, ValueRange a) {
           Type f = a[0].getType();
           Value xv = a[0];
-          Value gw = weighted ? Value(arith::MulFOp::create(b, l, a[1], a[2]))
-                              : a[1];
+          Value gw =
+              weighted ? Value(arith::MulFOp::create(b, l, a[1], a[2])) : a[1];
           unsigned at = weighted ? 3 : 2;
           Value c = scalarConstant(b, l, f, invN);
           Value ms = arith::MulFOp::create(b, l, a[at], c);
           Value r = math::RsqrtOp::create(
-              b, l, arith::AddFOp::create(b, l, ms,
-                                          scalarConstant(b, l, f, eps)));
+              b, l,
+              arith::AddFOp::create(b, l, ms, scalarConstant(b, l, f, eps)));
           Value dot = arith::MulFOp::create(b, l, a[at + 1], c);
-          Value r3 = arith::MulFOp::create(
-              b, l, arith::MulFOp::create(b, l, r, r), r);
+          Value r3 =
+              arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, r, r), r);
           Value corr = arith::MulFOp::create(
               b, l, xv, arith::MulFOp::create(b, l, r3, dot));
           return Value(arith::SubFOp::create(
@@ -204,8 +203,7 @@ Value asTensor(OpBuilder &b, Location loc, RankedTensorType type, Value m) {
                                            /*writable=*/true);
 }
 
-template <typename OpT>
-AttentionProblem problemOf(OpT op, OpBuilder &b) {
+template <typename OpT> AttentionProblem problemOf(OpT op, OpBuilder &b) {
   RankedTensorType t = op.getQuery().getType();
   AttentionProblem p;
   p.B = t.getDimSize(0), p.H = t.getDimSize(1), p.T = t.getDimSize(2),
@@ -340,10 +338,10 @@ struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
 } // namespace
 
 void populateFusedToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<RMSNormToLinalg, RMSNormGradToLinalg, AttentionToLoops,
-               AttentionGradToLoops, CrossEntropyToLoops,
-               CrossEntropyGradToLoops>(
-      patterns.getContext());
+  patterns
+      .add<RMSNormToLinalg, RMSNormGradToLinalg, AttentionToLoops,
+           AttentionGradToLoops, CrossEntropyToLoops, CrossEntropyGradToLoops>(
+          patterns.getContext());
 }
 
 } // namespace gptc::lowering

@@ -69,8 +69,8 @@ struct HoistScalarOperands : OpRewritePattern<linalg::GenericOp> {
       for (AffineExpr e : map.getResults())
         indices.push_back(arith::ConstantIndexOp::create(
             rewriter, loc, cast<AffineConstantExpr>(e).getValue()));
-      Value scalar = tensor::ExtractOp::create(rewriter, loc, in->get(),
-                                               indices);
+      Value scalar =
+          tensor::ExtractOp::create(rewriter, loc, in->get(), indices);
       mapping.map(op.getMatchingBlockArgument(in), scalar);
     }
     for (OpOperand &init : op.getDpsInitsMutable())

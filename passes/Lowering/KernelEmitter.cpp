@@ -121,13 +121,12 @@ void parallelKernel(OpBuilder &b, Location loc, Type f, int64_t n,
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
   Value cn = arith::ConstantIndexOp::create(b, loc, n);
-  scf::ParallelOp::create(
-      b, loc, ValueRange{c0}, ValueRange{cn}, ValueRange{c1},
-      [&](OpBuilder &nb, Location l, ValueRange ivs) {
-        KernelEmitter e(nb, l, f);
-        body(e, ivs[0]);
-      });
+  scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{cn},
+                          ValueRange{c1},
+                          [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                            KernelEmitter e(nb, l, f);
+                            body(e, ivs[0]);
+                          });
 }
-
 
 } // namespace gptc::lowering

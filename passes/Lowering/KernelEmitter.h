@@ -92,10 +92,9 @@ private:
 
 /// One kernel: a 1-d scf.parallel over [0, n); `body` emits the work of
 /// item `iv` with an emitter whose float type is `f`.
-void parallelKernel(mlir::OpBuilder &b, mlir::Location loc, mlir::Type f,
-                    int64_t n,
-                    llvm::function_ref<void(KernelEmitter &, mlir::Value iv)>
-                        body);
+void parallelKernel(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Type f, int64_t n,
+    llvm::function_ref<void(KernelEmitter &, mlir::Value iv)> body);
 
 } // namespace gptc::lowering
 

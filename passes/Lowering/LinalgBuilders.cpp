@@ -49,8 +49,7 @@ Value parallelGeneric(
   return generic.getResult(0);
 }
 
-Value reshapeTensor(OpBuilder &b, Location loc, Value x,
-                    RankedTensorType to) {
+Value reshapeTensor(OpBuilder &b, Location loc, Value x, RankedTensorType to) {
   auto from = cast<RankedTensorType>(x.getType());
   if (from == to)
     return x;
@@ -65,8 +64,8 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value x,
     return tensor::ExpandShapeOp::create(b, loc, to, x,
                                          SmallVector<ReassociationIndices>{});
   if (to.getRank() == 0)
-    return tensor::CollapseShapeOp::create(
-        b, loc, to, x, SmallVector<ReassociationIndices>{});
+    return tensor::CollapseShapeOp::create(b, loc, to, x,
+                                           SmallVector<ReassociationIndices>{});
   Value flat = x;
   if (from.getRank() != 1)
     flat = tensor::CollapseShapeOp::create(b, loc, x, all(from.getRank()));

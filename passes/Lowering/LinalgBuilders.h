@@ -16,8 +16,8 @@ mlir::Value emptyLike(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::RankedTensorType type, double value);
 /// A scalar constant of element type `t` (float or integer).
-mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Type t, double value);
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
+                           double value);
 /// A linalg.generic over `resultType` with all-parallel iterators, the
 /// given inputs read through `inputMaps` (identity when empty) and `body`
 /// computing the scalar result from the scalar inputs.
@@ -28,8 +28,8 @@ mlir::Value parallelGeneric(
                                    mlir::ValueRange)>
         body);
 /// Reshape between static shapes through a rank-1 collapse/expand (views).
-mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
-                          mlir::Value x, mlir::RankedTensorType to);
+mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          mlir::RankedTensorType to);
 
 } // namespace gptc::lowering
 

@@ -13,9 +13,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -42,10 +42,10 @@ struct LowerToLinalgPass
     gptc::lowering::populateFusedToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);
-    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
-                           linalg::LinalgDialect, math::MathDialect,
-                           memref::MemRefDialect, scf::SCFDialect,
-                           tensor::TensorDialect, func::FuncDialect>();
+    target.addLegalDialect<
+        arith::ArithDialect, bufferization::BufferizationDialect,
+        linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
+        scf::SCFDialect, tensor::TensorDialect, func::FuncDialect>();
     target.addIllegalDialect<gpt::GPTDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

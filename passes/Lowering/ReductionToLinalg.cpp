@@ -61,10 +61,9 @@ struct ReduceToGeneric : OpRewritePattern<ReduceOp> {
         rewriter, loc, TypeRange{outType}, ValueRange{op.getInput()},
         ValueRange{init}, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value r = isMax ? Value(arith::MaximumFOp::create(b, l, args[0],
-                                                            args[1]))
-                          : Value(arith::AddFOp::create(b, l, args[0],
-                                                        args[1]));
+          Value r =
+              isMax ? Value(arith::MaximumFOp::create(b, l, args[0], args[1]))
+                    : Value(arith::AddFOp::create(b, l, args[0], args[1]));
           linalg::YieldOp::create(b, l, r);
         });
     Value result = generic.getResult(0);
@@ -122,9 +121,9 @@ Value contraction(PatternRewriter &rewriter, Location loc,
   if (alpha == 1.0) {
     linalg::LinalgOp mm;
     if (batched)
-      mm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{flatOut},
-                                         ValueRange{lhs, rhs},
-                                         ValueRange{init});
+      mm =
+          linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{flatOut},
+                                        ValueRange{lhs, rhs}, ValueRange{init});
     else
       mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{flatOut},
                                     ValueRange{lhs, rhs}, ValueRange{init});
@@ -135,9 +134,8 @@ Value contraction(PatternRewriter &rewriter, Location loc,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
   auto generic = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{flatOut}, ValueRange{lhs, rhs},
-      ValueRange{init}, maps, iterators,
-      [&](OpBuilder &b, Location l, ValueRange args) {
+      rewriter, loc, TypeRange{flatOut}, ValueRange{lhs, rhs}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
         Type elt = args[2].getType();
         Value x = widened(b, l, args[0]);
         Value y = widened(b, l, args[1]);
@@ -156,10 +154,10 @@ Value contraction(PatternRewriter &rewriter, Location loc,
 /// rank-2 rhs, else into one batch dimension). The GEMM accumulates into a
 /// zero fill (beta 0), the addend itself (beta 1) or a scaled copy of it,
 /// all of which gptc-gemm-to-blas folds into the call's epilogue.
-FailureOr<Value>
-emitMatmul(PatternRewriter &rewriter, Operation *op, Value lhs, Value rhs,
-           bool ta, bool tb, RankedTensorType outType, double alpha,
-           Value addend, double beta) {
+FailureOr<Value> emitMatmul(PatternRewriter &rewriter, Operation *op, Value lhs,
+                            Value rhs, bool ta, bool tb,
+                            RankedTensorType outType, double alpha,
+                            Value addend, double beta) {
   Location loc = op->getLoc();
   MLIRContext *ctx = rewriter.getContext();
   auto rt = cast<RankedTensorType>(rhs.getType());
@@ -180,10 +178,14 @@ emitMatmul(PatternRewriter &rewriter, Operation *op, Value lhs, Value rhs,
     flatOut = RankedTensorType::get({m, n}, outType.getElementType());
     AffineExpr dm, dn, dk;
     bindDims(ctx, dm, dn, dk);
-    maps = {AffineMap::get(3, 0, ta ? ArrayRef<AffineExpr>{dk, dm}
-                                    : ArrayRef<AffineExpr>{dm, dk}, ctx),
-            AffineMap::get(3, 0, tb ? ArrayRef<AffineExpr>{dn, dk}
-                                    : ArrayRef<AffineExpr>{dk, dn}, ctx),
+    maps = {AffineMap::get(3, 0,
+                           ta ? ArrayRef<AffineExpr>{dk, dm}
+                              : ArrayRef<AffineExpr>{dm, dk},
+                           ctx),
+            AffineMap::get(3, 0,
+                           tb ? ArrayRef<AffineExpr>{dn, dk}
+                              : ArrayRef<AffineExpr>{dk, dn},
+                           ctx),
             AffineMap::get(3, 0, {dm, dn}, ctx)};
   } else {
     keep = 2;
@@ -197,10 +199,14 @@ emitMatmul(PatternRewriter &rewriter, Operation *op, Value lhs, Value rhs,
     flatOut = RankedTensorType::get({batch, m, n}, outType.getElementType());
     AffineExpr db, dm, dn, dk;
     bindDims(ctx, db, dm, dn, dk);
-    maps = {AffineMap::get(4, 0, ta ? ArrayRef<AffineExpr>{db, dk, dm}
-                                    : ArrayRef<AffineExpr>{db, dm, dk}, ctx),
-            AffineMap::get(4, 0, tb ? ArrayRef<AffineExpr>{db, dn, dk}
-                                    : ArrayRef<AffineExpr>{db, dk, dn}, ctx),
+    maps = {AffineMap::get(4, 0,
+                           ta ? ArrayRef<AffineExpr>{db, dk, dm}
+                              : ArrayRef<AffineExpr>{db, dm, dk},
+                           ctx),
+            AffineMap::get(4, 0,
+                           tb ? ArrayRef<AffineExpr>{db, dn, dk}
+                              : ArrayRef<AffineExpr>{db, dk, dn},
+                           ctx),
             AffineMap::get(4, 0, {db, dm, dn}, ctx)};
   }
   Value init;
@@ -209,14 +215,14 @@ emitMatmul(PatternRewriter &rewriter, Operation *op, Value lhs, Value rhs,
   } else {
     init = collapseLeading(rewriter, loc, addend, keep);
     if (beta != 1.0)
-      init = parallelGeneric(
-          rewriter, loc, flatOut, ValueRange{init}, {},
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            Value x = widened(b, l, args[0]);
-            Value s = arith::MulFOp::create(
-                b, l, x, scalarConstant(b, l, x.getType(), beta));
-            return narrowed(b, l, s, args[0].getType());
-          });
+      init = parallelGeneric(rewriter, loc, flatOut, ValueRange{init}, {},
+                             [&](OpBuilder &b, Location l, ValueRange args) {
+                               Value x = widened(b, l, args[0]);
+                               Value s = arith::MulFOp::create(
+                                   b, l, x,
+                                   scalarConstant(b, l, x.getType(), beta));
+                               return narrowed(b, l, s, args[0].getType());
+                             });
   }
   Value result =
       contraction(rewriter, loc, flatOut, lhs, rhs, init, maps, alpha);
@@ -229,8 +235,8 @@ struct MatmulToLinalg : OpRewritePattern<MatmulOp> {
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     FailureOr<Value> r =
-        emitMatmul(rewriter, op, op.getLhs(), op.getRhs(),
-                   op.getTransposeLhs(), op.getTransposeRhs(), op.getType(),
+        emitMatmul(rewriter, op, op.getLhs(), op.getRhs(), op.getTransposeLhs(),
+                   op.getTransposeRhs(), op.getType(),
                    /*alpha=*/1.0, /*addend=*/Value(), /*beta=*/0.0);
     if (failed(r))
       return failure();
@@ -307,8 +313,8 @@ struct CumsumToLoop : OpRewritePattern<CumsumOp> {
     Value acc0 = filled(rewriter, loc, sliceType, 0.0);
     Value out0 = emptyLike(rewriter, loc, type);
     Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value ub = arith::ConstantIndexOp::create(rewriter, loc,
-                                              type.getDimSize(dim));
+    Value ub =
+        arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(dim));
     Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
     auto loop = scf::ForOp::create(
         rewriter, loc, lb, ub, step, ValueRange{acc0, out0},
@@ -330,16 +336,15 @@ struct CumsumToLoop : OpRewritePattern<CumsumOp> {
                   b, l, TypeRange{sliceType}, ValueRange{slice},
                   ValueRange{iter[0]}, ArrayRef<AffineMap>{id, id}, par,
                   [&](OpBuilder &bb, Location ll, ValueRange a) {
-                    Value r = isa<FloatType>(a[0].getType())
-                                  ? Value(arith::AddFOp::create(bb, ll, a[0],
-                                                                a[1]))
-                                  : Value(arith::AddIOp::create(bb, ll, a[0],
-                                                                a[1]));
+                    Value r =
+                        isa<FloatType>(a[0].getType())
+                            ? Value(arith::AddFOp::create(bb, ll, a[0], a[1]))
+                            : Value(arith::AddIOp::create(bb, ll, a[0], a[1]));
                     linalg::YieldOp::create(bb, ll, r);
                   })
                   .getResult(0);
-          Value out = tensor::InsertSliceOp::create(b, l, sum, iter[1],
-                                                    offsets, sizes, strides);
+          Value out = tensor::InsertSliceOp::create(b, l, sum, iter[1], offsets,
+                                                    sizes, strides);
           scf::YieldOp::create(b, l, ValueRange{sum, out});
         });
     rewriter.replaceOp(op, loop.getResult(1));
@@ -350,9 +355,9 @@ struct CumsumToLoop : OpRewritePattern<CumsumOp> {
 } // namespace
 
 void populateReductionToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReduceToGeneric, MatmulToLinalg, MatmulAddToLinalg, IotaToGeneric,
-               ConstantToArith,
-               CumsumToLoop>(patterns.getContext());
+  patterns.add<ReduceToGeneric, MatmulToLinalg, MatmulAddToLinalg,
+               IotaToGeneric, ConstantToArith, CumsumToLoop>(
+      patterns.getContext());
 }
 
 } // namespace gptc::lowering

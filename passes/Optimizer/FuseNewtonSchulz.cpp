@@ -57,8 +57,7 @@ void batch(ArrayRef<optim::NewtonSchulzOp> group, OpBuilder &b) {
 
   SmallVector<Value> parts;
   for (optim::NewtonSchulzOp op : group)
-    parts.push_back(
-        gpt::ReshapeOp::create(b, op.getLoc(), one, op.getInput()));
+    parts.push_back(gpt::ReshapeOp::create(b, op.getLoc(), one, op.getInput()));
   Value x = gpt::ConcatOp::create(b, loc, stacked, parts, 0);
   auto fused = optim::NewtonSchulzOp::create(
       b, loc, stacked, x, first.getStepsAttr(), first.getCoefficientsAttr(),

@@ -88,8 +88,8 @@ struct LowerLRSchedule : OpRewritePattern<optim::LRScheduleOp> {
     if (d > 0) {
       // w = min((N - min(s, N)) / D, 1)
       Value held = minConst(g, s, n);
-      Value w = minConst(
-          g, g.scale(g.shift(g.scale(held, -1.0), n), 1.0 / d), 1.0);
+      Value w =
+          minConst(g, g.scale(g.shift(g.scale(held, -1.0), n), 1.0 / d), 1.0);
       mult = g.shift(g.scale(w, 1.0 - floor), floor);
     }
     int64_t warmup = op.getWarmupSteps();
@@ -114,11 +114,10 @@ struct LowerMomentumWarmup : OpRewritePattern<optim::MomentumWarmupOp> {
     g.setLoc(op.getLoc());
     double start = op.getStart().convertToDouble();
     double end = op.getEnd().convertToDouble();
-    Value f = minConst(
-        g,
-        g.scale(stepAsFloat(g, op.getStep()),
-                1.0 / static_cast<double>(op.getSteps())),
-        1.0);
+    Value f = minConst(g,
+                       g.scale(stepAsFloat(g, op.getStep()),
+                               1.0 / static_cast<double>(op.getSteps())),
+                       1.0);
     rewriter.replaceOp(op, g.shift(g.scale(f, end - start), start));
     return success();
   }
@@ -145,8 +144,8 @@ struct LowerWindowSchedule : OpRewritePattern<optim::WindowScheduleOp> {
     if (op.getRounding() == optim::Rounding::ceil)
       num = g.add(num, c(n * gran - 1));
     Value window = g.mul(g.div(num, c(n * gran)), c(gran));
-    rewriter.replaceOp(op, MaxOp::create(rewriter, op.getLoc(), window,
-                                         c(gran)));
+    rewriter.replaceOp(op,
+                       MaxOp::create(rewriter, op.getLoc(), window, c(gran)));
     return success();
   }
 };
@@ -167,9 +166,9 @@ struct LowerAdam : OpRewritePattern<optim::AdamOp> {
     if (!op.getDecoupled() && wd != 0.0)
       grad = g.add(grad, g.scale(p, wd));
     Value m = g.add(g.scale(op.getM(), b1), g.scale(grad, 1.0 - b1));
-    Value v = g.add(g.scale(op.getV(), b2),
-                    g.scale(SquareOp::create(rewriter, op.getLoc(), grad),
-                            1.0 - b2));
+    Value v =
+        g.add(g.scale(op.getV(), b2),
+              g.scale(SquareOp::create(rewriter, op.getLoc(), grad), 1.0 - b2));
     // lr_t = lr / (1 - b1^t) and the v correction 1 / sqrt(1 - b2^t), as
     // scalars: b^t = exp(t log b).
     Value lr = op.getLr();
@@ -177,7 +176,8 @@ struct LowerAdam : OpRewritePattern<optim::AdamOp> {
     if (op.getBiasCorrection()) {
       Value t = g.shift(stepAsFloat(g, op.getStep()), 1.0);
       auto oneMinusPow = [&](double beta) {
-        Value pw = ExpOp::create(rewriter, op.getLoc(), g.scale(t, std::log(beta)));
+        Value pw =
+            ExpOp::create(rewriter, op.getLoc(), g.scale(t, std::log(beta)));
         return g.shift(g.scale(pw, -1.0), 1.0);
       };
       mHat = g.div(m, spread(g, oneMinusPow(b1), m));
@@ -252,8 +252,8 @@ struct LowerMuon : OpRewritePattern<optim::MuonOp> {
     }
     (void)rows;
     (void)cols;
-    Value o = orthogonal.size() == 1 ? orthogonal[0]
-                                     : g.concat(orthogonal, rank - 2);
+    Value o =
+        orthogonal.size() == 1 ? orthogonal[0] : g.concat(orthogonal, rank - 2);
     Value p = op.getParam();
     Value lr = spread(g, op.getLr(), p);
     double wd = op.getWeightDecay().convertToDouble();
@@ -289,8 +289,8 @@ struct LowerNewtonSchulz : OpRewritePattern<optim::NewtonSchulzOp> {
     auto normalize = [&](Value x) {
       Value xf = g.cast(x, normType);
       Value sq = SquareOp::create(rewriter, loc, xf);
-      Value nrm = SqrtOp::create(rewriter, loc,
-                                 g.reduce(ReduceKind::sum, sq, matDims));
+      Value nrm =
+          SqrtOp::create(rewriter, loc, g.reduce(ReduceKind::sum, sq, matDims));
       Value denom = g.broadcastTo(g.shift(nrm, eps), g.typeOf(xf).getShape());
       return g.div(xf, denom);
     };
@@ -515,8 +515,8 @@ struct LowerOptimPass : gptc::impl::LowerOptimPassBase<LowerOptimPass> {
     if (failed(prepareSvdCallees(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(ctx);
-    patterns.add<LowerLRSchedule, LowerMomentumWarmup, LowerWindowSchedule, LowerAdam, LowerMuon,
-                 LowerSVDOrthogonalize>(ctx);
+    patterns.add<LowerLRSchedule, LowerMomentumWarmup, LowerWindowSchedule,
+                 LowerAdam, LowerMuon, LowerSVDOrthogonalize>(ctx);
     if (!keepNewtonSchulz)
       patterns.add<LowerNewtonSchulz>(ctx, gemmEpilogues);
     ConversionTarget target(*ctx);

@@ -57,8 +57,8 @@ public:
   LogicalResult add(Location loc, StringRef name, Type type) {
     auto t = dyn_cast<RankedTensorType>(type);
     if (!t || !t.hasStaticShape())
-      return emitError(loc) << "slot '" << name
-                            << "' needs a statically shaped tensor";
+      return emitError(loc)
+             << "slot '" << name << "' needs a statically shaped tensor";
     auto [it, inserted] = slots.try_emplace(name.str(), Slot{t, 0});
     if (!inserted && it->second.type != t)
       return emitError(loc) << "slot '" << name << "' used with types "
@@ -78,7 +78,9 @@ public:
     RankedTensorType type;
     int64_t offset;
   };
-  const Slot &get(StringRef name) const { return slots.find(name.str())->second; }
+  const Slot &get(StringRef name) const {
+    return slots.find(name.str())->second;
+  }
   llvm::MapVector<std::string, Slot, std::map<std::string, unsigned>> slots;
   int64_t bytes = 0;
 };
@@ -91,8 +93,8 @@ public:
 
   Value view(StringRef name) {
     const ArenaLayout::Slot &slot = layout.get(name);
-    auto memrefType = MemRefType::get(slot.type.getShape(),
-                                      slot.type.getElementType());
+    auto memrefType =
+        MemRefType::get(slot.type.getShape(), slot.type.getElementType());
     Value offset = arith::ConstantIndexOp::create(b, loc, slot.offset);
     return memref::ViewOp::create(b, loc, memrefType, arena, offset,
                                   ValueRange{});
@@ -193,8 +195,7 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
         }
         std::string name = "grad." + param.str();
         gradSlots.push_back(name);
-        if (failed(layout.add(grad.getLoc(), name,
-                              grad.getArgumentTypes()[i])))
+        if (failed(layout.add(grad.getLoc(), name, grad.getArgumentTypes()[i])))
           return signalPassFailure();
       }
     if (grad.getNumResults() != gradSlots.size() + 1) {
@@ -232,18 +233,20 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       ValueRange results = e.call(grad);
       double scale = 1.0 / static_cast<double>(gradAccum);
       for (auto [i, result] : llvm::enumerate(results)) {
-        StringRef slot = i == 0 ? StringRef("loss") : StringRef(gradSlots[i - 1]);
+        StringRef slot =
+            i == 0 ? StringRef("loss") : StringRef(gradSlots[i - 1]);
         Value value = i == 0 ? toLossType(body, grad.getLoc(), result) : result;
         if (gradAccum == 1) {
           e.write(slot, value);
           continue;
         }
-        Value scaled = scale == 1.0 ? value
-                                    : Value(gpt::MulScalarOp::create(
-                                          body, grad.getLoc(), value,
-                                          body.getF64FloatAttr(scale)));
-        Value sum = gpt::AddOp::create(body, grad.getLoc(), e.read(slot),
-                                       scaled);
+        Value scaled =
+            scale == 1.0
+                ? value
+                : Value(gpt::MulScalarOp::create(body, grad.getLoc(), value,
+                                                 body.getF64FloatAttr(scale)));
+        Value sum =
+            gpt::AddOp::create(body, grad.getLoc(), e.read(slot), scaled);
         e.write(slot, sum);
       }
     }
@@ -257,9 +260,9 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
             update.getResultAttrOfType<StringAttr>(i, "gpt.name").getValue());
       ValueRange results = e.call(update);
       for (auto [i, value] : llvm::enumerate(results))
-        e.write(update.getResultAttrOfType<StringAttr>(i, "gpt.name")
-                    .getValue(),
-                value);
+        e.write(
+            update.getResultAttrOfType<StringAttr>(i, "gpt.name").getValue(),
+            value);
     }
     // gptc_eval_step: the loss of the forward function.
     {

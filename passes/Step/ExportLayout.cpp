@@ -2,7 +2,8 @@
 //
 // module attributes {gptc.arena = #gpt.arena<bytes = N, ...>}
 //   =>
-// + llvm.mlir.global external constant @gptc_step_layout("gptc-layout/1\n...\00")
+// + llvm.mlir.global external constant
+// @gptc_step_layout("gptc-layout/1\n...\00")
 // + llvm.mlir.global external constant @gptc_step_layout_sha256("ab12...\00")
 //
 // The text is runtime/StepLayout.h's, built from the typed layout.
@@ -12,7 +13,6 @@
 #include "passes/Passes.h"
 
 #include "runtime/StepLayout.h"
-
 
 #include "llvm/Support/Debug.h"
 
@@ -43,12 +43,12 @@ std::string layoutText(gpt::ArenaLayoutAttr layout) {
                      dtypeName(slot.getType().getElementType()),
                      std::vector<int64_t>(slot.getType().getShape().begin(),
                                           slot.getType().getShape().end())});
-  return gptc::layout::layoutText(layout.getBytes(), layout.getWorkspaceOffset(),
+  return gptc::layout::layoutText(layout.getBytes(),
+                                  layout.getWorkspaceOffset(),
                                   layout.getWorkspaceBytes(), lines);
 }
 
-struct ExportLayoutPass
-    : gptc::impl::ExportLayoutPassBase<ExportLayoutPass> {
+struct ExportLayoutPass : gptc::impl::ExportLayoutPassBase<ExportLayoutPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto layout = module->getAttrOfType<gpt::ArenaLayoutAttr>(

@@ -35,21 +35,21 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/gptrt.h"
 #include "runtime/cpu/Bf16.h"
 #include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
+#include "runtime/gptrt.h"
 
 #include <cblas.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <algorithm>
 #include <vector>
 
 using gptc::runtime::bf16ToF32;
@@ -109,8 +109,8 @@ void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
               const float *a, int64_t lda, const float *b, int64_t ldb,
               float beta, float *c, int64_t ldc) {
   if (gptc::runtime::avx512SgemmAvailable() && !tooThinForTiles(m, n)) {
-    gptc::runtime::avx512Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
-                               c, ldc);
+    gptc::runtime::avx512Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                               ldc);
     return;
   }
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
@@ -129,7 +129,9 @@ void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
 int64_t atLeast1(int64_t v) { return v < 1 ? 1 : v; }
 
 /// Temporaries reused across calls (one set per calling thread).
-template <typename T> struct Scratch { std::vector<T> a, b, c; };
+template <typename T> struct Scratch {
+  std::vector<T> a, b, c;
+};
 template <typename T> Scratch<T> &scratch() {
   thread_local Scratch<T> s;
   return s;
@@ -161,15 +163,13 @@ void gemmOne(bool transA, bool transB, const View<T> &a, const View<T> &b,
   Operand<T> ob = operand(b, transB, s.b);
   if (isRowMajor(m, n, d.rs, d.cs)) {
     blasGemm(oa.trans, ob.trans, m, n, k, alpha, oa.ptr, atLeast1(oa.ld),
-             ob.ptr, atLeast1(ob.ld), beta, d.ptr,
-             atLeast1(m == 1 ? n : d.rs));
+             ob.ptr, atLeast1(ob.ld), beta, d.ptr, atLeast1(m == 1 ? n : d.rs));
     return;
   }
   if (isColMajor(m, n, d.rs, d.cs)) {
     // D^T (n x m, row-major, ld = cs) = op(B)^T op(A)^T.
     blasGemm(!ob.trans, !oa.trans, n, m, k, alpha, ob.ptr, atLeast1(ob.ld),
-             oa.ptr, atLeast1(oa.ld), beta, d.ptr,
-             atLeast1(n == 1 ? m : d.cs));
+             oa.ptr, atLeast1(oa.ld), beta, d.ptr, atLeast1(n == 1 ? m : d.cs));
     return;
   }
   s.c.resize(size_t(m * n));
@@ -177,8 +177,8 @@ void gemmOne(bool transA, bool transB, const View<T> &a, const View<T> &b,
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         s.c[size_t(i * n + j)] = d.at(i, j);
-  blasGemm(oa.trans, ob.trans, m, n, k, alpha, oa.ptr, atLeast1(oa.ld),
-           ob.ptr, atLeast1(ob.ld), beta, s.c.data(), n);
+  blasGemm(oa.trans, ob.trans, m, n, k, alpha, oa.ptr, atLeast1(oa.ld), ob.ptr,
+           atLeast1(ob.ld), beta, s.c.data(), n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       d.ptr[i * d.rs + j * d.cs] = s.c[size_t(i * n + j)];
@@ -251,8 +251,8 @@ void useCallingThreadsOnly() {
 /// by batch item when there are at least as many items as threads, else by
 /// blocks of the longer of C's dimensions (multiples of 16).
 template <typename T, typename CT, typename Fn>
-void forEachBlock(int64_t batch, bool transA, bool transB, int64_t m,
-                  int64_t n, int64_t k,
+void forEachBlock(int64_t batch, bool transA, bool transB, int64_t m, int64_t n,
+                  int64_t k,
                   const std::function<GemmViews<T, CT>(int64_t)> &item,
                   Fn one) {
   useCallingThreadsOnly();
@@ -474,8 +474,8 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
       return;
     }
     forEachGram(batch, m, k, [&](int64_t i, int parts) {
-      View<uint16_t> x = opOf(stored(i), trans_a != 0), out{pd + i * d_bs, m,
-                                                              m, d_rs, d_cs};
+      View<uint16_t> x = opOf(stored(i), trans_a != 0),
+                     out{pd + i * d_bs, m, m, d_rs, d_cs};
       if (pairs && m * m * k >= kAMXWork)
         gramBf16Pairs(x, alpha, out, parts);
       else
@@ -485,11 +485,10 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
   }
   using Views = GemmViews<uint16_t, uint16_t>;
   std::function<Views(int64_t)> item = [&](int64_t i) {
-    return Views{
-        {pa + i * a_bs, trans_a ? k : m, trans_a ? m : k, a_rs, a_cs},
-        {pb + i * b_bs, trans_b ? n : k, trans_b ? k : n, b_rs, b_cs},
-        {pc + i * c_bs, m, n, c_rs, c_cs},
-        {pd + i * d_bs, m, n, d_rs, d_cs}};
+    return Views{{pa + i * a_bs, trans_a ? k : m, trans_a ? m : k, a_rs, a_cs},
+                 {pb + i * b_bs, trans_b ? n : k, trans_b ? k : n, b_rs, b_cs},
+                 {pc + i * c_bs, m, n, c_rs, c_cs},
+                 {pd + i * d_bs, m, n, d_rs, d_cs}};
   };
   forEachBlock<uint16_t, uint16_t>(
       batch, trans_a != 0, trans_b != 0, m, n, k, item, [&](const Views &g) {

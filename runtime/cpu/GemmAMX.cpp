@@ -44,10 +44,10 @@ namespace gptc::runtime {
 namespace {
 
 constexpr int64_t kTileRows = 16;
-constexpr int64_t kBlock = 32;   ///< C is computed in 32 x 32 blocks
-constexpr int64_t kTileK = 32;   ///< bf16 elements of k per tile row
-constexpr int64_t kKc = 1024;    ///< K block
-constexpr int64_t kMc = 256;     ///< M block
+constexpr int64_t kBlock = 32; ///< C is computed in 32 x 32 blocks
+constexpr int64_t kTileK = 32; ///< bf16 elements of k per tile row
+constexpr int64_t kKc = 1024;  ///< K block
+constexpr int64_t kMc = 256;   ///< M block
 
 int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
@@ -133,7 +133,7 @@ block32(const uint16_t *a, int64_t lda, const uint16_t *panel, int64_t kcp,
 /// Rows [i0, i0 + mc) and columns [p0, p0 + kc) of A into `out`, mc x kcp
 /// row-major, zero beyond A.
 GPTC_AVX512 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc, int64_t p0,
-           int64_t kc, int64_t kcp, uint16_t *out) {
+                       int64_t kc, int64_t kcp, uint16_t *out) {
   const int64_t rows = std::max<int64_t>(0, std::min(mc, a.rows - i0));
   if (a.rs == 1 && a.cs != 1) {
     // A^T row-major: transpose 32 x 32 blocks, reading along A^T's rows.
@@ -167,8 +167,8 @@ GPTC_AVX512 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc, int64_t p0,
 /// Rows [p0, p0 + kc) and columns [j0, j0 + 32) of B into one VNNI panel of
 /// kcp / 2 k-pairs x 32 columns x 2, zero beyond B. B^T row-major (the
 /// common transposed layout) copies a k-pair as one 32-bit word.
-GPTC_AVX512 void packPanel(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
-               int64_t j0, uint16_t *panel) {
+GPTC_AVX512 void packPanel(const Bf16Matrix &b, int64_t p0, int64_t kc,
+                           int64_t kcp, int64_t j0, uint16_t *panel) {
   const int64_t cols = std::max<int64_t>(0, std::min(kBlock, b.cols - j0));
   if (cols < kBlock || kc < kcp) // padding: everything else is overwritten
     std::fill(panel, panel + kcp * kBlock, uint16_t(0));
@@ -195,7 +195,7 @@ GPTC_AVX512 void packPanel(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t 
 /// Rows [p0, p0 + kc) of B into `out` as np / 32 panels (packPanel). B
 /// row-major is copied row by row across the panels instead.
 GPTC_AVX512 void packB(const Bf16Matrix &b, int64_t p0, int64_t kc, int64_t kcp,
-           int64_t np, std::vector<uint16_t> &out) {
+                       int64_t np, std::vector<uint16_t> &out) {
   out.resize(size_t(kcp * np));
   if (b.cs != 1) {
     for (int64_t j0 = 0; j0 < np; j0 += kBlock)

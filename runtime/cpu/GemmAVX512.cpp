@@ -206,8 +206,7 @@ void avx512Sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
       const int64_t kc = std::min(kKc, k - pc);
       float *panelsB = bufferB.get(roundUp(nc, kNr) * kc);
       packB(opB, pc, kc, jc, nc, panelsB);
-      const Epilogue e{alpha, pc == 0 ? beta : 1.0f,
-                       pc != 0 || beta != 0.0f};
+      const Epilogue e{alpha, pc == 0 ? beta : 1.0f, pc != 0 || beta != 0.0f};
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
         float *panelsA = bufferA.get(roundUp(mc, kMr) * kc);

@@ -1,4 +1,5 @@
-//===- GemmAVX512.h - f32 GEMM on AVX-512 -------------------------*- C++ -*-===//
+//===- GemmAVX512.h - f32 GEMM on AVX-512 -------------------------*- C++
+//-*-===//
 //
 // gptc's own single-precision GEMM for CPUs with AVX-512: a packed,
 // cache-blocked GEMM (the BLIS loop nest) around a 12 x 32 register-tiled

@@ -123,16 +123,16 @@ GPTC_AVX512_BF16 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc,
     // The gather's byte offsets (row i at 2 i rs) are 32-bit.
     if (a.cs == 1 && kc % 2 == 0 && a.rs <= (int64_t(1) << 26)) {
       const __mmask16 lanes = __mmask16((1u << rows) - 1);
-      const __m512i offsets = _mm512_mullo_epi32(
-          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-                            15),
-          _mm512_set1_epi32(int(a.rs * 2)));
+      const __m512i offsets =
+          _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                               11, 12, 13, 14, 15),
+                             _mm512_set1_epi32(int(a.rs * 2)));
       const uint16_t *base = a.ptr + (i0 + ir) * a.rs + p0;
       for (int64_t q = 0; q < kcp; ++q)
         _mm512_mask_storeu_epi32(
             out + q * kMr, halfMasks(kMr).first,
-            _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), lanes,
-                                        offsets, base + 2 * q, 1));
+            _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), lanes, offsets,
+                                        base + 2 * q, 1));
       continue;
     }
     for (int64_t q = 0; q < kcp; ++q)
@@ -151,8 +151,7 @@ GPTC_AVX512_BF16 void packB(const Bf16Matrix &b, int64_t p0, int64_t kc,
   for (int64_t jr = 0; jr < nc; jr += kNr, out += kNr * kcp) {
     const int64_t cols = std::min(kNr, nc - jr);
     if (b.cs == 1) {
-      packRowPairs(b.ptr + p0 * b.rs + j0 + jr, b.rs, cols, kc, kcp, kNr,
-                   out);
+      packRowPairs(b.ptr + p0 * b.rs + j0 + jr, b.rs, cols, kc, kcp, kNr, out);
       continue;
     }
     for (int64_t q = 0; q < kcp; ++q)
@@ -176,8 +175,7 @@ GPTC_AVX512_BF16 void microKernel(int64_t kcp, const uint32_t *__restrict a,
   }
   if (accumulate)
     for (int64_t i = 0; i < mr; ++i) {
-      _mm_prefetch(reinterpret_cast<const char *>(sums + i * lds),
-                   _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char *>(sums + i * lds), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char *>(sums + i * lds + 16),
                    _MM_HINT_T0);
     }
@@ -211,7 +209,8 @@ GPTC_AVX512_BF16 void microKernel(int64_t kcp, const uint32_t *__restrict a,
 /// 16 f32 rounded to bf16 as f32ToBf16 does (nearest even; NaNs quiet).
 GPTC_AVX512_BF16 __m256i roundToBf16(__m512 v) {
   const __m512i bits = _mm512_castps_si512(v);
-  const __m512i magnitude = _mm512_and_si512(bits, _mm512_set1_epi32(0x7fffffff));
+  const __m512i magnitude =
+      _mm512_and_si512(bits, _mm512_set1_epi32(0x7fffffff));
   const __mmask16 nan =
       _mm512_cmpgt_epi32_mask(magnitude, _mm512_set1_epi32(0x7f800000));
   const __m512i odd =
@@ -242,8 +241,8 @@ GPTC_AVX512_BF16 void roundInto(const float *sums, const Bf16Matrix &d,
             n - j >= 16 ? 0xFFFF : __mmask16((1u << (n - j)) - 1);
         __m512 v = _mm512_mul_ps(alpha, _mm512_maskz_loadu_ps(mask, s + j));
         if (readC) {
-          const __m512i wide = _mm512_cvtepu16_epi32(
-              _mm256_maskz_loadu_epi16(mask, c + j));
+          const __m512i wide =
+              _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, c + j));
           v = _mm512_fmadd_ps(
               beta, _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16)), v);
         }

@@ -1,4 +1,5 @@
-//===- PanelBuffer.h - Packing buffers and tile masks of CPU GEMMs -*- C++ -*-===//
+//===- PanelBuffer.h - Packing buffers and tile masks of CPU GEMMs -*- C++
+//-*-===//
 
 #ifndef GPTC_RUNTIME_CPU_PANELBUFFER_H
 #define GPTC_RUNTIME_CPU_PANELBUFFER_H

@@ -337,8 +337,8 @@ void fillArena(const Manifest &m, uint8_t *arena, std::mt19937_64 &rng) {
       double v;
       auto p = params.find(s.name);
       if (s.dtype == SlotType::I32 || s.dtype == SlotType::I64) {
-        int64_t x = s.name == "step" ? 3
-                                     : (int64_t)(rng() % (uint64_t)m.vocabSize);
+        int64_t x =
+            s.name == "step" ? 3 : (int64_t)(rng() % (uint64_t)m.vocabSize);
         if (s.dtype == SlotType::I32) {
           int32_t y = (int32_t)x;
           std::memcpy(at + 4 * i, &y, 4);
@@ -349,9 +349,8 @@ void fillArena(const Manifest &m, uint8_t *arena, std::mt19937_64 &rng) {
       }
       if (p != params.end()) {
         const ParamEntry &e = *p->second;
-        double scale = e.init == ParamInit::Normal && e.stddev > 0
-                           ? e.stddev
-                           : 0.1;
+        double scale =
+            e.init == ParamInit::Normal && e.stddev > 0 ? e.stddev : 0.1;
         v = (e.init == ParamInit::Ones ? 1.0 : 0.0) + scale * normal(rng);
       } else {
         v = uniform(rng);
@@ -446,8 +445,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   S.bytes = (uint64_t)m.arenaBytes;
-  uint8_t *hostArena = (uint8_t *)std::aligned_alloc(4096, (S.bytes + 4095) &
-                                                               ~4095ull);
+  uint8_t *hostArena =
+      (uint8_t *)std::aligned_alloc(4096, (S.bytes + 4095) & ~4095ull);
   void *pinned = nullptr;
   if (cuMemAllocHost(&pinned, S.bytes) != CUDA_SUCCESS) {
     std::fprintf(stderr, "gptc-emu-check: cuMemAllocHost failed\n");

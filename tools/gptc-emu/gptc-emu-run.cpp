@@ -162,8 +162,7 @@ int main(int argc, char **argv) {
     ++loaded;
     Module meta;
     std::string error;
-    parsePtx(
-        text, meta, [](uint64_t) { return (uint64_t)1 << 40; }, error);
+    parsePtx(text, meta, [](uint64_t) { return (uint64_t)1 << 40; }, error);
     for (const Function &fn : meta.funcs) {
       if (!fn.isEntry)
         continue;

@@ -46,9 +46,8 @@ std::string suggestion(const std::vector<OptionSpec> &table,
 }
 
 bool isDigits(const std::string &s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return c >= '0' && c <= '9';
-  });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return c >= '0' && c <= '9'; });
 }
 
 } // namespace
@@ -56,8 +55,7 @@ bool isDigits(const std::string &s) {
 std::optional<double> parseNumber(const std::string &s) {
   // Digits, one '.', an exponent: what strtod reads, minus its leniency
   // (leading spaces, hexadecimal, inf and nan).
-  if (s.empty() ||
-      s.find_first_not_of("0123456789.eE+-") != std::string::npos)
+  if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos)
     return std::nullopt;
   char *end = nullptr;
   errno = 0;
@@ -114,9 +112,8 @@ bool parseOptions(const std::vector<std::string> &args,
     }
     const OptionSpec *spec = find(table, name);
     if (!spec) {
-      err << me << "unknown option '" << name << "'"
-          << suggestion(table, name) << " (see gptc " << command
-          << " --help)\n";
+      err << me << "unknown option '" << name << "'" << suggestion(table, name)
+          << " (see gptc " << command << " --help)\n";
       return false;
     }
     std::vector<std::string> &slot = out.values[spec->name];

@@ -10,14 +10,14 @@
 #include "tools/gptc/Manifest.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
@@ -175,8 +175,8 @@ bool emitObject(ModuleOp module, const std::string &path, std::string &error) {
     features += (f.second ? "+" : "-") + f.first().str() + ",";
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features, options,
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, llvm::sys::getHostCPUName(), features, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(triple);
   auto optimize = makeOptimizingTransformer(3, 0, tm.get());
@@ -220,8 +220,8 @@ bool linkSharedObject(const std::string &object, const std::string &output,
                                    "-lm"};
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*cc, argRefs, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(*cc, argRefs, std::nullopt, {}, 0, 0, &message);
   if (rc != 0) {
     error = "linking step.so failed (" + std::to_string(rc) + ")" +
             (message.empty() ? "" : ": " + message);
@@ -331,9 +331,9 @@ bool writeCudaBundle(ModuleOp module, const ModelSpec &spec,
   // they come from gptc_cuda_host_alloc/free (page-locked host memory,
   // which kernels address directly), not malloc/free.
   SymbolTable symbols(*copy);
-  for (auto [from, to] : {std::pair<const char *, const char *>{
-                              "malloc", "gptc_cuda_host_alloc"},
-                          {"free", "gptc_cuda_host_free"}})
+  for (auto [from, to] :
+       {std::pair<const char *, const char *>{"malloc", "gptc_cuda_host_alloc"},
+        {"free", "gptc_cuda_host_free"}})
     if (Operation *fn = symbols.lookup(from))
       if (failed(symbols.rename(fn, to))) {
         error = std::string("cannot rename ") + from;
@@ -368,7 +368,8 @@ bool compileSpecToBundle(const std::string &specPath,
       diagnostics = diag.str();
     return success();
   });
-  OwningOpRef<ModuleOp> module = compileToStage(ctx, spec, Stage::LLVM, Target::CPU, fuse);
+  OwningOpRef<ModuleOp> module =
+      compileToStage(ctx, spec, Stage::LLVM, Target::CPU, fuse);
   if (!module) {
     error = "compiling " + specPath + " failed: " + diagnostics;
     return false;

@@ -37,17 +37,17 @@ void printSummary(const ModelSpec &spec, llvm::raw_ostream &os) {
   os << "  model:     " << m.nLayer << " layers, d=" << m.dModel << ", "
      << m.nHead << "x" << m.headDim << " heads, vocab " << m.vocabSize
      << " (padded " << m.paddedVocab() << "), " << toString(m.activation)
-     << " MLP x" << m.mlpRatio << ", "
-     << (m.tiedEmbedding ? "tied" : "untied") << " head\n";
+     << " MLP x" << m.mlpRatio << ", " << (m.tiedEmbedding ? "tied" : "untied")
+     << " head\n";
   os << "  attention: " << maskText(m.attention) << ", qk-norm "
      << toString(m.attention.qkNorm) << "\n";
-  os << "  features: "
-     << (m.embedNorm ? " embed-norm" : "") << (m.shortcutX0 ? " x0-shortcut" : "")
+  os << "  features: " << (m.embedNorm ? " embed-norm" : "")
+     << (m.shortcutX0 ? " x0-shortcut" : "")
      << (m.valueResidual ? " value-residual" : "")
      << (m.unetSkips ? " unet-skips" : "")
      << (m.valueEmbeddings != ValueEmbeddings::None
-             ? std::string(" value-embeddings(") +
-                   toString(m.valueEmbeddings) + ")"
+             ? std::string(" value-embeddings(") + toString(m.valueEmbeddings) +
+                   ")"
              : std::string())
      << " softcap(" << toString(m.softcap) << ")\n";
   os << "  batch:     " << t.batch << " x " << t.seqLen << " tokens per step ("
@@ -69,8 +69,8 @@ void printSummary(const ModelSpec &spec, llvm::raw_ostream &os) {
      << llvm::format("%.3f", total / 1e6) << "M values\n";
   for (size_t i = 0; i < spec.groups.size(); ++i) {
     const OptimizerGroup &g = spec.groups[i];
-    os << "    " << g.name << ": " << toString(g.kind) << " lr " << g.lr
-       << ", " << countPerGroup[i] << " tensors, "
+    os << "    " << g.name << ": " << toString(g.kind) << " lr " << g.lr << ", "
+       << countPerGroup[i] << " tensors, "
        << llvm::format("%.3f", perGroup[i] / 1e6) << "M values\n";
   }
   os << "  compile:   about " << expectedCompileMemoryMiB(spec)

@@ -50,8 +50,10 @@ const char *trainCommandUsage() {
          "  --save-params FILE after the last step, write the parameters to\n"
          "                     FILE (float32; format in runtime/ParamFile.h)\n"
          "  --set key=value    override a spec key (specs only; repeatable)\n"
-         "  --dtype D          the same as --set training.dtype=D (specs only)\n"
-         "  --no-fuse          compile without attention/RMSNorm fusion (specs\n"
+         "  --dtype D          the same as --set training.dtype=D (specs "
+         "only)\n"
+         "  --no-fuse          compile without attention/RMSNorm fusion "
+         "(specs\n"
          "                     only)\n"
          "  -h, --help         show this help\n";
 }

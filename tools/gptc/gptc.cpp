@@ -54,10 +54,11 @@ constexpr const char *kVisibleMLIROptions[] = {
 
 cl::opt<std::string> specPath(cl::Positional, cl::desc("<spec.yaml>"),
                               cl::cat(gptcCategory));
-cl::list<std::string> overrides(
-    "set", cl::desc("Override a spec key, e.g. --set model.seq_len=16384 "
-                    "(validated like the file)"),
-    cl::value_desc("key=value"), cl::cat(gptcCategory));
+cl::list<std::string>
+    overrides("set",
+              cl::desc("Override a spec key, e.g. --set model.seq_len=16384 "
+                       "(validated like the file)"),
+              cl::value_desc("key=value"), cl::cat(gptcCategory));
 cl::opt<std::string>
     dtype("dtype",
           cl::desc("Training dtype (f64, f32 or bf16): the same as --set "
@@ -251,8 +252,8 @@ int runStats(mlir::MLIRContext &ctx, const gptc::ModelSpec &spec) {
     errs() << "gptc: error: " << errorMessage << "\n";
     return 1;
   }
-  bool ok = gptc::printStepStats(ctx, spec, target, !noFuse, out->os(),
-                                 errorMessage);
+  bool ok =
+      gptc::printStepStats(ctx, spec, target, !noFuse, out->os(), errorMessage);
   if (ok || !errorMessage.empty())
     out->keep(); // a table, possibly with ptxas failures in it
   if (!errorMessage.empty())
@@ -339,9 +340,9 @@ bool checkEmitValues(const std::vector<const char *> &args) {
     if (gptc::parseStage(value.str()))
       continue;
     std::string stages;
-    for (Stage st : {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step,
-                     Stage::Linalg, Stage::Buffers, Stage::Loops, Stage::LLVM,
-                     Stage::PTX})
+    for (Stage st :
+         {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step, Stage::Linalg,
+          Stage::Buffers, Stage::Loops, Stage::LLVM, Stage::PTX})
       stages += (stages.empty() ? "" : ", ") + std::string(gptc::stageName(st));
     errs() << "gptc: error: --emit: unknown stage '" << value
            << "' (stages, in pipeline order: " << stages << ")\n";
@@ -401,11 +402,9 @@ int main(int argc, char **argv) {
     auto compile = [](const std::string &spec,
                       const std::vector<std::string> &overrides, bool noFuse,
                       const std::string &outDir, std::string &error) {
-      return gptc::compileSpecToBundle(spec, overrides, outDir, error,
-                                       !noFuse);
+      return gptc::compileSpecToBundle(spec, overrides, outDir, error, !noFuse);
     };
-    return gptc::runtime::runTrainCommand(args, std::cout, std::cerr,
-                                          compile);
+    return gptc::runtime::runTrainCommand(args, std::cout, std::cerr, compile);
   }
   if (command == "data") {
     std::vector<std::string> args(argv + 2, argv + argc);
@@ -417,8 +416,8 @@ int main(int argc, char **argv) {
     for (int i = 2; i < argc; ++i)
       args.push_back(argv[i]);
     if (!checkEmitValues(args) ||
-        !cl::ParseCommandLineOptions(static_cast<int>(args.size()),
-                                     args.data(), overview, &errs()) ||
+        !cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
+                                     overview, &errs()) ||
         !checkSingleOccurrences())
       return 1;
     return command == "check" ? runCheck() : runCompile();

@@ -69,9 +69,8 @@ TEST(EmuFaults, OutOfBoundsStore) {
   DeviceBuffer<uint32_t> out(100);
   uint64_t skew = 0;
   // 128 threads write 128 words into a 100-word buffer.
-  auto [r, err] = captured([&] {
-    return launch(m.function("store"), 1, 128, {&out.ptr, &skew});
-  });
+  auto [r, err] = captured(
+      [&] { return launch(m.function("store"), 1, 128, {&out.ptr, &skew}); });
   EXPECT_EQ(r, CUDA_ERROR_ILLEGAL_ADDRESS);
   expectOneLineReport(err, "out-of-bounds global store of 4 bytes", "store");
   EXPECT_NE(err.find("PTX line 15,"), std::string::npos) << err;
@@ -89,9 +88,8 @@ TEST(EmuFaults, MisalignedLoad) {
   PtxModule m(ptx(kStore));
   ASSERT_EQ(m.result, CUDA_SUCCESS);
   DeviceBuffer<uint32_t> in(4), out(1);
-  auto [r, err] = captured([&] {
-    return launch(m.function("load"), 1, 1, {&in.ptr, &out.ptr});
-  });
+  auto [r, err] = captured(
+      [&] { return launch(m.function("load"), 1, 1, {&in.ptr, &out.ptr}); });
   EXPECT_EQ(r, CUDA_ERROR_MISALIGNED_ADDRESS);
   expectOneLineReport(err, "misaligned global load of 4 bytes", "load");
   char addr[40];

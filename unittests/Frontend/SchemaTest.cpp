@@ -282,8 +282,9 @@ namespace {
 ModelSpec parseOrFail(const std::string &text, const std::string &name) {
   ModelSpec spec;
   SpecError error;
-  EXPECT_TRUE(parseSpecString(text, name, {}, spec, error)) << error.str()
-                                                            << "\n" << text;
+  EXPECT_TRUE(parseSpecString(text, name, {}, spec, error))
+      << error.str() << "\n"
+      << text;
   return spec;
 }
 
@@ -323,9 +324,8 @@ TEST(Models, ResolvedSpecReparsesToTheSame) {
 
 // Plain scalars that are not plain inside a flow list get quoted.
 TEST(Models, ResolvedSpecQuotesFlowIndicators) {
-  ModelSpec spec = parseOrFail(std::string(kBaseSpec) +
-                                   "description: a, b [c] {d}\n",
-                               "base.yaml");
+  ModelSpec spec = parseOrFail(
+      std::string(kBaseSpec) + "description: a, b [c] {d}\n", "base.yaml");
   ModelSpec again = parseOrFail(spec.resolvedYaml, "resolved.yaml");
   EXPECT_EQ(again.description, "a, b [c] {d}");
   EXPECT_EQ(again.groups[1].params, spec.groups[1].params);

@@ -138,13 +138,14 @@ std::string moduleText(const MaskCase &c, const std::vector<int32_t> &tok) {
   std::ostringstream s;
   std::string one = "tensor<" + std::to_string(B) + "x" + std::to_string(H) +
                     "x" + std::to_string(T) + "x" + std::to_string(D) + "xf32>";
-  std::string all = "tensor<" + std::to_string(5 * B) + "x" + std::to_string(H) +
-                    "x" + std::to_string(T) + "x" + std::to_string(D) + "xf32>";
+  std::string all = "tensor<" + std::to_string(5 * B) + "x" +
+                    std::to_string(H) + "x" + std::to_string(T) + "x" +
+                    std::to_string(D) + "xf32>";
   std::string mall = "memref" + all.substr(6);
   std::string sizes = "[" + std::to_string(B) + ", " + std::to_string(H) +
                       ", " + std::to_string(T) + ", " + std::to_string(D) + "]";
-  std::string tokType = "tensor<" + std::to_string(B) + "x" +
-                        std::to_string(T) + "xi32>";
+  std::string tokType =
+      "tensor<" + std::to_string(B) + "x" + std::to_string(T) + "xi32>";
   std::ostringstream tokText;
   tokText << "dense<[";
   for (int64_t b = 0; b < B; ++b) {
@@ -154,11 +155,10 @@ std::string moduleText(const MaskCase &c, const std::vector<int32_t> &tok) {
     tokText << "]";
   }
   tokText << "]>";
-  std::string operands, mask = std::string("#gpt.mask<causal = ") +
-                                   (c.causal ? "true" : "false") +
-                                   ", window = " + c.window + ", bos = " +
-                                   (c.document ? std::to_string(kBos) : "-1") +
-                                   ">";
+  std::string operands,
+      mask = std::string("#gpt.mask<causal = ") +
+             (c.causal ? "true" : "false") + ", window = " + c.window +
+             ", bos = " + (c.document ? std::to_string(kBos) : "-1") + ">";
   if (c.document)
     operands += " tokens %tok : " + tokType;
   if (std::string(c.window) != "none")
@@ -170,8 +170,8 @@ std::string moduleText(const MaskCase &c, const std::vector<int32_t> &tok) {
       << all << "\n";
     for (int part = 0; part < 5; ++part)
       s << "  %p" << part << " = tensor.extract_slice %x[" << part * B
-        << ", 0, 0, 0] " << sizes << " [1, 1, 1, 1] : " << all << " to "
-        << one << "\n";
+        << ", 0, 0, 0] " << sizes << " [1, 1, 1, 1] : " << all << " to " << one
+        << "\n";
     s << "  %tok = arith.constant " << tokText.str() << " : " << tokType
       << "\n  %w = arith.constant dense<" << c.W << "> : tensor<i64>\n"
       << "  %z = arith.constant dense<0.0> : " << all << "\n";

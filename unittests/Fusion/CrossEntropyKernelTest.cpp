@@ -53,8 +53,8 @@ std::string moduleText() {
       << "  %g = arith.constant dense<[" << g.str() << "]> : " << perRow
       << "\n";
     if (std::string(name) == "fwd")
-      s << "  %nll = gpt.cross_entropy %l[%t] : " << all << ", tensor<"
-        << rows << "xi32> -> " << perRow << "\n"
+      s << "  %nll = gpt.cross_entropy %l[%t] : " << all << ", tensor<" << rows
+        << "xi32> -> " << perRow << "\n"
         << "  %z = arith.constant dense<0.0> : " << all << "\n"
         << "  %r = tensor.insert_slice %nll into %z[0, 0] [" << rows
         << ", 1] [1, 1] : " << perRow << " into " << all << "\n";
@@ -73,9 +73,9 @@ TEST(CrossEntropyKernelTest, MatchesSoftmaxAtTheRealVocabulary) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<float> in(kRows * kVocab), out(in.size());
   for (int64_t j = 0; j < kVocab; ++j) {
-    in[j] = 3.0f * normal(gen);                 // random
-    in[kVocab + j] = 0.0f;                      // every logit tied
-    in[2 * kVocab + j] = 90.0f + normal(gen);   // exp(l) overflows f32
+    in[j] = 3.0f * normal(gen);               // random
+    in[kVocab + j] = 0.0f;                    // every logit tied
+    in[2 * kVocab + j] = 90.0f + normal(gen); // exp(l) overflows f32
     in[3 * kVocab + j] = -2.0f + 0.1f * normal(gen);
   }
   in[3 * kVocab + 4242] = 30.0f; // one dominant logit, the target

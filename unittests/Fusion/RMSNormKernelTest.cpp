@@ -32,8 +32,8 @@ std::string moduleText(const std::vector<float> &w) {
   for (size_t i = 0; i < w.size(); ++i)
     wText << (i ? ", " : "") << w[i];
   wText << "]> : tensor<" << kCols << "xf32>";
-  std::string one = "tensor<" + std::to_string(kRows) + "x" +
-                    std::to_string(kCols) + "xf32>";
+  std::string one =
+      "tensor<" + std::to_string(kRows) + "x" + std::to_string(kCols) + "xf32>";
   std::string all = "tensor<3x" + std::to_string(kRows) + "x" +
                     std::to_string(kCols) + "xf32>";
   std::string mall = "memref" + all.substr(6);
@@ -50,12 +50,12 @@ std::string moduleText(const std::vector<float> &w) {
     s << "  %w = arith.constant " << wText.str() << "\n";
     if (std::string(name) == "fwd")
       s << "  %r = gpt.rms_norm %p0 residual %p2 : " << one
-        << " weight %w : tensor<" << kCols << "xf32> eps = 1.0e-05 : "
-        << one << "\n";
+        << " weight %w : tensor<" << kCols << "xf32> eps = 1.0e-05 : " << one
+        << "\n";
     else
       s << "  %r = gpt.rms_norm_grad %p0, %p1 residual %p2 : " << one
-        << " weight %w : tensor<" << kCols << "xf32> eps = 1.0e-05 : "
-        << one << "\n";
+        << " weight %w : tensor<" << kCols << "xf32> eps = 1.0e-05 : " << one
+        << "\n";
     s << "  %z = arith.constant dense<0.0> : " << all << "\n"
       << "  %o = tensor.insert_slice %r into %z[0, 0, 0] " << sizes
       << " [1, 1, 1] : " << one << " into " << all << "\n"

@@ -73,18 +73,19 @@ std::string oneByOneBody(const BatchShape &s) {
   std::string body = "  %o0 = tensor.empty() : " + whole + "\n";
   for (int64_t b = 0; b < s.batch(); ++b) {
     std::string i = std::to_string(b), sizes = "[1, " +
-                                                std::to_string(s.rows()) + ", " +
-                                                std::to_string(s.cols()) + "]";
-    body += "  %m" + i + " = tensor.extract_slice %g[" + i + ", 0, 0] " + sizes +
-            " [1, 1, 1] : " + whole + " to " + one + "\n";
-    body += "  %n" + i + " = optim.newton_schulz %m" + i + " steps = " +
-            std::to_string(kSteps) +
+                                               std::to_string(s.rows()) + ", " +
+                                               std::to_string(s.cols()) + "]";
+    body += "  %m" + i + " = tensor.extract_slice %g[" + i + ", 0, 0] " +
+            sizes + " [1, 1, 1] : " + whole + " to " + one + "\n";
+    body += "  %n" + i + " = optim.newton_schulz %m" + i +
+            " steps = " + std::to_string(kSteps) +
             " coefficients = [3.4445, -4.7750, 2.0315] eps = 1.0e-7 "
             "form = polynomial_then_apply transpose = short_side "
-            "normalize = after_cast compute_dtype = bf16 : " + one + "\n";
+            "normalize = after_cast compute_dtype = bf16 : " +
+            one + "\n";
     body += "  %o" + std::to_string(b + 1) + " = tensor.insert_slice %n" + i +
-            " into %o" + i + "[" + i + ", 0, 0] " + sizes + " [1, 1, 1] : " +
-            one + " into " + whole + "\n";
+            " into %o" + i + "[" + i + ", 0, 0] " + sizes +
+            " [1, 1, 1] : " + one + " into " + whole + "\n";
   }
   return body + "  %o = tensor.cast %o" + std::to_string(s.batch()) + " : " +
          whole + " to " + whole;
@@ -96,10 +97,10 @@ protected:
     std::string source;
     for (size_t i = 0; i < shapes().size(); ++i) {
       const BatchShape &s = shapes()[i];
-      source +=
-          wrapperFunction(wrapperName("bf16", i), s.dims, "f32", nsBody(s, "bf16"));
-      source +=
-          wrapperFunction(wrapperName("f32", i), s.dims, "f32", nsBody(s, "f32"));
+      source += wrapperFunction(wrapperName("bf16", i), s.dims, "f32",
+                                nsBody(s, "bf16"));
+      source += wrapperFunction(wrapperName("f32", i), s.dims, "f32",
+                                nsBody(s, "f32"));
       if (s.dims.size() == 3)
         source += wrapperFunction(wrapperName("single", i), s.dims, "f32",
                                   oneByOneBody(s));

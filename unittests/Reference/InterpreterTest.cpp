@@ -1,4 +1,5 @@
-//===- InterpreterTest.cpp - The reference interpreter on hand-computed cases -===//
+//===- InterpreterTest.cpp - The reference interpreter on hand-computed cases
+//-===//
 //
 // Every op family against values computed by hand (or, for the
 // transcendental functions, by Python's math module, pasted as literals),
@@ -101,8 +102,7 @@ TEST_F(InterpreterTest, IntegerDivisionByZeroFails) {
       %0 = gpt.div %a, %b : tensor<2xi32>
       return %0 : tensor<2xi32>
     })mlir",
-                {ht({2}, {1, 2}), ht({2}, {1, 0})},
-                "integer division by zero");
+                {ht({2}, {1, 2}), ht({2}, {1, 0})}, "integer division by zero");
 }
 
 TEST_F(InterpreterTest, Unary) {
@@ -137,35 +137,41 @@ TEST_F(InterpreterTest, Unary) {
   ASSERT_EQ(r.size(), 15u);
   const double tol = 1e-15;
   EXPECT_TRUE(near(r[0], ht({3}, {1, -0.5, -2}), 0));
-  EXPECT_TRUE(near(r[1], ht({3}, {0.36787944117144233, 1.6487212707001282,
-                                      7.38905609893065}),
-                   4 * tol));
-  EXPECT_TRUE(near(r[2], ht({3}, {-0.7615941559557649, 0.46211715726000974,
-                                      0.9640275800758169}),
-                   tol));
-  EXPECT_TRUE(near(r[3], ht({3}, {0.2689414213699951, 0.6224593312018546,
-                                      0.8807970779778823}),
-                   tol));
+  EXPECT_TRUE(
+      near(r[1],
+           ht({3}, {0.36787944117144233, 1.6487212707001282, 7.38905609893065}),
+           4 * tol));
+  EXPECT_TRUE(near(
+      r[2],
+      ht({3}, {-0.7615941559557649, 0.46211715726000974, 0.9640275800758169}),
+      tol));
+  EXPECT_TRUE(near(
+      r[3],
+      ht({3}, {0.2689414213699951, 0.6224593312018546, 0.8807970779778823}),
+      tol));
   EXPECT_TRUE(near(r[4], ht({3}, {1, 0.25, 4}), 0));
   EXPECT_TRUE(near(r[5], ht({3}, {0, 0.5, 2}), 0));
   // gelu(x) = x Phi(x), the exact (erf) form.
-  EXPECT_TRUE(near(r[6], ht({3}, {-0.15865525393145707, 0.34573123063700656,
-                                      1.9544997361036416}),
-                   2 * tol));
-  EXPECT_TRUE(near(r[7], ht({3}, {-0.8427007929497149, 0.5204998778130465,
-                                      0.9953222650189527}),
-                   tol));
-  EXPECT_TRUE(near(r[8], ht({3}, {0.5403023058681398, 0.8775825618903728,
-                                      -0.4161468365471424}),
-                   tol));
-  EXPECT_TRUE(near(r[9], ht({3}, {-0.8414709848078965, 0.479425538604203,
-                                      0.9092974268256817}),
-                   tol));
+  EXPECT_TRUE(near(
+      r[6],
+      ht({3}, {-0.15865525393145707, 0.34573123063700656, 1.9544997361036416}),
+      2 * tol));
+  EXPECT_TRUE(near(
+      r[7],
+      ht({3}, {-0.8427007929497149, 0.5204998778130465, 0.9953222650189527}),
+      tol));
+  EXPECT_TRUE(near(
+      r[8],
+      ht({3}, {0.5403023058681398, 0.8775825618903728, -0.4161468365471424}),
+      tol));
+  EXPECT_TRUE(near(
+      r[9],
+      ht({3}, {-0.8414709848078965, 0.479425538604203, 0.9092974268256817}),
+      tol));
   EXPECT_TRUE(near(r[10], ht({3}, {-2.5, 1.25, 5}), 0));
   EXPECT_TRUE(near(r[11], ht({3}, {-2.5, -1, 0.5}), 0));
-  EXPECT_TRUE(near(r[12], ht({3}, {-1.3862943611198906, 0,
-                                       1.3862943611198906}),
-                   tol));
+  EXPECT_TRUE(
+      near(r[12], ht({3}, {-1.3862943611198906, 0, 1.3862943611198906}), tol));
   EXPECT_TRUE(near(r[13], ht({3}, {0.5, 1, 2}), 0));
   EXPECT_TRUE(near(r[14], ht({3}, {2, 1, 0.5}), 0));
 }
@@ -299,10 +305,8 @@ TEST_F(InterpreterTest, MatmulBatchedAndShared) {
       %2 = gpt.matmul %xb, %w transpose_rhs : tensor<2x1x3xf32>, tensor<2x3xf32> -> tensor<2x1x2xf32>
       return %0, %1, %2 : tensor<2x2xf32>, tensor<2x1x1xf32>, tensor<2x1x2xf32>
     })mlir",
-               {ht({2, 3}, {1, 2, 3, 4, 5, 6}),
-                ht({2, 3}, {1, 0, -1, 2, 1, 0}),
-                ht({2, 1, 2}, {1, 2, 3, 4}),
-                ht({2, 2, 1}, {1, 1, 2, -1}),
+               {ht({2, 3}, {1, 2, 3, 4, 5, 6}), ht({2, 3}, {1, 0, -1, 2, 1, 0}),
+                ht({2, 1, 2}, {1, 2, 3, 4}), ht({2, 2, 1}, {1, 1, 2, -1}),
                 ht({2, 1, 3}, {1, 2, 3, 4, 5, 6})});
   ASSERT_EQ(r.size(), 3u);
   EXPECT_TRUE(near(r[0], ht({2, 2}, {-2, 4, -2, 13}), 0));
@@ -331,7 +335,8 @@ TEST_F(InterpreterTest, MatmulAddScalesProductAndAddend) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(InterpreterTest, GathersAndAdjoints) {
-  auto r = run(R"mlir(
+  auto r =
+      run(R"mlir(
     func.func @f(%table: tensor<3x2xf32>, %ids: tensor<2x2xi32>,
                  %g: tensor<2x2x2xf32>, %x: tensor<2x3xf32>,
                  %idx: tensor<2xi64>, %gl: tensor<2xf32>)
@@ -342,11 +347,9 @@ TEST_F(InterpreterTest, GathersAndAdjoints) {
       %3 = gpt.scatter_last %gl[%idx] : tensor<2xf32>, tensor<2xi64> -> tensor<2x3xf32>
       return %0, %1, %2, %3 : tensor<2x2x2xf32>, tensor<3x2xf32>, tensor<2xf32>, tensor<2x3xf32>
     })mlir",
-               {ht({3, 2}, {0, 1, 10, 11, 20, 21}),
-                ht({2, 2}, {2, 0, 2, 1}),
-                ht({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}),
-                ht({2, 3}, {1, 2, 3, 4, 5, 6}), ht({2}, {2, 0}),
-                ht({2}, {7, 8})});
+          {ht({3, 2}, {0, 1, 10, 11, 20, 21}), ht({2, 2}, {2, 0, 2, 1}),
+           ht({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}),
+           ht({2, 3}, {1, 2, 3, 4, 5, 6}), ht({2}, {2, 0}), ht({2}, {7, 8})});
   ASSERT_EQ(r.size(), 4u);
   EXPECT_TRUE(near(r[0], ht({2, 2, 2}, {20, 21, 0, 1, 20, 21, 10, 11}), 0));
   // Row 2 is hit twice: its gradient accumulates.
@@ -366,7 +369,8 @@ TEST_F(InterpreterTest, EmbeddingIdOutOfRangeFails) {
 }
 
 TEST_F(InterpreterTest, ShapeChanges) {
-  auto r = run(R"mlir(
+  auto r =
+      run(R"mlir(
     func.func @f(%c: tensor<2x1xf32>, %s: tensor<1x1xf32>, %row: tensor<1x3xf32>,
                  %x: tensor<2x3xf32>, %y: tensor<2x1x3xf32>)
         -> (tensor<2x3xf32>, tensor<2x2xf32>, tensor<2x3xf32>, tensor<3x2xf32>,
@@ -380,9 +384,8 @@ TEST_F(InterpreterTest, ShapeChanges) {
       return %0, %1, %2, %3, %4, %5 : tensor<2x3xf32>, tensor<2x2xf32>,
           tensor<2x3xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2x1xf32>
     })mlir",
-               {ht({2, 1}, {1, 2}), ht({1, 1}, {5}),
-                ht({1, 3}, {7, 8, 9}), ht({2, 3}, {1, 2, 3, 4, 5, 6}),
-                ht({2, 1, 3}, {1, 2, 3, 4, 5, 6})});
+          {ht({2, 1}, {1, 2}), ht({1, 1}, {5}), ht({1, 3}, {7, 8, 9}),
+           ht({2, 3}, {1, 2, 3, 4, 5, 6}), ht({2, 1, 3}, {1, 2, 3, 4, 5, 6})});
   ASSERT_EQ(r.size(), 6u);
   EXPECT_TRUE(near(r[0], ht({2, 3}, {1, 1, 1, 2, 2, 2}), 0));
   EXPECT_TRUE(near(r[1], ht({2, 2}, {5, 5, 5, 5}), 0));
@@ -393,7 +396,8 @@ TEST_F(InterpreterTest, ShapeChanges) {
 }
 
 TEST_F(InterpreterTest, SliceConcatSplitPad) {
-  auto r = run(R"mlir(
+  auto r =
+      run(R"mlir(
     func.func @f(%x: tensor<3x3xf32>, %a: tensor<2x1xf32>, %b: tensor<2x2xf32>,
                  %s: tensor<2x4xf32>)
         -> (tensor<2x2xf32>, tensor<3x3xf32>, tensor<2x3xf32>, tensor<4x2xf32>,
@@ -406,9 +410,8 @@ TEST_F(InterpreterTest, SliceConcatSplitPad) {
       return %0, %1, %2, %3, %4, %5 : tensor<2x2xf32>, tensor<3x3xf32>,
           tensor<2x3xf32>, tensor<4x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
     })mlir",
-               {ht({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
-                ht({2, 1}, {1, 2}), ht({2, 2}, {3, 4, 5, 6}),
-                ht({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})});
+          {ht({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), ht({2, 1}, {1, 2}),
+           ht({2, 2}, {3, 4, 5, 6}), ht({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})});
   ASSERT_EQ(r.size(), 6u);
   EXPECT_TRUE(near(r[0], ht({2, 2}, {5, 6, 8, 9}), 0));
   EXPECT_TRUE(near(r[1], ht({3, 3}, {0, 0, 0, 0, 5, 6, 0, 8, 9}), 0));
@@ -431,14 +434,13 @@ TEST_F(InterpreterTest, RMSNorm) {
           eps = 1.000000e-06 : tensor<1x2xf64>
       return %0, %1 : tensor<1x2xf64>, tensor<1x2xf64>
     })mlir",
-               {ht({1, 2}, {3, 4}), ht({1, 2}, {1, -2}),
-                ht({2}, {2, 0.5})});
+               {ht({1, 2}, {3, 4}), ht({1, 2}, {1, -2}), ht({2}, {2, 0.5})});
   ASSERT_EQ(r.size(), 2u);
   // [3, 4] / sqrt(12.5 + 1e-6); ([3, 4] + [1, -2]) / sqrt(10 + 1e-6) * w.
-  EXPECT_TRUE(near(r[0], ht({1, 2}, {0.8485281034827337, 1.1313708046436448}),
-                   1e-15));
-  EXPECT_TRUE(near(r[1], ht({1, 2}, {2.5298220016436064, 0.3162277502054508}),
-                   1e-15));
+  EXPECT_TRUE(
+      near(r[0], ht({1, 2}, {0.8485281034827337, 1.1313708046436448}), 1e-15));
+  EXPECT_TRUE(
+      near(r[1], ht({1, 2}, {2.5298220016436064, 0.3162277502054508}), 1e-15));
 }
 
 // q, k, v [1, 1, 4, 2]; expected values from a direct softmax over the
@@ -465,41 +467,41 @@ constexpr const char *kAttentionIR = R"mlir(
   })mlir";
 
 TEST_F(InterpreterTest, AttentionMasks) {
-  auto r = run(kAttentionIR,
-               {ht({1, 1, 4, 2}, {1, 0, 0.5, -1, 2, 1, -1, 0.5}),
-                ht({1, 1, 4, 2}, {0.5, 1, 1, -0.5, -1, 2, 0.25, 0.75}),
-                ht({1, 1, 4, 2}, {1, 2, 3, -1, 0, 4, -2, 1}),
-                // bos = 9: documents [5], [9, 7], [9].
-                ht({1, 4}, {5, 9, 7, 9}), HostTensor::scalar(2)});
+  auto r =
+      run(kAttentionIR, {ht({1, 1, 4, 2}, {1, 0, 0.5, -1, 2, 1, -1, 0.5}),
+                         ht({1, 1, 4, 2}, {0.5, 1, 1, -0.5, -1, 2, 0.25, 0.75}),
+                         ht({1, 1, 4, 2}, {1, 2, 3, -1, 0, 4, -2, 1}),
+                         // bos = 9: documents [5], [9, 7], [9].
+                         ht({1, 4}, {5, 9, 7, 9}), HostTensor::scalar(2)});
   ASSERT_EQ(r.size(), 4u);
   const double tol = 1e-14;
   // No mask.
-  EXPECT_TRUE(near(r[0], ht({1, 1, 4, 2},
-                                {0.8483585384090032, 0.9585172341168751,
-                                 1.2433091801454328, 0.4780648445389905,
-                                 0.6922529651543884, 1.192675593998797,
-                                 0.0896562591679419, 2.5201702319964165}),
+  EXPECT_TRUE(near(r[0],
+                   ht({1, 1, 4, 2}, {0.8483585384090032, 0.9585172341168751,
+                                     1.2433091801454328, 0.4780648445389905,
+                                     0.6922529651543884, 1.192675593998797,
+                                     0.0896562591679419, 2.5201702319964165}),
                    tol));
   // Causal: [[1,0,0,0],[1,1,0,0],[1,1,1,0],[1,1,1,1]].
-  EXPECT_TRUE(near(r[1], ht({1, 1, 4, 2},
-                                {1.0, 2.0, 2.411570055674022,
-                                 -0.11735508351103374, 1.5542148809755736,
-                                 1.254363342618535, 0.0896562591679419,
-                                 2.5201702319964165}),
-                   tol));
+  EXPECT_TRUE(
+      near(r[1],
+           ht({1, 1, 4, 2}, {1.0, 2.0, 2.411570055674022, -0.11735508351103374,
+                             1.5542148809755736, 1.254363342618535,
+                             0.0896562591679419, 2.5201702319964165}),
+           tol));
   // Causal, window of 2 tokens (q - k < 2):
   // [[1,0,0,0],[1,1,0,0],[0,1,1,0],[0,0,1,1]].
-  EXPECT_TRUE(near(r[2], ht({1, 1, 4, 2},
-                                {1.0, 2.0, 2.411570055674022,
-                                 -0.11735508351103374, 2.037536097526179,
-                                 0.6041065041230349, -0.5628112148582877,
-                                 3.155783177712568}),
-                   tol));
+  EXPECT_TRUE(
+      near(r[2],
+           ht({1, 1, 4, 2}, {1.0, 2.0, 2.411570055674022, -0.11735508351103374,
+                             2.037536097526179, 0.6041065041230349,
+                             -0.5628112148582877, 3.155783177712568}),
+           tol));
   // Causal within documents [0], [1, 2], [3]:
   // [[1,0,0,0],[0,1,0,0],[0,1,1,0],[0,0,0,1]].
-  EXPECT_TRUE(near(r[3], ht({1, 1, 4, 2},
-                                {1.0, 2.0, 3.0, -1.0, 2.037536097526179,
-                                 0.6041065041230349, -2.0, 1.0}),
+  EXPECT_TRUE(near(r[3],
+                   ht({1, 1, 4, 2}, {1.0, 2.0, 3.0, -1.0, 2.037536097526179,
+                                     0.6041065041230349, -2.0, 1.0}),
                    tol));
 }
 
@@ -713,8 +715,7 @@ TEST_F(InterpreterTest, ArgumentShapeMismatchFails) {
 // fails here).
 TEST_F(InterpreterTest, EveryGPTOpHasReferenceSemantics) {
   int count = 0;
-  for (RegisteredOperationName name :
-       tc.get().getRegisteredOperations()) {
+  for (RegisteredOperationName name : tc.get().getRegisteredOperations()) {
     if (name.getDialectNamespace() != "gpt")
       continue;
     ++count;

@@ -85,11 +85,11 @@ TEST_P(ModelGradientTest, AutodiffMatchesFiniteDifferences) {
   bool blocks = spec.model.attention.windowUnit == gptc::WindowUnit::Blocks;
   int64_t T = blocks ? 128 : 16;
   std::vector<std::string> overrides = {
-      "training.dtype=f64",       "training.seq_len=" + std::to_string(T),
-      "training.device_batch=1",  "training.batch=1",
-      "training.ranks=1",         "model.d_model=16",
-      "model.n_head=2",           "model.head_dim=8",
-      "model.vocab_size=257",     "model.attention.bos_token=256"};
+      "training.dtype=f64",      "training.seq_len=" + std::to_string(T),
+      "training.device_batch=1", "training.batch=1",
+      "training.ranks=1",        "model.d_model=16",
+      "model.n_head=2",          "model.head_dim=8",
+      "model.vocab_size=257",    "model.attention.bos_token=256"};
   if (spec.model.attention.windowUnit != gptc::WindowUnit::None) {
     // A constant window schedule: 5 tokens, or one 128-token block.
     std::string w = blocks ? "128" : "5";
@@ -215,21 +215,19 @@ TEST_P(ModelGradientTest, AutodiffMatchesFiniteDifferences) {
       ++checked;
       if (err > allowed && ++failures <= 20)
         ADD_FAILURE() << spec.name << ": d loss / d " << names[p] << "[" << i
-                      << "]: autodiff " << g[i] << ", finite difference "
-                      << fd << " (error " << err << ", allowed " << allowed
-                      << ")";
+                      << "]: autodiff " << g[i] << ", finite difference " << fd
+                      << " (error " << err << ", allowed " << allowed << ")";
     }
   }
   EXPECT_EQ(failures, 0);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::cout << "[ model    ] " << spec.name << ": T=" << T << ", "
             << params.size() << " parameter tensors, " << checked
             << " entries checked, loss " << loss
             << ", worst |error| / allowed = " << worstRatio << " at "
-            << worstEntry << ", "
-            << seconds << " s\n";
+            << worstEntry << ", " << seconds << " s\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,4 +1,5 @@
-//===- RefTestUtil.h - Helpers of the reference interpreter tests -*- C++ -*-===//
+//===- RefTestUtil.h - Helpers of the reference interpreter tests -*- C++
+//-*-===//
 
 #ifndef GPTC_UNITTESTS_REFERENCE_REFTESTUTIL_H
 #define GPTC_UNITTESTS_REFERENCE_REFTESTUTIL_H
@@ -68,7 +69,7 @@ private:
 using Generator = gptc::ref::Random;
 
 inline HostTensor ht(llvm::ArrayRef<int64_t> shape,
-                         std::vector<double> values) {
+                     std::vector<double> values) {
   return HostTensor(shape, std::move(values));
 }
 
@@ -90,8 +91,8 @@ inline ::testing::AssertionResult near(const HostTensor &got,
                                   : std::fabs(got[i] - want[i]) <= tol;
     if (!ok)
       return ::testing::AssertionFailure()
-             << "element " << i << " is " << got[i] << ", expected "
-             << want[i] << " (tolerance " << tol << ")";
+             << "element " << i << " is " << got[i] << ", expected " << want[i]
+             << " (tolerance " << tol << ")";
   }
   return ::testing::AssertionSuccess();
 }

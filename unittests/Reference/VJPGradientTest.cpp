@@ -42,12 +42,12 @@ constexpr double kTolerance = 1e-6;
 
 /// How to fill an argument.
 enum class Fill {
-  Normal,   ///< N(0, 1)
-  Positive, ///< U(0.5, 2): log, sqrt, rsqrt, divisors
+  Normal,       ///< N(0, 1)
+  Positive,     ///< U(0.5, 2): log, sqrt, rsqrt, divisors
   AwayFromZero, ///< +-U(0.2, 1.5): relu
-  Distinct, ///< a random permutation of 0.3 * (0, 1, 2, ...) - 1: no ties
+  Distinct,     ///< a random permutation of 0.3 * (0, 1, 2, ...) - 1: no ties
   DistinctShifted, ///< the same + 0.15: never equal to a Distinct value
-  Values,   ///< the given values (integers, masks)
+  Values,          ///< the given values (integers, masks)
 };
 
 struct ArgSpec {
@@ -220,13 +220,13 @@ std::vector<GradCase> allCases() {
                    "tensor<3x4xf64>"});
 
   // select: the condition is an input; both branches are parameters.
-  cases.push_back({"select",
-                   {input("c", "tensor<2x3xi1>", {1, 0, 0, 1, 1, 0}),
-                    param("t", "tensor<2x3xf64>"),
-                    param("f", "tensor<2x3xf64>")},
-                   "  %y = gpt.select %c, %t, %f : tensor<2x3xi1>, "
-                   "tensor<2x3xf64>",
-                   "tensor<2x3xf64>"});
+  cases.push_back(
+      {"select",
+       {input("c", "tensor<2x3xi1>", {1, 0, 0, 1, 1, 0}),
+        param("t", "tensor<2x3xf64>"), param("f", "tensor<2x3xf64>")},
+       "  %y = gpt.select %c, %t, %f : tensor<2x3xi1>, "
+       "tensor<2x3xf64>",
+       "tensor<2x3xf64>"});
 
   // cast: float to float (identities in f64), and an integer input that
   // is cast to float (no gradient, must not break autodiff).
@@ -258,31 +258,38 @@ std::vector<GradCase> allCases() {
                     out};
   };
   cases.push_back(reduce("reduce_sum_last", "sum", "2", "tensor<2x3x1xf64>"));
-  cases.push_back(reduce("reduce_sum_outer", "sum", "0, 2", "tensor<1x3x1xf64>"));
-  cases.push_back(reduce("reduce_mean_middle", "mean", "1", "tensor<2x1x4xf64>"));
-  cases.push_back(reduce("reduce_mean_all", "mean", "0, 1, 2", "tensor<1x1x1xf64>"));
+  cases.push_back(
+      reduce("reduce_sum_outer", "sum", "0, 2", "tensor<1x3x1xf64>"));
+  cases.push_back(
+      reduce("reduce_mean_middle", "mean", "1", "tensor<2x1x4xf64>"));
+  cases.push_back(
+      reduce("reduce_mean_all", "mean", "0, 1, 2", "tensor<1x1x1xf64>"));
   cases.push_back(reduce("reduce_max_last", "max", "2", "tensor<2x3x1xf64>",
                          Fill::Distinct));
   cases.push_back(reduce("reduce_max_outer", "max", "0, 1", "tensor<1x1x4xf64>",
                          Fill::Distinct));
 
   // Broadcast, reshape, transpose.
-  cases.push_back({"broadcast_middle",
-                   {param("x", "tensor<3x1x4xf64>")},
-                   "  %y = gpt.broadcast %x : tensor<3x1x4xf64> to tensor<3x5x4xf64>",
-                   "tensor<3x5x4xf64>"});
-  cases.push_back({"broadcast_two_dims",
-                   {param("x", "tensor<1x4x1xf64>")},
-                   "  %y = gpt.broadcast %x : tensor<1x4x1xf64> to tensor<2x4x3xf64>",
-                   "tensor<2x4x3xf64>"});
-  cases.push_back({"broadcast_identity",
-                   {param("x", "tensor<2x3xf64>")},
-                   "  %y = gpt.broadcast %x : tensor<2x3xf64> to tensor<2x3xf64>",
-                   "tensor<2x3xf64>"});
-  cases.push_back({"reshape",
-                   {param("x", "tensor<2x6xf64>")},
-                   "  %y = gpt.reshape %x : tensor<2x6xf64> to tensor<3x2x2xf64>",
-                   "tensor<3x2x2xf64>"});
+  cases.push_back(
+      {"broadcast_middle",
+       {param("x", "tensor<3x1x4xf64>")},
+       "  %y = gpt.broadcast %x : tensor<3x1x4xf64> to tensor<3x5x4xf64>",
+       "tensor<3x5x4xf64>"});
+  cases.push_back(
+      {"broadcast_two_dims",
+       {param("x", "tensor<1x4x1xf64>")},
+       "  %y = gpt.broadcast %x : tensor<1x4x1xf64> to tensor<2x4x3xf64>",
+       "tensor<2x4x3xf64>"});
+  cases.push_back(
+      {"broadcast_identity",
+       {param("x", "tensor<2x3xf64>")},
+       "  %y = gpt.broadcast %x : tensor<2x3xf64> to tensor<2x3xf64>",
+       "tensor<2x3xf64>"});
+  cases.push_back(
+      {"reshape",
+       {param("x", "tensor<2x6xf64>")},
+       "  %y = gpt.reshape %x : tensor<2x6xf64> to tensor<3x2x2xf64>",
+       "tensor<3x2x2xf64>"});
   cases.push_back({"reshape_to_scalar",
                    {param("x", "tensor<1x1xf64>")},
                    "  %y = gpt.reshape %x : tensor<1x1xf64> to tensor<f64>",
@@ -299,21 +306,23 @@ std::vector<GradCase> allCases() {
                    "  %y = gpt.slice %x offsets = [1, 2] : tensor<4x6xf64> to "
                    "tensor<2x3xf64>",
                    "tensor<2x3xf64>"});
-  cases.push_back({"concat",
-                   {param("a", "tensor<2x1xf64>"),
-                    input("b", "tensor<2x2xf64>", {0.5, -1, 2, 3}),
-                    param("c", "tensor<2x3xf64>")},
-                   "  %y = gpt.concat %a, %b, %c, %a dim = 1 : (tensor<2x1xf64>, "
-                   "tensor<2x2xf64>, tensor<2x3xf64>, tensor<2x1xf64>) -> "
-                   "tensor<2x7xf64>",
-                   "tensor<2x7xf64>"});
-  cases.push_back({"split_all_parts",
-                   {param("x", "tensor<2x6xf64>")},
-                   "  %p:3 = gpt.split %x dim = 1 : tensor<2x6xf64> -> "
-                   "tensor<2x2xf64>, tensor<2x2xf64>, tensor<2x2xf64>\n"
-                   "  %y = gpt.concat %p#2, %p#0, %p#1 dim = 0 : (tensor<2x2xf64>, "
-                   "tensor<2x2xf64>, tensor<2x2xf64>) -> tensor<6x2xf64>",
-                   "tensor<6x2xf64>"});
+  cases.push_back(
+      {"concat",
+       {param("a", "tensor<2x1xf64>"),
+        input("b", "tensor<2x2xf64>", {0.5, -1, 2, 3}),
+        param("c", "tensor<2x3xf64>")},
+       "  %y = gpt.concat %a, %b, %c, %a dim = 1 : (tensor<2x1xf64>, "
+       "tensor<2x2xf64>, tensor<2x3xf64>, tensor<2x1xf64>) -> "
+       "tensor<2x7xf64>",
+       "tensor<2x7xf64>"});
+  cases.push_back(
+      {"split_all_parts",
+       {param("x", "tensor<2x6xf64>")},
+       "  %p:3 = gpt.split %x dim = 1 : tensor<2x6xf64> -> "
+       "tensor<2x2xf64>, tensor<2x2xf64>, tensor<2x2xf64>\n"
+       "  %y = gpt.concat %p#2, %p#0, %p#1 dim = 0 : (tensor<2x2xf64>, "
+       "tensor<2x2xf64>, tensor<2x2xf64>) -> tensor<6x2xf64>",
+       "tensor<6x2xf64>"});
   cases.push_back({"split_unused_part",
                    {param("x", "tensor<6x2xf64>")},
                    "  %p:3 = gpt.split %x dim = 0 : tensor<6x2xf64> -> "
@@ -331,42 +340,48 @@ std::vector<GradCase> allCases() {
                          "transpose_rhs", "tensor<2x3x5xf64>"));
   cases.push_back(matmul("matmul_tt", "tensor<2x4x3xf64>", "tensor<2x5x4xf64>",
                          "transpose_lhs transpose_rhs", "tensor<2x3x5xf64>"));
-  cases.push_back(matmul("matmul_rank2_nn", "tensor<3x4xf64>", "tensor<4x5xf64>",
-                         "", "tensor<3x5xf64>"));
-  cases.push_back(matmul("matmul_rank2_tt", "tensor<4x3xf64>", "tensor<5x4xf64>",
-                         "transpose_lhs transpose_rhs", "tensor<3x5xf64>"));
+  cases.push_back(matmul("matmul_rank2_nn", "tensor<3x4xf64>",
+                         "tensor<4x5xf64>", "", "tensor<3x5xf64>"));
+  cases.push_back(matmul("matmul_rank2_tt", "tensor<4x3xf64>",
+                         "tensor<5x4xf64>", "transpose_lhs transpose_rhs",
+                         "tensor<3x5xf64>"));
   cases.push_back(matmul("matmul_rank4_nt", "tensor<2x2x3x4xf64>",
                          "tensor<2x2x5x4xf64>", "transpose_rhs",
                          "tensor<2x2x3x5xf64>"));
   cases.push_back(matmul("matmul_shared_rhs_n", "tensor<2x3x4xf64>",
                          "tensor<4x5xf64>", "", "tensor<2x3x5xf64>"));
   cases.push_back(matmul("matmul_shared_rhs_t", "tensor<2x3x4xf64>",
-                         "tensor<5x4xf64>", "transpose_rhs", "tensor<2x3x5xf64>"));
+                         "tensor<5x4xf64>", "transpose_rhs",
+                         "tensor<2x3x5xf64>"));
   cases.push_back(matmul("matmul_shared_rhs_rank4", "tensor<2x2x3x4xf64>",
                          "tensor<5x4xf64>", "transpose_rhs",
                          "tensor<2x2x3x5xf64>"));
 
   // rms_norm with and without residual and weight.
   const char *n3 = "tensor<2x3x4xf64>";
-  cases.push_back({"rms_norm",
-                   {param("x", n3)},
-                   std::string("  %y = gpt.rms_norm %x eps = 1.000000e-06 : ") + n3,
-                   n3});
+  cases.push_back(
+      {"rms_norm",
+       {param("x", n3)},
+       std::string("  %y = gpt.rms_norm %x eps = 1.000000e-06 : ") + n3,
+       n3});
   cases.push_back({"rms_norm_residual",
                    {param("x", n3), param("res", n3)},
                    std::string("  %y = gpt.rms_norm %x residual %res : ") + n3 +
                        " eps = 1.000000e-06 : " + n3,
                    n3});
-  cases.push_back({"rms_norm_weight",
-                   {param("x", n3), param("w", "tensor<4xf64>")},
-                   std::string("  %y = gpt.rms_norm %x weight %w : tensor<4xf64> "
-                               "eps = 1.000000e-06 : ") + n3,
-                   n3});
-  cases.push_back({"rms_norm_residual_weight",
-                   {param("x", n3), param("res", n3), param("w", "tensor<4xf64>")},
-                   std::string("  %y = gpt.rms_norm %x residual %res : ") + n3 +
-                       " weight %w : tensor<4xf64> eps = 1.000000e-06 : " + n3,
-                   n3});
+  cases.push_back(
+      {"rms_norm_weight",
+       {param("x", n3), param("w", "tensor<4xf64>")},
+       std::string("  %y = gpt.rms_norm %x weight %w : tensor<4xf64> "
+                   "eps = 1.000000e-06 : ") +
+           n3,
+       n3});
+  cases.push_back(
+      {"rms_norm_residual_weight",
+       {param("x", n3), param("res", n3), param("w", "tensor<4xf64>")},
+       std::string("  %y = gpt.rms_norm %x residual %res : ") + n3 +
+           " weight %w : tensor<4xf64> eps = 1.000000e-06 : " + n3,
+       n3});
   cases.push_back({"rms_norm_large_eps_rank2",
                    {param("x", "tensor<3x5xf64>"), param("w", "tensor<5xf64>")},
                    "  %y = gpt.rms_norm %x weight %w : tensor<5xf64> "
@@ -397,45 +412,57 @@ std::vector<GradCase> allCases() {
 
   // A composite: softmax cross-entropy as the frontend writes it (max,
   // sub, exp, sum, log, gather_last, mean) with masked (-inf) entries.
-  cases.push_back({"masked_softmax_chain",
-                   {param("s", "tensor<2x4xf64>"),
-                    input("m", "tensor<2x4xi1>", {1, 0, 1, 1, 1, 1, 0, 1})},
-                   "  %ninf = gpt.constant dense<0xFFF0000000000000> : tensor<2x4xf64>\n"
-                   "  %sm = gpt.select %m, %s, %ninf : tensor<2x4xi1>, tensor<2x4xf64>\n"
-                   "  %mx0 = gpt.reduce max %sm dims = [1] : tensor<2x4xf64> -> tensor<2x1xf64>\n"
-                   "  %mx = gpt.broadcast %mx0 : tensor<2x1xf64> to tensor<2x4xf64>\n"
-                   "  %d = gpt.sub %sm, %mx : tensor<2x4xf64>\n"
-                   "  %e = gpt.exp %d : tensor<2x4xf64>\n"
-                   "  %z0 = gpt.reduce sum %e dims = [1] : tensor<2x4xf64> -> tensor<2x1xf64>\n"
-                   "  %z = gpt.broadcast %z0 : tensor<2x1xf64> to tensor<2x4xf64>\n"
-                   "  %y = gpt.div %e, %z : tensor<2x4xf64>",
-                   "tensor<2x4xf64>"});
+  cases.push_back(
+      {"masked_softmax_chain",
+       {param("s", "tensor<2x4xf64>"),
+        input("m", "tensor<2x4xi1>", {1, 0, 1, 1, 1, 1, 0, 1})},
+       "  %ninf = gpt.constant dense<0xFFF0000000000000> : tensor<2x4xf64>\n"
+       "  %sm = gpt.select %m, %s, %ninf : tensor<2x4xi1>, tensor<2x4xf64>\n"
+       "  %mx0 = gpt.reduce max %sm dims = [1] : tensor<2x4xf64> -> "
+       "tensor<2x1xf64>\n"
+       "  %mx = gpt.broadcast %mx0 : tensor<2x1xf64> to tensor<2x4xf64>\n"
+       "  %d = gpt.sub %sm, %mx : tensor<2x4xf64>\n"
+       "  %e = gpt.exp %d : tensor<2x4xf64>\n"
+       "  %z0 = gpt.reduce sum %e dims = [1] : tensor<2x4xf64> -> "
+       "tensor<2x1xf64>\n"
+       "  %z = gpt.broadcast %z0 : tensor<2x1xf64> to tensor<2x4xf64>\n"
+       "  %y = gpt.div %e, %z : tensor<2x4xf64>",
+       "tensor<2x4xf64>"});
 
   // Fused attention (its VJP is gpt.attention_grad).
   const char *q = "tensor<1x2x4x3xf64>";
-  cases.push_back({"attention_causal",
-                   {param("q", q), param("k", q), param("v", q)},
-                   std::string("  %y = gpt.attention %q, %k, %v mask = "
-                               "#gpt.mask<causal = true, window = none, bos = -1> "
-                               "scale = 5.000000e-01 : ") + q,
-                   q, "gpt.attention"});
-  cases.push_back({"attention_window_document",
-                   {param("q", q), param("k", q), param("v", q),
-                    input("tok", "tensor<1x4xi32>", {3, 9, 2, 1}),
-                    input("w", "tensor<i64>", {2})},
-                   std::string("  %y = gpt.attention %q, %k, %v tokens %tok : "
-                               "tensor<1x4xi32> window %w : tensor<i64> mask = "
-                               "#gpt.mask<causal = true, window = tokens, bos = 9> "
-                               "scale = 5.000000e-01 : ") + q,
-                   q, "gpt.attention"});
-  cases.push_back({"attention_document_not_causal",
-                   {param("q", q), param("k", q), param("v", q),
-                    input("tok", "tensor<1x4xi32>", {5, 7, 7, 5})},
-                   std::string("  %y = gpt.attention %q, %k, %v tokens %tok : "
-                               "tensor<1x4xi32> mask = "
-                               "#gpt.mask<causal = false, window = none, bos = 7> "
-                               "scale = 7.000000e-01 : ") + q,
-                   q, "gpt.attention"});
+  cases.push_back(
+      {"attention_causal",
+       {param("q", q), param("k", q), param("v", q)},
+       std::string("  %y = gpt.attention %q, %k, %v mask = "
+                   "#gpt.mask<causal = true, window = none, bos = -1> "
+                   "scale = 5.000000e-01 : ") +
+           q,
+       q,
+       "gpt.attention"});
+  cases.push_back(
+      {"attention_window_document",
+       {param("q", q), param("k", q), param("v", q),
+        input("tok", "tensor<1x4xi32>", {3, 9, 2, 1}),
+        input("w", "tensor<i64>", {2})},
+       std::string("  %y = gpt.attention %q, %k, %v tokens %tok : "
+                   "tensor<1x4xi32> window %w : tensor<i64> mask = "
+                   "#gpt.mask<causal = true, window = tokens, bos = 9> "
+                   "scale = 5.000000e-01 : ") +
+           q,
+       q,
+       "gpt.attention"});
+  cases.push_back(
+      {"attention_document_not_causal",
+       {param("q", q), param("k", q), param("v", q),
+        input("tok", "tensor<1x4xi32>", {5, 7, 7, 5})},
+       std::string("  %y = gpt.attention %q, %k, %v tokens %tok : "
+                   "tensor<1x4xi32> mask = "
+                   "#gpt.mask<causal = false, window = none, bos = 7> "
+                   "scale = 7.000000e-01 : ") +
+           q,
+       q,
+       "gpt.attention"});
   return cases;
 }
 
@@ -459,8 +486,8 @@ TEST_P(VJPGradientTest, MatchesCentralDifferences) {
     GTEST_SKIP() << c.skipUnlessDifferentiable
                  << " does not implement DifferentiableOpInterface yet";
 
-  auto yType = dyn_cast_or_null<RankedTensorType>(
-      parseType(c.yType, &tc.get()));
+  auto yType =
+      dyn_cast_or_null<RankedTensorType>(parseType(c.yType, &tc.get()));
   ASSERT_TRUE(yType) << c.yType;
   std::string src = moduleSource(c, yType);
   OwningOpRef<ModuleOp> module = tc.parse(src);
@@ -533,11 +560,11 @@ TEST_P(VJPGradientTest, MatchesCentralDifferences) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    GPTOps, VJPGradientTest, ::testing::ValuesIn(allCases()),
-    [](const ::testing::TestParamInfo<GradCase> &info) {
-      return info.param.name;
-    });
+INSTANTIATE_TEST_SUITE_P(GPTOps, VJPGradientTest,
+                         ::testing::ValuesIn(allCases()),
+                         [](const ::testing::TestParamInfo<GradCase> &info) {
+                           return info.param.name;
+                         });
 
 // Every op that implements DifferentiableOpInterface appears in the body
 // of at least one case above.
@@ -545,8 +572,8 @@ TEST(VJPCoverage, EveryDifferentiableOpIsCovered) {
   TestContext tc;
   std::set<std::string> covered;
   for (const GradCase &c : allCases()) {
-    auto yType = dyn_cast_or_null<RankedTensorType>(
-        parseType(c.yType, &tc.get()));
+    auto yType =
+        dyn_cast_or_null<RankedTensorType>(parseType(c.yType, &tc.get()));
     ASSERT_TRUE(yType);
     OwningOpRef<ModuleOp> m = tc.parse(moduleSource(c, yType));
     ASSERT_TRUE(m) << c.name << tc.diagnostics;

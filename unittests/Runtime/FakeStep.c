@@ -49,8 +49,8 @@ static float forward(uint8_t *arena, float *dlogits, float scale) {
   for (int i = 0; i < BT * FAKE_V; ++i)
     logits[i] = NAN; /* beta 0 must not read C */
   gptc_gemm_f32(0, 0, BT, FAKE_V, FAKE_V, (uintptr_t)x, FAKE_V, 1, 0,
-                (uintptr_t)SLOT(float, FAKE_OFF_W), FAKE_V, 1, 0, 1.0f, 0.0f,
-                0, 0, 0, 0, (uintptr_t)logits, FAKE_V, 1, 0, 1);
+                (uintptr_t)SLOT(float, FAKE_OFF_W), FAKE_V, 1, 0, 1.0f, 0.0f, 0,
+                0, 0, 0, (uintptr_t)logits, FAKE_V, 1, 0, 1);
   double total = 0.0;
   for (int i = 0; i < BT; ++i) {
     const float *z = logits + i * FAKE_V;

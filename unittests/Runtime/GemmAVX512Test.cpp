@@ -153,7 +153,8 @@ TEST_F(AVX512Sgemm, ZeroKScalesC) {
   q.run(1.0f, 2.0f);
   for (int64_t i = 0; i < 3; ++i)
     for (int64_t j = 0; j < 20; ++j)
-      ASSERT_EQ(q.c[size_t(i * q.ldc + j)], 2.0f * before[size_t(i * q.ldc + j)]);
+      ASSERT_EQ(q.c[size_t(i * q.ldc + j)],
+                2.0f * before[size_t(i * q.ldc + j)]);
 }
 
 TEST_F(AVX512Sgemm, SplitsGiveTheSameBits) {
@@ -174,9 +175,8 @@ TEST_F(AVX512Sgemm, SplitsGiveTheSameBits) {
                     rows.c.data() + i0 * rows.ldc, rows.ldc);
       for (auto [j0, len] : {std::pair<int64_t, int64_t>{0, 45}, {45, 55}})
         avx512Sgemm(cols.ta, cols.tb, s.m, len, s.k, 0.5f, cols.a.data(),
-                    cols.lda,
-                    cols.b.data() + (cols.tb ? j0 * cols.ldb : j0), cols.ldb,
-                    1.0f, cols.c.data() + j0, cols.ldc);
+                    cols.lda, cols.b.data() + (cols.tb ? j0 * cols.ldb : j0),
+                    cols.ldb, 1.0f, cols.c.data() + j0, cols.ldc);
       EXPECT_EQ(std::memcmp(whole.c.data(), rows.c.data(),
                             whole.c.size() * sizeof(float)),
                 0)

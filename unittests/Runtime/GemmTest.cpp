@@ -150,7 +150,7 @@ TEST(Gemm, F32Epilogues) {
                            << "ta " << ta << " tb " << tb << " kind " << kind
                            << " alpha " << alpha << " beta " << beta
                            << " separate C " << separate);
-              Case<float> c{ta != 0, tb != 0, 5, 7, 6, 3, kind,
+              Case<float> c{ta != 0,        tb != 0,        5,   7, 6, 3, kind,
                             (kind + 1) % 5, (kind + 2) % 5, beta};
               c.alpha = alpha;
               c.separateC = separate;
@@ -182,8 +182,8 @@ TEST(Gemm, F64AllTransposes) {
         for (double beta : {0.0, 1.0}) {
           SCOPED_TRACE(::testing::Message()
                        << "ta " << ta << " tb " << tb << " kind " << kind);
-          Case<double> c{ta != 0, tb != 0, 4, 9, 5, 2, kind, (kind + 1) % 5,
-                         (kind + 2) % 5, beta};
+          Case<double> c{ta != 0,        tb != 0,        4,   9, 5, 2, kind,
+                         (kind + 1) % 5, (kind + 2) % 5, beta};
           check<double>(c, gptc_gemm_f64, 1e-12);
           c.alpha = 0.5;
           c.beta = beta == 0.0 ? 0.0 : -3.0;
@@ -210,12 +210,12 @@ TEST(Gemm, ZeroKWritesBetaC) {
   gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1.0f, 0.0f,
                 uintptr_t(c.data()), 2, 1, 0, uintptr_t(c.data()), 2, 1, 0, 1);
   gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1.0f, 1.0f,
-                uintptr_t(c.data() + 2), 2, 1, 0, uintptr_t(c.data() + 2), 2,
-                1, 0, 1);
+                uintptr_t(c.data() + 2), 2, 1, 0, uintptr_t(c.data() + 2), 2, 1,
+                0, 1);
   // D = beta C from a separate C.
   gptc_gemm_f32(0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1.0f, 0.5f,
-                uintptr_t(c.data() + 2), 2, 1, 0, uintptr_t(c.data() + 4), 2,
-                1, 0, 1);
+                uintptr_t(c.data() + 2), 2, 1, 0, uintptr_t(c.data() + 4), 2, 1,
+                0, 1);
   EXPECT_EQ(c, (std::vector<float>{0, 0, 3, 4, 1.5f, 2}));
 }
 
@@ -337,17 +337,16 @@ template <typename Gemm> void checkLargeBf16(Gemm gemm) {
     int64_t m, n, k;
   };
   for (Shape sh : {Shape{33, 47, 95}, Shape{64, 64, 64}, Shape{1, 100, 700},
-                   Shape{100, 1, 40}, Shape{70, 90, 1100},
-                   Shape{300, 40, 64}})
+                   Shape{100, 1, 40}, Shape{70, 90, 1100}, Shape{300, 40, 64}})
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb)
         for (int kind : {0, 1, 4})
           for (Bf16Epilogue e : kBf16Epilogues) {
             const int64_t m = sh.m, n = sh.n, k = sh.k;
             SCOPED_TRACE(::testing::Message()
-                         << m << "x" << n << "x" << k << " ta " << ta
-                         << " tb " << tb << " kind " << kind << " alpha "
-                         << e.alpha << " beta " << e.beta << " separate C "
+                         << m << "x" << n << "x" << k << " ta " << ta << " tb "
+                         << tb << " kind " << kind << " alpha " << e.alpha
+                         << " beta " << e.beta << " separate C "
                          << e.separateC);
             Bf16Operands ops(ta, tb, m, n, k, 1, kind, e.beta,
                              unsigned(m * 131 + n * 7 + k));
@@ -381,8 +380,8 @@ template <typename Gemm> void checkLargeBf16(Gemm gemm) {
                 magnitude *= std::fabs(e.alpha);
                 if (e.beta != 0.0f) {
                   double cv =
-                      e.beta * double(fromBf16(before[size_t(i * lc.rs +
-                                                             j * lc.cs)]));
+                      e.beta *
+                      double(fromBf16(before[size_t(i * lc.rs + j * lc.cs)]));
                   want += cv;
                   magnitude += std::fabs(cv);
                 }
@@ -399,9 +398,9 @@ template <typename Gemm> void checkLargeBf16(Gemm gemm) {
 
 TEST(Gemm, Bf16LargeShapesThroughTheEntryPoint) {
   checkLargeBf16([](int ta, int tb, int64_t m, int64_t n, int64_t k,
-                    uint16_t *a, Layout la, uint16_t *b, Layout lb,
-                    float alpha, float beta, uint16_t *c, Layout lc,
-                    uint16_t *d, Layout ld) {
+                    uint16_t *a, Layout la, uint16_t *b, Layout lb, float alpha,
+                    float beta, uint16_t *c, Layout lc, uint16_t *d,
+                    Layout ld) {
     gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(a), la.rs, la.cs, la.bs,
                    uintptr_t(b), lb.rs, lb.cs, lb.bs, alpha, beta, uintptr_t(c),
                    lc.rs, lc.cs, lc.bs, uintptr_t(d), ld.rs, ld.cs, ld.bs, 1);
@@ -470,15 +469,14 @@ void checkGram(Store store, Load load, Gemm gemm,
               x = store(std::nan(""));
             const double alpha = -1.5;
             gemm(ta, !ta, m, m, k, uintptr_t(a.data()), la.rs, la.cs, la.bs,
-                 uintptr_t(a.data()), la.rs, la.cs, la.bs, alpha, 0.0, 0, 0,
-                 0, 0, uintptr_t(d.data()), ld.rs, ld.cs, ld.bs, batch);
+                 uintptr_t(a.data()), la.rs, la.cs, la.bs, alpha, 0.0, 0, 0, 0,
+                 0, uintptr_t(d.data()), ld.rs, ld.cs, ld.bs, batch);
             int64_t bad = 0;
             for (int64_t bi = 0; bi < batch; ++bi) {
               auto opA = [&](int64_t i, int64_t p) {
-                return double(load(ta ? a[size_t(bi * la.bs + p * la.rs +
-                                                 i * la.cs)]
-                                      : a[size_t(bi * la.bs + i * la.rs +
-                                                 p * la.cs)]));
+                return double(
+                    load(ta ? a[size_t(bi * la.bs + p * la.rs + i * la.cs)]
+                            : a[size_t(bi * la.bs + i * la.rs + p * la.cs)]));
               };
               auto at = [&](int64_t i, int64_t j) {
                 return d[size_t(bi * ld.bs + i * ld.rs + j * ld.cs)];
@@ -497,11 +495,10 @@ void checkGram(Store store, Load load, Gemm gemm,
                       bad++ < 3)
                     ADD_FAILURE() << "D[" << bi << "][" << i << "][" << j
                                   << "] = " << got << ", want " << want;
-                  if (std::memcmp(&d[size_t(bi * ld.bs + i * ld.rs +
-                                            j * ld.cs)],
-                                  &d[size_t(bi * ld.bs + j * ld.rs +
-                                            i * ld.cs)],
-                                  sizeof(T)) != 0 &&
+                  if (std::memcmp(
+                          &d[size_t(bi * ld.bs + i * ld.rs + j * ld.cs)],
+                          &d[size_t(bi * ld.bs + j * ld.rs + i * ld.cs)],
+                          sizeof(T)) != 0 &&
                       bad++ < 3)
                     ADD_FAILURE() << "D[" << i << "][" << j << "] != D[" << j
                                   << "][" << i << "]";
@@ -512,31 +509,29 @@ void checkGram(Store store, Load load, Gemm gemm,
 }
 
 TEST(Gemm, Bf16GramMatrix) {
-  checkGram<uint16_t>(
-      [](double v) { return toBf16(float(v)); },
-      [](uint16_t h) { return fromBf16(h); },
-      [](auto... args) { gptc_gemm_bf16(args...); },
-      [](double want, int64_t k, double magnitude) {
-        return std::fabs(want) * 0x1p-8 + double(k) * 0x1p-23 * magnitude;
-      });
+  checkGram<uint16_t>([](double v) { return toBf16(float(v)); },
+                      [](uint16_t h) { return fromBf16(h); },
+                      [](auto... args) { gptc_gemm_bf16(args...); },
+                      [](double want, int64_t k, double magnitude) {
+                        return std::fabs(want) * 0x1p-8 +
+                               double(k) * 0x1p-23 * magnitude;
+                      });
 }
 
 TEST(Gemm, F32GramMatrix) {
-  checkGram<float>(
-      [](double v) { return float(v); }, [](float v) { return v; },
-      [](auto... args) { gptc_gemm_f32(args...); },
-      [](double, int64_t k, double magnitude) {
-        return double(k) * 0x1p-23 * magnitude;
-      });
+  checkGram<float>([](double v) { return float(v); }, [](float v) { return v; },
+                   [](auto... args) { gptc_gemm_f32(args...); },
+                   [](double, int64_t k, double magnitude) {
+                     return double(k) * 0x1p-23 * magnitude;
+                   });
 }
 
 TEST(Gemm, F64GramMatrix) {
-  checkGram<double>(
-      [](double v) { return v; }, [](double v) { return v; },
-      [](auto... args) { gptc_gemm_f64(args...); },
-      [](double, int64_t k, double magnitude) {
-        return double(k) * 0x1p-50 * magnitude;
-      });
+  checkGram<double>([](double v) { return v; }, [](double v) { return v; },
+                    [](auto... args) { gptc_gemm_f64(args...); },
+                    [](double, int64_t k, double magnitude) {
+                      return double(k) * 0x1p-50 * magnitude;
+                    });
 }
 
 // The symmetric kernel on its own (skipped without AMX).

@@ -112,14 +112,14 @@ TEST(Manifest, ErrorsNameFileAndField) {
                 [](llvm::json::Object &m) { slotAt(m, 3)["name"] = "losses"; }),
             "b/manifest.json: slots: no slot 'loss'");
   EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
-              m["workspace"] = llvm::json::Object{{"offset", 2048},
-                                                  {"bytes", 1024}};
+              m["workspace"] =
+                  llvm::json::Object{{"offset", 2048}, {"bytes", 1024}};
             }),
             "b/manifest.json: workspace: [2048, 3072) exceeds arena_bytes "
             "2432");
   EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
-              m["workspace"] = llvm::json::Object{{"offset", 1408},
-                                                  {"bytes", 1024}};
+              m["workspace"] =
+                  llvm::json::Object{{"offset", 1408}, {"bytes", 1024}};
             }),
             "b/manifest.json: slots[7] (grad.w): bytes [1408, 2432) exceed "
             "the slots' region [0, 1408)");

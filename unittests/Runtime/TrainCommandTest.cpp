@@ -43,8 +43,8 @@ protected:
     std::filesystem::copy_file(GPTC_FAKE_STEP_SO, bundle + "/step.so");
   }
   /// Runs the bundle with its manifest edited by `edit`; returns the error.
-  std::string errorWithManifest(
-      const std::function<void(llvm::json::Object &)> &edit) {
+  std::string
+  errorWithManifest(const std::function<void(llvm::json::Object &)> &edit) {
     makeBundle(path("fake.gptc"));
     llvm::json::Object m = fakeManifest();
     edit(m);
@@ -245,8 +245,8 @@ TEST_F(TrainCommandTest, EditedManifestsDisagreeWithTheLibrary) {
   // (tests/Training/bundle-integrity.test drops a real step's workspace).
   EXPECT_EQ(errorWithManifest([](llvm::json::Object &m) {
               m["arena_bytes"] = 2432 + 64;
-              m["workspace"] = llvm::json::Object{{"offset", 2432},
-                                                  {"bytes", 64}};
+              m["workspace"] =
+                  llvm::json::Object{{"offset", 2432}, {"bytes", 64}};
             }),
             "gptc train: error: fake.gptc/manifest.json: arena_bytes: 2496 "
             "in manifest.json, 2432 in step.so\n");
@@ -286,9 +286,8 @@ TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
   std::vector<std::string> gotOverrides;
   bool gotNoFuse = false;
   CompileHook hook = [&](const std::string &spec,
-                         const std::vector<std::string> &overrides,
-                         bool noFuse, const std::string &outDir,
-                         std::string &error) {
+                         const std::vector<std::string> &overrides, bool noFuse,
+                         const std::string &outDir, std::string &error) {
     gotSpec = spec;
     gotNoFuse = noFuse;
     gotOverrides = overrides;
@@ -308,9 +307,8 @@ TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
   EXPECT_EQ(gotSpec, "my-spec.yaml");
   EXPECT_EQ(gotDir, "my-spec.gptc");
   EXPECT_TRUE(gotNoFuse);
-  EXPECT_EQ(gotOverrides, (std::vector<std::string>{
-                              "training.steps=3", "a.b=c",
-                              "training.dtype=f64"}));
+  EXPECT_EQ(gotOverrides, (std::vector<std::string>{"training.steps=3", "a.b=c",
+                                                    "training.dtype=f64"}));
   EXPECT_NE(out.str().find("gptc train: compiling my-spec.yaml -> "
                            "my-spec.gptc\n"),
             std::string::npos);

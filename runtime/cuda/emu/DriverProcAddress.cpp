@@ -17,8 +17,7 @@ struct Entry {
   void *fn;
 };
 
-#define E(name)                                                                \
-  { #name, reinterpret_cast < void *>(&name) }
+#define E(name) {#name, reinterpret_cast<void *>(&name)}
 const Entry kEntries[] = {E(cuInit),
                           E(cuDriverGetVersion),
                           E(cuDeviceGet),

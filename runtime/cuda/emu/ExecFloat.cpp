@@ -244,7 +244,7 @@ bool selectFloat(Instr &in, DecodeCtx &c, std::string &why, const char *name) {
 #define FLOAT_OP(name, Op)                                                     \
   s[name] = [](Instr &in, DecodeCtx &c, std::string &why) {                    \
     return selectFloat<Op>(in, c, why, name);                                  \
-  };
+  }
 
 /// Compares two values of type `t` given as bits.
 bool compare(Cmp cmp, Ty t, uint64_t x, uint64_t y) {
@@ -408,29 +408,40 @@ template <class T> void testpOp(WarpState &w, const Instr &in, uint32_t mask) {
 } // namespace
 
 void registerFloatOps(SelectorMap &s) {
-  FLOAT_OP("add", FAdd)
-  FLOAT_OP("sub", FSub)
-  FLOAT_OP("mul", FMul) FLOAT_OP("div", FDiv) FLOAT_OP("min", FMin) FLOAT_OP(
-      "max", FMax) FLOAT_OP("fma", FFma) FLOAT_OP("mad", FFma)
-      FLOAT_OP("abs", FAbs) FLOAT_OP("neg", FNeg) FLOAT_OP("sqrt", FSqrt)
-          FLOAT_OP("rsqrt", FRsqrt) FLOAT_OP("rcp", FRcp) FLOAT_OP("ex2", FEx2)
-              FLOAT_OP("lg2", FLg2) FLOAT_OP("sin", FSin) FLOAT_OP("cos", FCos)
-                  FLOAT_OP("tanh", FTanh) FLOAT_OP("copysign", FCopysign)
-                      s["setp"] = [](Instr &in, DecodeCtx &, std::string &why) {
-                        if (in.cmp == Cmp::None) {
-                          why = "setp without a comparison";
-                          return false;
-                        }
-                        unsigned want = 3 + (in.boolOp != BoolOp::None);
-                        if (in.nops == want + 1)
-                          in.mode = 1;
-                        else if (in.nops != want) {
-                          why = "wrong number of operands";
-                          return false;
-                        }
-                        in.exec = setpOp;
-                        return true;
-                      };
+  FLOAT_OP("add", FAdd);
+  FLOAT_OP("sub", FSub);
+  FLOAT_OP("mul", FMul);
+  FLOAT_OP("div", FDiv);
+  FLOAT_OP("min", FMin);
+  FLOAT_OP("max", FMax);
+  FLOAT_OP("fma", FFma);
+  FLOAT_OP("mad", FFma);
+  FLOAT_OP("abs", FAbs);
+  FLOAT_OP("neg", FNeg);
+  FLOAT_OP("sqrt", FSqrt);
+  FLOAT_OP("rsqrt", FRsqrt);
+  FLOAT_OP("rcp", FRcp);
+  FLOAT_OP("ex2", FEx2);
+  FLOAT_OP("lg2", FLg2);
+  FLOAT_OP("sin", FSin);
+  FLOAT_OP("cos", FCos);
+  FLOAT_OP("tanh", FTanh);
+  FLOAT_OP("copysign", FCopysign);
+  s["setp"] = [](Instr &in, DecodeCtx &, std::string &why) {
+    if (in.cmp == Cmp::None) {
+      why = "setp without a comparison";
+      return false;
+    }
+    unsigned want = 3 + (in.boolOp != BoolOp::None);
+    if (in.nops == want + 1)
+      in.mode = 1;
+    else if (in.nops != want) {
+      why = "wrong number of operands";
+      return false;
+    }
+    in.exec = setpOp;
+    return true;
+  };
   s["set"] = [](Instr &in, DecodeCtx &, std::string &why) {
     if (in.cmp == Cmp::None || in.ty2 == Ty::None) {
       why = "set needs a comparison, a destination and a source type";

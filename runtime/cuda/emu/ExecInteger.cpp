@@ -496,11 +496,21 @@ template <template <class> class Op> ExecFn pickInt(Ty t) {
     return nullptr;
   }
 }
-template <class T> struct ClzT { static constexpr ExecFn fn = clzOp<T>; };
-template <class T> struct BrevT { static constexpr ExecFn fn = brevOp<T>; };
-template <class T> struct BfindT { static constexpr ExecFn fn = bfindOp<T>; };
-template <class T> struct BfeT { static constexpr ExecFn fn = bfeOp<T>; };
-template <class T> struct BfiT { static constexpr ExecFn fn = bfiOp<T>; };
+template <class T> struct ClzT {
+  static constexpr ExecFn fn = clzOp<T>;
+};
+template <class T> struct BrevT {
+  static constexpr ExecFn fn = brevOp<T>;
+};
+template <class T> struct BfindT {
+  static constexpr ExecFn fn = bfindOp<T>;
+};
+template <class T> struct BfeT {
+  static constexpr ExecFn fn = bfeOp<T>;
+};
+template <class T> struct BfiT {
+  static constexpr ExecFn fn = bfiOp<T>;
+};
 
 template <template <class> class Op>
 bool selectBits(Instr &in, std::string &why) {
@@ -514,7 +524,8 @@ bool selectBits(Instr &in, std::string &why) {
 
 void registerIntegerOps(SelectorMap &s) {
   PLAIN(and)
-  PLAIN(or) PLAIN(xor) PLAIN(not ) PLAIN(cnot) PLAIN(shl) PLAIN(shr) PLAIN(popc)
+  PLAIN(or)
+  PLAIN(xor) PLAIN(not) PLAIN(cnot) PLAIN(shl) PLAIN(shr) PLAIN(popc)
       s["div"] = [](Instr &in, DecodeCtx &c, std::string &why) {
         return selectPlain(in, c, why, "div");
       };
