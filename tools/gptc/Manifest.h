@@ -4,6 +4,7 @@
 #define GPTC_TOOLS_GPTC_MANIFEST_H
 
 #include "frontend/ModelSpec.h"
+#include "runtime/Manifest.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -11,13 +12,9 @@
 
 namespace gptc {
 
-/// The step library a manifest describes: its file name in the bundle, its
-/// size and SHA-256 (the runtime checks both before loading it).
-struct StepLibraryFile {
-  std::string file;
-  int64_t bytes = 0;
-  std::string sha256;
-};
+/// The step library a manifest describes (the runtime reads the same
+/// struct back).
+using runtime::StepLibraryFile;
 
 /// Writes manifest.json (docs/artifact.md) from the `#gpt.arena` layout
 /// and the layout descriptor on `module` (gptc-build-step,
