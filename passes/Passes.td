@@ -109,6 +109,28 @@ def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def HostComputeToDevicePass
+    : Pass<"gptc-host-compute-to-device", "mlir::func::FuncOp"> {
+  let summary = "Move the host's reads and writes of buffers into kernels";
+  let description = [{
+    CUDA only, after the kernels became `gpu.launch` ops. What the loops
+    stage leaves outside the kernels is host code: views, allocations,
+    GEMM calls and launches, but also buffer reads and writes (0-d
+    `linalg.generic`s such as the schedules' scalar arithmetic, full
+    reductions such as the mean loss, scalar copies between slots). On a
+    GPU those buffers are device memory, which the host cannot address.
+    Every maximal run of such work in a host block (`memref.load`,
+    `memref.store`, `memref.copy`, loops and conditionals made only of
+    them, and the scalar arithmetic between them) moves into one
+    single-thread `gpu.launch` (marked `gptc.single_thread`), in program
+    order. Scalar arithmetic at the end of a run stays on the host, and
+    pure arithmetic the host also needs is copied out; a value computed
+    from device memory and used on the host is an error. Runs containing
+    a launch, a call or an allocation stay on the host.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
+}
+
 def ApproximateExpPass : Pass<"gptc-approximate-exp", "mlir::func::FuncOp"> {
   let summary = "f32 exp as a vectorisable polynomial (CPU)";
   let description = [{
@@ -164,6 +186,13 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
     } -> tensor<4xf32>
     ```
   }];
+  let options = [
+    Option<"columnEmbeddingGrad", "column-embedding-grad", "bool", "false",
+           "gpt.embedding_grad as one kernel parallel over the table's "
+           "columns, each adding the rows of its column in position order "
+           "(CUDA: no host loop); otherwise a loop over the positions "
+           "adding whole rows (CPU)">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",

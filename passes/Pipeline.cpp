@@ -153,11 +153,17 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
     return;
 
   // 4. Kernels as linalg on tensors; elementwise chains fused.
-  pm.addNestedPass<func::FuncOp>(createLowerToLinalgPass());
+  const bool cuda = options.target == Target::CUDA;
+  LowerToLinalgPassOptions toLinalg;
+  toLinalg.columnEmbeddingGrad = cuda;
+  pm.addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
-  pm.addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
+  // CPU: a scalar read once outside the kernel keeps its loops vectorised.
+  // CUDA: the host cannot read device memory; kernels read it themselves.
+  if (!cuda)
+    pm.addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (done(Stage::Linalg))
@@ -194,6 +200,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
                 "func.func(convert-parallel-loops-to-gpu),"
                 "func.func(gptc-workgroup-tiles),"
                 "func.func(lower-affine),canonicalize,cse");
+    pm.addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
     pm.addNestedPass<func::FuncOp>(
         std::make_unique<SinkGlobalsIntoKernelsPass>());
     if (done(Stage::LLVM))

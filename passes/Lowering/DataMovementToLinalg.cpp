@@ -4,7 +4,11 @@
 // gpt.embedding / gather_last / scatter_last => linalg.generic reading the
 //     index operand and extracting from the table (parallel kernels)
 // gpt.embedding_grad => scf.for over positions adding rows (a serial
-//     scatter-add; rows may repeat)
+//     scatter-add; rows may repeat), or (column-embedding-grad, CUDA) one
+//     scf.parallel kernel over the table's columns, each column zeroed and
+//     then summed over the positions in order: the same additions in the
+//     same order per element, so the same bits as the row loop
+
 // gpt.broadcast      => linalg.generic with constant-0 input dims
 // gpt.transpose      => linalg.transpose
 // gpt.reshape        => tensor.collapse_shape / expand_shape (views)
@@ -19,6 +23,8 @@
 #include "dialects/GPT/GPTDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -170,6 +176,67 @@ struct EmbeddingGradToLoop : OpRewritePattern<EmbeddingGradOp> {
   }
 };
 
+/// gpt.embedding_grad => one kernel over the table's columns (on buffers,
+/// read and returned through bufferization casts as the attention kernels
+/// are): column d of the table is zeroed, then out[id[n], d] += g[n, d]
+/// for n in order. No two work items write the same element.
+struct EmbeddingGradToColumnKernel : OpRewritePattern<EmbeddingGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType outType = op.getResult().getType();
+    if (!outType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    int64_t rows = outType.getDimSize(0), dim = outType.getDimSize(1);
+    int64_t positions = op.getIds().getType().getNumElements();
+    Type elt = outType.getElementType();
+    auto buffer = [&](Value tensor, ArrayRef<int64_t> shape) {
+      auto t = cast<RankedTensorType>(tensor.getType());
+      auto flat = RankedTensorType::get(shape, t.getElementType());
+      return bufferization::ToBufferOp::create(
+          rewriter, loc, MemRefType::get(shape, t.getElementType()),
+          reshapeTensor(rewriter, loc, tensor, flat), rewriter.getUnitAttr());
+    };
+    Value grad = buffer(op.getGrad(), {positions, dim});
+    Value ids = buffer(op.getIds(), {positions});
+    Value out = memref::AllocOp::create(rewriter, loc,
+                                        MemRefType::get({rows, dim}, elt));
+    auto c = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    Value zero = scalarConstant(rewriter, loc, elt, 0.0);
+    Value c0 = c(0), c1 = c(1);
+    scf::ParallelOp::create(
+        rewriter, loc, ValueRange{c0}, ValueRange{c(dim)}, ValueRange{c1},
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Value d = ivs[0];
+          scf::ForOp::create(b, l, c0, c(rows), c1, ValueRange{},
+                             [&](OpBuilder &bb, Location ll, Value v,
+                                 ValueRange) {
+                               memref::StoreOp::create(bb, ll, zero, out,
+                                                       ValueRange{v, d});
+                               scf::YieldOp::create(bb, ll);
+                             });
+          scf::ForOp::create(
+              b, l, c0, c(positions), c1, ValueRange{},
+              [&](OpBuilder &bb, Location ll, Value n, ValueRange) {
+                Value row = toIndex(
+                    bb, ll, memref::LoadOp::create(bb, ll, ids, n));
+                Value sum = arith::AddFOp::create(
+                    bb, ll, memref::LoadOp::create(bb, ll, out, {row, d}),
+                    memref::LoadOp::create(bb, ll, grad, {n, d}));
+                memref::StoreOp::create(bb, ll, sum, out, ValueRange{row, d});
+                scf::YieldOp::create(bb, ll);
+              });
+        });
+    rewriter.replaceOp(op, bufferization::ToTensorOp::create(
+                               rewriter, loc, outType, out,
+                               /*restrict=*/true, /*writable=*/true));
+    return success();
+  }
+};
+
 /// gpt.broadcast => linalg.generic reading size-1 dims at index 0.
 struct BroadcastToGeneric : OpRewritePattern<BroadcastOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -289,11 +356,16 @@ struct ConcatToTensor : OpRewritePattern<ConcatOp> {
 
 } // namespace
 
-void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
+void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns,
+                                          bool columnEmbeddingGrad) {
   patterns.add<EmbeddingToGeneric, GatherLastToGeneric, ScatterLastToGeneric,
-               EmbeddingGradToLoop, BroadcastToGeneric, TransposeToLinalg,
-               ReshapeToTensor, SliceToTensor, SplitToTensor, PadToTensor,
-               ConcatToTensor>(patterns.getContext());
+               BroadcastToGeneric, TransposeToLinalg, ReshapeToTensor,
+               SliceToTensor, SplitToTensor, PadToTensor, ConcatToTensor>(
+      patterns.getContext());
+  if (columnEmbeddingGrad)
+    patterns.add<EmbeddingGradToColumnKernel>(patterns.getContext());
+  else
+    patterns.add<EmbeddingGradToLoop>(patterns.getContext());
 }
 
 } // namespace gptc::lowering

@@ -33,12 +33,14 @@ namespace {
 
 struct LowerToLinalgPass
     : gptc::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
+  using LowerToLinalgPassBase::LowerToLinalgPassBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     gptc::lowering::populateElementwiseToLinalgPatterns(patterns);
     gptc::lowering::populateReductionToLinalgPatterns(patterns);
-    gptc::lowering::populateDataMovementToLinalgPatterns(patterns);
+    gptc::lowering::populateDataMovementToLinalgPatterns(
+        patterns, columnEmbeddingGrad);
     gptc::lowering::populateFusedToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);

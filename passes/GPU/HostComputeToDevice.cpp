@@ -1,0 +1,150 @@
+//===- HostComputeToDevice.cpp - The gptc-host-compute-to-device pass -----===//
+//
+// %v = memref.view %arena[...]            %v = memref.view %arena[...]
+// %x = memref.load %v[]                   gpu.launch blocks(1, 1, 1)
+// %y = arith.mulf %x, %c : f32      =>               threads(1, 1, 1) {
+// memref.store %y, %w[]                     %x = memref.load %v[]
+// gpu.launch ...                            %y = arith.mulf %x, %c : f32
+//                                           memref.store %y, %w[]
+//                                           gpu.terminator
+//                                         }
+//                                         gpu.launch ...
+//
+// See the pass description in passes/Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define DEBUG_TYPE "gptc-host-compute-to-device"
+
+namespace gptc {
+#define GEN_PASS_DEF_HOSTCOMPUTETODEVICEPASS
+#include "passes/Passes.h.inc"
+} // namespace gptc
+
+using namespace mlir;
+
+namespace {
+
+/// True for an op that reads or writes the contents of a buffer (on the
+/// host, a read of device memory), or holds one in its regions: the work
+/// that must move to the device. Launches and calls are host work.
+bool touchesBufferContents(Operation *op) {
+  if (isa<gpu::LaunchOp, func::CallOp>(op))
+    return false;
+  if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp>(op))
+    return true;
+  if (op->getNumRegions() == 0)
+    return false;
+  bool touches = false, hostOnly = false;
+  op->walk([&](Operation *inner) {
+    if (isa<gpu::LaunchOp, func::CallOp, memref::AllocOp, memref::DeallocOp>(
+            inner))
+      hostOnly = true;
+    if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp>(inner))
+      touches = true;
+  });
+  return touches && !hostOnly;
+}
+
+/// An op that may join a run of device work: computes values only.
+bool isPureScalarWork(Operation *op) {
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+         llvm::all_of(op->getResultTypes(),
+                      [](Type t) { return t.isIntOrIndexOrFloat(); });
+}
+
+struct HostComputeToDevicePass
+    : gptc::impl::HostComputeToDevicePassBase<HostComputeToDevicePass> {
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    // Outer blocks first: a loop that moves takes its body along.
+    SmallVector<Block *> blocks;
+    fn.walk<WalkOrder::PreOrder>([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks) {
+      Operation *parent = block->getParentOp();
+      if (isa<gpu::LaunchOp>(parent) || parent->getParentOfType<gpu::LaunchOp>())
+        continue;
+      if (failed(moveRuns(*block)))
+        return signalPassFailure();
+    }
+  }
+
+  /// Every maximal run of device work in `block` (buffer reads and writes
+  /// and the scalar arithmetic between them) becomes one single-thread
+  /// launch.
+  LogicalResult moveRuns(Block &block) {
+    SmallVector<SmallVector<Operation *>> runs;
+    SmallVector<Operation *> run;
+    auto close = [&]() {
+      // Trailing scalar work stays on the host (it feeds what follows).
+      while (!run.empty() && !touchesBufferContents(run.back()))
+        run.pop_back();
+      if (!run.empty())
+        runs.push_back(run);
+      run.clear();
+    };
+    for (Operation &op : block) {
+      if (touchesBufferContents(&op))
+        run.push_back(&op);
+      else if (!run.empty() && isPureScalarWork(&op))
+        run.push_back(&op);
+      else
+        close();
+    }
+    close();
+    for (ArrayRef<Operation *> r : runs)
+      if (failed(moveRun(r)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult moveRun(ArrayRef<Operation *> run) {
+    llvm::SmallPtrSet<Operation *, 16> inRun(run.begin(), run.end());
+    // A scalar the run computes and the host uses after it cannot move;
+    // pure work with operands from before the run is copied out first.
+    for (Operation *op : run) {
+      bool escapes = llvm::any_of(op->getUsers(), [&](Operation *user) {
+        Operation *top = op->getBlock()->findAncestorOpInBlock(*user);
+        return !top || !inRun.contains(top);
+      });
+      if (!escapes)
+        continue;
+      bool operandsFromBefore =
+          llvm::all_of(op->getOperands(), [&](Value v) {
+            Operation *def = v.getDefiningOp();
+            return !def || !inRun.contains(def);
+          });
+      if (!isPureScalarWork(op) || !operandsFromBefore)
+        return op->emitError("a value computed from device memory is used "
+                             "on the host; it cannot move into a kernel");
+      OpBuilder b(run.front());
+      Operation *copy = b.clone(*op);
+      op->replaceUsesWithIf(copy->getResults(), [&](OpOperand &use) {
+        Operation *top = op->getBlock()->findAncestorOpInBlock(*use.getOwner());
+        return !top || !inRun.contains(top);
+      });
+    }
+    Operation *first = run.front();
+    OpBuilder b(first);
+    Location loc = first->getLoc();
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+    launch->setAttr("gptc.single_thread", b.getUnitAttr());
+    Block &body = launch.getBody().front();
+    b.setInsertionPointToEnd(&body);
+    auto terminator = gpu::TerminatorOp::create(b, loc);
+    for (Operation *op : run)
+      op->moveBefore(terminator);
+    return success();
+  }
+};
+
+} // namespace
