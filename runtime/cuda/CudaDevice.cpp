@@ -37,14 +37,14 @@ CudaDevice::State *openState(std::string &error) {
       !s->check(cu.cuDeviceGet(&s->device, 0), "cuDeviceGet", error) ||
       !s->check(cu.cuDeviceGetName(name, sizeof(name) - 1, s->device),
                 "cuDeviceGetName", error) ||
-      !s->check(cu.cuDeviceGetAttribute(
-                    &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                    s->device),
-                "cuDeviceGetAttribute", error) ||
-      !s->check(cu.cuDeviceGetAttribute(
-                    &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                    s->device),
-                "cuDeviceGetAttribute", error) ||
+      !s->check(
+          cu.cuDeviceGetAttribute(
+              &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s->device),
+          "cuDeviceGetAttribute", error) ||
+      !s->check(
+          cu.cuDeviceGetAttribute(
+              &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s->device),
+          "cuDeviceGetAttribute", error) ||
       !s->check(cu.cuDevicePrimaryCtxRetain(&s->context, s->device),
                 "cuDevicePrimaryCtxRetain", error) ||
       !s->check(cu.cuCtxSetCurrent(s->context), "cuCtxSetCurrent", error) ||
@@ -174,10 +174,10 @@ bool CudaDevice::synchronize(std::string &error) {
     return false;
   s.bindContext();
   return s.check(s.cu->cuStreamSynchronize(s.stream), "cuStreamSynchronize",
-                 error, s.lastKernel.empty()
-                            ? ""
-                            : "after kernel " + s.lastKernel +
-                                  ", the last one launched");
+                 error,
+                 s.lastKernel.empty() ? ""
+                                      : "after kernel " + s.lastKernel +
+                                            ", the last one launched");
 }
 
 std::string CudaDevice::takeError() { return state().takeKeptError(); }

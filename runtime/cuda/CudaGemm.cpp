@@ -77,8 +77,8 @@ bool planGemm(const GemmProblem &p, GemmPlan &plan, std::string &error) {
   plan.batch = (int32_t)p.batch;
   // D: column-major if it can be, else D^T column-major (swapped).
   bool dTransposed;
-  if (!operandLayout("D", p.m, p.n, p.dRowStride, p.dColStride,
-                     p.dBatchStride, plan.d, dTransposed, error))
+  if (!operandLayout("D", p.m, p.n, p.dRowStride, p.dColStride, p.dBatchStride,
+                     plan.d, dTransposed, error))
     return false;
   plan.swapped = dTransposed;
   plan.c = plan.d;
@@ -91,11 +91,11 @@ bool planGemm(const GemmProblem &p, GemmPlan &plan, std::string &error) {
   ColumnMajorLayout a, b;
   bool aTransposed, bTransposed;
   if (!operandLayout("A", p.transA ? p.k : p.m, p.transA ? p.m : p.k,
-                     p.aRowStride, p.aColStride, p.aBatchStride, a,
-                     aTransposed, error) ||
+                     p.aRowStride, p.aColStride, p.aBatchStride, a, aTransposed,
+                     error) ||
       !operandLayout("B", p.transB ? p.n : p.k, p.transB ? p.k : p.n,
-                     p.bRowStride, p.bColStride, p.bBatchStride, b,
-                     bTransposed, error))
+                     p.bRowStride, p.bColStride, p.bBatchStride, b, bTransposed,
+                     error))
     return false;
   // A column-major view of X^T flips op(X); D^T = op(B)^T op(A)^T flips
   // both once more.
@@ -135,8 +135,8 @@ GemmPlans::Key GemmPlans::keyOf(const GemmPlan &plan) {
 namespace {
 
 /// "CALL: CUBLAS_STATUS_..." into `error` unless `status` is success.
-bool checkStatus(const CublasLtApi &lt, cublasStatus_t status,
-                 const char *call, std::string &error) {
+bool checkStatus(const CublasLtApi &lt, cublasStatus_t status, const char *call,
+                 std::string &error) {
   if (status == CUBLAS_STATUS_SUCCESS)
     return true;
   error = std::string(call) + ": " + lt.statusName(status);
@@ -146,10 +146,10 @@ bool checkStatus(const CublasLtApi &lt, cublasStatus_t status,
 bool createLayout(const CublasLtApi &lt, const ColumnMajorLayout &l,
                   cudaDataType type, int32_t batch,
                   cublasLtMatrixLayout_t &layout, std::string &error) {
-  if (!checkStatus(lt,
-                   lt.cublasLtMatrixLayoutCreate(&layout, type, l.rows, l.cols,
-                                                 l.ld),
-                   "cublasLtMatrixLayoutCreate", error))
+  if (!checkStatus(
+          lt,
+          lt.cublasLtMatrixLayoutCreate(&layout, type, l.rows, l.cols, l.ld),
+          "cublasLtMatrixLayoutCreate", error))
     return false;
   if (batch == 1)
     return true;
@@ -226,9 +226,9 @@ bool GemmPlans::create(const CublasLtApi &lt, cublasLtHandle_t handle,
 }
 
 bool GemmPlans::run(const CublasLtApi &lt, cublasLtHandle_t handle,
-                    const GemmPlan &plan, const void *first,
-                    const void *second, float alpha, float beta, const void *c,
-                    void *d, CUstream stream, CUdeviceptr workspace,
+                    const GemmPlan &plan, const void *first, const void *second,
+                    float alpha, float beta, const void *c, void *d,
+                    CUstream stream, CUdeviceptr workspace,
                     size_t workspaceBytes, std::string &error) {
   Key key = keyOf(plan);
   auto found = matmuls.find(key);

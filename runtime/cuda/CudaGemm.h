@@ -69,10 +69,10 @@ public:
   /// Enqueues Dcm = alpha op(first) op(second) + beta Ccm on `stream`
   /// (device pointers); false and "cublasLt...: CUBLAS_STATUS_..." on
   /// failure.
-  bool run(const CublasLtApi &lt, cublasLtHandle_t handle,
-           const GemmPlan &plan, const void *first, const void *second,
-           float alpha, float beta, const void *c, void *d, CUstream stream,
-           CUdeviceptr workspace, size_t workspaceBytes, std::string &error);
+  bool run(const CublasLtApi &lt, cublasLtHandle_t handle, const GemmPlan &plan,
+           const void *first, const void *second, float alpha, float beta,
+           const void *c, void *d, CUstream stream, CUdeviceptr workspace,
+           size_t workspaceBytes, std::string &error);
 
 private:
   struct Matmul {

@@ -47,7 +47,7 @@ bool lookUp(void *handle, const char *file, const char *name, Pointer &pointer,
 }
 
 #define GPTC_CUDA_LOOK_UP(function)                                            \
-  if (!lookUp(handle, file, GPTC_CUDA_EXPORTED_NAME(function), api.function,  \
+  if (!lookUp(handle, file, GPTC_CUDA_EXPORTED_NAME(function), api.function,   \
               error))                                                          \
     return false;
 

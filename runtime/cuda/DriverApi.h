@@ -1,4 +1,4 @@
-//===- DriverApi.h - libcuda.so.1 and libcublasLt.so.13 by dlopen -*- C++ -*-===//
+//===- DriverApi.h - The driver and cuBLASLt, by dlopen ---------*- C++ -*-===//
 //
 // The driver API and cuBLASLt functions the CUDA runtime calls, looked up
 // with dlsym in whichever libcuda.so.1 / libcublasLt.so.13 the dynamic

@@ -28,8 +28,7 @@ constexpr int32_t kDefaultSharedBytes = 48 << 10;
 CudaDevice::State *activeState(const char *call) {
   CudaDevice *device = CudaDevice::current();
   if (!device) {
-    std::fprintf(stderr, "gptc: %s called without an open CUDA device\n",
-                 call);
+    std::fprintf(stderr, "gptc: %s called without an open CUDA device\n", call);
     return nullptr;
   }
   CudaDevice::State &s = device->state();
@@ -78,9 +77,9 @@ bool allowSharedMemory(CudaDevice::State &s, CUfunction function,
   }
   return checkOrKeep(
       s,
-      s.cu->cuFuncSetAttribute(
-          function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-          sharedBytes),
+      s.cu->cuFuncSetAttribute(function,
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               sharedBytes),
       "cuFuncSetAttribute", "kernel " + kernel);
 }
 
@@ -88,11 +87,10 @@ void gemm(const char *call, GemmType type, GPTC_GEMM_ARGS(float)) {
   CudaDevice::State *s = activeState(call);
   if (!s)
     return;
-  GemmProblem problem = {type,   trans_a != 0, trans_b != 0, m,     n,
-                         k,      a_rs,         a_cs,         a_bs,  b_rs,
-                         b_cs,   b_bs,         c_rs,         c_cs,  c_bs,
-                         d_rs,   d_cs,         d_bs,         beta != 0.0f,
-                         batch};
+  GemmProblem problem = {
+      type, trans_a != 0, trans_b != 0, m,    n,    k,    a_rs, a_cs,
+      a_bs, b_rs,         b_cs,         b_bs, c_rs, c_cs, c_bs, d_rs,
+      d_cs, d_bs,         beta != 0.0f, batch};
   GemmPlan plan;
   std::string error;
   if (!planGemm(problem, plan, error)) {
@@ -160,9 +158,9 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   s->lastKernel = kernel;
   if (!allowSharedMemory(*s, f, sharedBytes, kernel))
     return;
-  CUresult result = s->cu->cuLaunchKernel(
-      f, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes, s->stream,
-      params, extra);
+  CUresult result =
+      s->cu->cuLaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                            sharedBytes, s->stream, params, extra);
   if (result == CUDA_SUCCESS)
     return;
   checkOrKeep(*s, result, "cuLaunchKernel",
@@ -187,9 +185,9 @@ void mgpuStreamSynchronize(void *) {
   if (!s)
     return;
   checkOrKeep(*s, s->cu->cuStreamSynchronize(s->stream), "cuStreamSynchronize",
-              s->lastKernel.empty()
-                  ? ""
-                  : "after kernel " + s->lastKernel + ", the last one launched");
+              s->lastKernel.empty() ? ""
+                                    : "after kernel " + s->lastKernel +
+                                          ", the last one launched");
 }
 
 void *gptc_cuda_alloc(size_t bytes) {
@@ -197,8 +195,8 @@ void *gptc_cuda_alloc(size_t bytes) {
   if (!s)
     return nullptr;
   CUdeviceptr ptr = 0;
-  if (!checkOrKeep(*s, s->cu->cuMemAlloc(&ptr, bytes ? bytes : 1),
-                   "cuMemAlloc", std::to_string(bytes) + " bytes"))
+  if (!checkOrKeep(*s, s->cu->cuMemAlloc(&ptr, bytes ? bytes : 1), "cuMemAlloc",
+                   std::to_string(bytes) + " bytes"))
     return nullptr;
   return reinterpret_cast<void *>(ptr);
 }

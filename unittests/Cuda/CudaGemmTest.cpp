@@ -1,4 +1,4 @@
-//===- CudaGemmTest.cpp - gptc_cuda_gemm_* against the CPU's GEMMs ---------===//
+//===- CudaGemmTest.cpp - gptc_cuda_gemm_* against the CPU ----------------===//
 //
 // gptc_cuda_gemm_f32 / _bf16 (cuBLASLt on the emulated device) against
 // gptc_gemm_f32 / _bf16 (runtime/cpu) on the same random matrices: every
@@ -87,13 +87,11 @@ template <class T> void CudaGemm::compareWithCpu() {
   ASSERT_NE(device, nullptr);
   const int64_t m = 13, n = 7, k = 21, batch = 3;
   // Operands stored in both orders over the parameters.
-  Matrix a = Matrix::make(transA ? k : m, transA ? m : k,
-                          transA != dRowMajor);
-  Matrix b = Matrix::make(transB ? n : k, transB ? k : n,
-                          transB == dRowMajor);
+  Matrix a = Matrix::make(transA ? k : m, transA ? m : k, transA != dRowMajor);
+  Matrix b = Matrix::make(transB ? n : k, transB ? k : n, transB == dRowMajor);
   Matrix d = Matrix::make(m, n, dRowMajor);
-  Matrix c = betaMode == BetaMode::SeparateC ? Matrix::make(m, n, dRowMajor)
-                                             : d;
+  Matrix c =
+      betaMode == BetaMode::SeparateC ? Matrix::make(m, n, dRowMajor) : d;
   std::mt19937 rng(1234 + transA + 2 * transB + 4 * (int)betaMode +
                    16 * dRowMajor);
   std::vector<T> hostA = randomValues<T>(a.elements(batch), rng);
@@ -107,16 +105,15 @@ template <class T> void CudaGemm::compareWithCpu() {
   uint64_t cPtr = betaMode == BetaMode::SeparateC ? devC.ptr
                   : betaMode == BetaMode::CIsD    ? devD.ptr
                                                   : 0;
-  uintptr_t hostCPtr = betaMode == BetaMode::SeparateC
-                           ? (uintptr_t)hostC.data()
-                       : betaMode == BetaMode::CIsD ? (uintptr_t)hostD.data()
-                                                    : 0;
+  uintptr_t hostCPtr = betaMode == BetaMode::SeparateC ? (uintptr_t)hostC.data()
+                       : betaMode == BetaMode::CIsD    ? (uintptr_t)hostD.data()
+                                                       : 0;
   auto gpuGemm = sizeof(T) == 4 ? gptc_cuda_gemm_f32 : gptc_cuda_gemm_bf16;
   auto cpuGemm = sizeof(T) == 4 ? gptc_gemm_f32 : gptc_gemm_bf16;
   gpuGemm(transA, transB, m, n, k, devA.ptr, a.rowStride, a.colStride,
           a.batchStride, devB.ptr, b.rowStride, b.colStride, b.batchStride,
-          alpha, beta, cPtr, c.rowStride, c.colStride, c.batchStride,
-          devD.ptr, d.rowStride, d.colStride, d.batchStride, batch);
+          alpha, beta, cPtr, c.rowStride, c.colStride, c.batchStride, devD.ptr,
+          d.rowStride, d.colStride, d.batchStride, batch);
   ASSERT_EQ(device->takeError(), "");
   std::string error;
   ASSERT_TRUE(device->synchronize(error)) << error;
@@ -158,8 +155,8 @@ std::string paramName(const testing::TestParamInfo<GemmParams> &info) {
   const char *beta = betaMode == BetaMode::Zero        ? "Beta0"
                      : betaMode == BetaMode::SeparateC ? "SeparateC"
                                                        : "CIsD";
-  return std::string(transA ? "At" : "A") + (transB ? "Bt" : "B") + "_" +
-         beta + "_" + (dRowMajor ? "DRowMajor" : "DColMajor");
+  return std::string(transA ? "At" : "A") + (transB ? "Bt" : "B") + "_" + beta +
+         "_" + (dRowMajor ? "DRowMajor" : "DColMajor");
 }
 
 INSTANTIATE_TEST_SUITE_P(AllLayouts, CudaGemm,
@@ -175,9 +172,8 @@ TEST(CudaGemmErrors, StridedMatrixIsKeptAsAnError) {
   ASSERT_NE(device, nullptr);
   DeviceBuffer<float> buffer(*device, 4096);
   // A with row stride 2 and column stride 40: neither order is contiguous.
-  gptc_cuda_gemm_f32(0, 0, 4, 4, 4, buffer.ptr, 2, 40, 0, buffer.ptr + 1024,
-                     4, 1, 0, 1.f, 0.f, 0, 4, 1, 0, buffer.ptr + 2048, 4, 1,
-                     0, 1);
+  gptc_cuda_gemm_f32(0, 0, 4, 4, 4, buffer.ptr, 2, 40, 0, buffer.ptr + 1024, 4,
+                     1, 0, 1.f, 0.f, 0, 4, 1, 0, buffer.ptr + 2048, 4, 1, 0, 1);
   std::string error = device->takeError();
   EXPECT_NE(error.find("gptc_cuda_gemm_f32: A (4 x 4, row stride 2, column "
                        "stride 40) is neither row- nor column-contiguous"),

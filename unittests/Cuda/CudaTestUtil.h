@@ -1,4 +1,4 @@
-//===- CudaTestUtil.h - Helpers of the CUDA runtime's tests ------*- C++ -*-===//
+//===- CudaTestUtil.h - Helpers of the CUDA runtime tests -------*- C++ -*-===//
 //
 // The open device (a test fails if the emulated one is not found) and
 // device buffers that free themselves.

@@ -69,8 +69,9 @@ protected:
   void TearDown() override {
     if (module)
       mgpuModuleUnload(module);
-    if (device)
+    if (device) {
       EXPECT_EQ(device->takeError(), "");
+    }
   }
 
   CudaDevice *device = nullptr;

@@ -13,7 +13,6 @@
 int main() {
   std::string error;
   auto *device = gptc::runtime::cuda::CudaDevice::open(error);
-  std::printf("%s\n",
-              device ? device->description().c_str() : error.c_str());
+  std::printf("%s\n", device ? device->description().c_str() : error.c_str());
   return device ? 0 : 1;
 }
