@@ -91,14 +91,15 @@ void gemm(const char *call, GemmType type, GPTC_GEMM_ARGS(float)) {
       type, trans_a != 0, trans_b != 0, m,    n,    k,    a_rs, a_cs,
       a_bs, b_rs,         b_cs,         b_bs, c_rs, c_cs, c_bs, d_rs,
       d_cs, d_bs,         beta != 0.0f, batch};
+  bool empty = m == 0 || n == 0 || batch == 0;
+  if (empty && m >= 0 && n >= 0 && k >= 0 && batch >= 0)
+    return; // nothing to write, whatever the strides
   GemmPlan plan;
   std::string error;
   if (!planGemm(problem, plan, error)) {
     s->keepError(std::string(call) + ": " + error);
     return;
   }
-  if (m == 0 || n == 0 || batch == 0)
-    return;
   const void *first = reinterpret_cast<const void *>(plan.swapped ? b : a);
   const void *second = reinterpret_cast<const void *>(plan.swapped ? a : b);
   const void *cPtr = reinterpret_cast<const void *>(problem.readsC ? c : d);

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <ostream>
 #include <random>
 #include <tuple>
 
@@ -23,6 +24,12 @@ using namespace gptc::runtime::cuda::test;
 namespace {
 
 enum class BetaMode { Zero, SeparateC, CIsD };
+
+void PrintTo(BetaMode mode, std::ostream *os) {
+  *os << (mode == BetaMode::Zero        ? "beta 0"
+          : mode == BetaMode::SeparateC ? "separate C"
+                                        : "C == D");
+}
 
 /// A stored rows x cols matrix of a batch, with padding everywhere.
 struct Matrix {
@@ -180,6 +187,28 @@ TEST(CudaGemmErrors, StridedMatrixIsKeptAsAnError) {
             std::string::npos)
       << error;
   EXPECT_EQ(device->takeError(), ""); // taken
+}
+
+TEST(CudaGemmErrors, HostPointersAreKeptAsACublasLtError) {
+  CudaDevice *device = openDevice();
+  ASSERT_NE(device, nullptr);
+  std::vector<float> a(16, 1.f), b(16, 1.f), d(16);
+  gptc_cuda_gemm_f32(0, 0, 4, 4, 4, (uintptr_t)a.data(), 4, 1, 0,
+                     (uintptr_t)b.data(), 4, 1, 0, 1.f, 0.f, 0, 4, 1, 0,
+                     (uintptr_t)d.data(), 4, 1, 0, 1);
+  std::string error = device->takeError();
+  EXPECT_EQ(
+      error.rfind("gptc_cuda_gemm_f32: cublasLtMatmul: CUBLAS_STATUS_", 0), 0u)
+      << error;
+}
+
+TEST(CudaGemmErrors, EmptyProductDoesNothing) {
+  CudaDevice *device = openDevice();
+  ASSERT_NE(device, nullptr);
+  // m = 0: no element of D, so neither pointers nor strides matter.
+  gptc_cuda_gemm_f32(0, 0, 0, 4, 4, 0, 7, 7, 0, 0, 7, 7, 0, 1.f, 1.f, 0, 7, 7,
+                     0, 0, 7, 7, 0, 2);
+  EXPECT_EQ(device->takeError(), "");
 }
 
 } // namespace
