@@ -114,7 +114,8 @@ bool planGemm(const GemmProblem &p, GemmPlan &plan, std::string &error) {
   return true;
 }
 
-GemmPlans::Key GemmPlans::keyOf(const GemmPlan &plan) {
+GemmPlans::Key GemmPlans::keyOf(const GemmPlan &plan,
+                                const Alignments &alignments) {
   Key key{};
   size_t i = 0;
   key[i++] = (int64_t)plan.type;
@@ -129,10 +130,18 @@ GemmPlans::Key GemmPlans::keyOf(const GemmPlan &plan) {
     key[i++] = l->ld;
     key[i++] = l->batchStride;
   }
+  for (uint32_t alignment : alignments)
+    key[i++] = alignment;
   return key;
 }
 
 namespace {
+
+/// The largest power of two (up to 256) dividing the address `ptr`.
+uint32_t alignmentOf(const void *ptr) {
+  uintptr_t address = reinterpret_cast<uintptr_t>(ptr) | 256;
+  return (uint32_t)(address & -address);
+}
 
 /// "CALL: CUBLAS_STATUS_..." into `error` unless `status` is success.
 bool checkStatus(const CublasLtApi &lt, cublasStatus_t status, const char *call,
@@ -169,8 +178,9 @@ bool createLayout(const CublasLtApi &lt, const ColumnMajorLayout &l,
 } // namespace
 
 bool GemmPlans::create(const CublasLtApi &lt, cublasLtHandle_t handle,
-                       const GemmPlan &plan, size_t workspaceBytes,
-                       Matmul &matmul, std::string &error) {
+                       const GemmPlan &plan, const Alignments &alignments,
+                       size_t workspaceBytes, Matmul &matmul,
+                       std::string &error) {
   // f32 compute and scale for both types: no TF32, bf16 accumulates in f32.
   if (!checkStatus(lt,
                    lt.cublasLtMatmulDescCreate(&matmul.desc, CUBLAS_COMPUTE_32F,
@@ -201,19 +211,32 @@ bool GemmPlans::create(const CublasLtApi &lt, cublasLtHandle_t handle,
                    "cublasLtMatmulPreferenceCreate", error))
     return false;
   uint64_t maxWorkspace = workspaceBytes;
+  bool found = checkStatus(
+      lt,
+      lt.cublasLtMatmulPreferenceSetAttribute(
+          preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &maxWorkspace,
+          sizeof(maxWorkspace)),
+      "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)", error);
+  const cublasLtMatmulPreferenceAttributes_t alignmentAttributes[] = {
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+  for (size_t i = 0; i < 4 && found; ++i)
+    found = checkStatus(lt,
+                        lt.cublasLtMatmulPreferenceSetAttribute(
+                            preference, alignmentAttributes[i], &alignments[i],
+                            sizeof(alignments[i])),
+                        "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)",
+                        error);
   cublasLtMatmulHeuristicResult_t result = {};
   int returned = 0;
-  bool found =
-      checkStatus(lt,
-                  lt.cublasLtMatmulPreferenceSetAttribute(
-                      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                      &maxWorkspace, sizeof(maxWorkspace)),
-                  "cublasLtMatmulPreferenceSetAttribute", error) &&
-      checkStatus(lt,
-                  lt.cublasLtMatmulAlgoGetHeuristic(
-                      handle, matmul.desc, matmul.first, matmul.second,
-                      matmul.c, matmul.d, preference, 1, &result, &returned),
-                  "cublasLtMatmulAlgoGetHeuristic", error);
+  found = found && checkStatus(lt,
+                               lt.cublasLtMatmulAlgoGetHeuristic(
+                                   handle, matmul.desc, matmul.first,
+                                   matmul.second, matmul.c, matmul.d,
+                                   preference, 1, &result, &returned),
+                               "cublasLtMatmulAlgoGetHeuristic", error);
   lt.cublasLtMatmulPreferenceDestroy(preference);
   if (!found)
     return false;
@@ -230,11 +253,13 @@ bool GemmPlans::run(const CublasLtApi &lt, cublasLtHandle_t handle,
                     float alpha, float beta, const void *c, void *d,
                     CUstream stream, CUdeviceptr workspace,
                     size_t workspaceBytes, std::string &error) {
-  Key key = keyOf(plan);
+  Alignments alignments = {alignmentOf(first), alignmentOf(second),
+                           alignmentOf(c), alignmentOf(d)};
+  Key key = keyOf(plan, alignments);
   auto found = matmuls.find(key);
   if (found == matmuls.end()) {
     Matmul matmul;
-    if (!create(lt, handle, plan, workspaceBytes, matmul, error))
+    if (!create(lt, handle, plan, alignments, workspaceBytes, matmul, error))
       return false; // the partly made objects are not reused (a leak)
     found = matmuls.emplace(key, matmul).first;
   }

@@ -81,11 +81,14 @@ private:
                            d = nullptr;
     cublasLtMatmulAlgo_t algo;
   };
-  using Key = std::array<int64_t, 18>;
-  static Key keyOf(const GemmPlan &plan);
+  /// The plan and the alignments of the four pointers: cuBLASLt's
+  /// heuristic assumes 256-byte aligned matrices unless told otherwise.
+  using Key = std::array<int64_t, 22>;
+  using Alignments = std::array<uint32_t, 4>;
+  static Key keyOf(const GemmPlan &plan, const Alignments &alignments);
   bool create(const CublasLtApi &lt, cublasLtHandle_t handle,
-              const GemmPlan &plan, size_t workspaceBytes, Matmul &matmul,
-              std::string &error);
+              const GemmPlan &plan, const Alignments &alignments,
+              size_t workspaceBytes, Matmul &matmul, std::string &error);
 
   std::map<Key, Matmul> matmuls;
 };
