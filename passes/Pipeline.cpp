@@ -189,7 +189,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (options.kernelMarks)
     pm.addPass(std::make_unique<KernelMarksPass>());
 
-  // 7. CUDA: the same nests mapped onto gpu.launch (buildNVVMPipeline
+  // 7. CUDA: the same nests mapped onto gpu.launch (buildPTXPipeline
   //    takes them to PTX).
   if (options.target == Target::CUDA) {
     // TODO(next): tile into thread-level loops first
@@ -221,11 +221,6 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
               "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
               "convert-func-to-llvm,"
               "convert-cf-to-llvm,reconcile-unrealized-casts");
-}
-
-void buildNVVMPipeline(OpPassManager &pm, const std::string &chip) {
-  addText(pm, "gpu-lower-to-nvvm-pipeline{cubin-chip=" + chip +
-                  " cubin-features=+ptx80 cubin-format=isa}");
 }
 
 void buildPTXPipeline(OpPassManager &pm) {

@@ -56,10 +56,6 @@ inline constexpr std::array<const char *, 2> kPTXChips = {"sm_80", "sm_90"};
 /// chip.
 void buildPTXPipeline(mlir::OpPassManager &pm);
 
-/// The NVVM lowering of a Stage::LLVM CUDA module, host side included, for
-/// one `chip`: what a CUDA bundle of the emulated-device check embeds.
-void buildNVVMPipeline(mlir::OpPassManager &pm, const std::string &chip);
-
 /// Adds the passes that take a module from Stage::GPT to
 /// `options.stopAfter`.
 void buildGPTCPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);

@@ -45,9 +45,9 @@ int64_t peakRssKiB() {
 /// The loop's state: the arena, the loaders and the slots it touches.
 class Loop {
 public:
-  Loop(const Manifest &m, const StepLibrary &step, const TrainConfig &config,
-       std::ostream &out)
-      : m(m), step(step), config(config), out(out) {}
+  Loop(const Manifest &m, const StepLibrary &step, StepDevice &device,
+       const TrainConfig &config, std::ostream &out)
+      : m(m), step(step), device(device), config(config), out(out) {}
 
   bool init(TrainResult &result, std::string &error);
   bool run(TrainResult &result, std::string &error);
@@ -55,6 +55,24 @@ public:
 private:
   bool initValidation(TrainResult &result, std::string &error);
   bool validate(int64_t stepsDone, TrainResult &result, std::string &error);
+  /// The device copies of the slots the loop writes or reads.
+  bool put(const Slot *s, std::string &error) {
+    return device.upload(s->offset, s->numBytes(), error);
+  }
+  bool get(const Slot *s, std::string &error) {
+    return device.download(s->offset, s->numBytes(), error);
+  }
+  bool putBatch(std::string &error) {
+    return put(slot.tokens, error) && put(slot.targets, error) &&
+           put(slot.step, error);
+  }
+  bool getParameters(std::string &error);
+  bool zeroGradients(std::string &error);
+  bool call(void (StepLibrary::*entry)(gptc_arena_ref *) const,
+            const char *name, std::string &error) {
+    (step.*entry)(device.ref());
+    return device.finish(name, error);
+  }
   void line(const char *text) {
     out << text << "\n";
     out.flush();
@@ -62,6 +80,7 @@ private:
 
   const Manifest &m;
   const StepLibrary &step;
+  StepDevice &device;
   const TrainConfig &config;
   std::ostream &out;
 
@@ -69,6 +88,9 @@ private:
   data::DataLoader trainLoader, valLoader;
   std::unique_ptr<DivergenceGuard> divergence;
   bool validating = false;
+  struct {
+    const Slot *tokens, *targets, *step, *loss, *evalLoss, *lrMult;
+  } slot = {};
   int32_t *tokens = nullptr, *targets = nullptr;
   int64_t *stepSlot = nullptr;
   float *loss = nullptr, *evalLoss = nullptr, *lrMult = nullptr;
@@ -93,6 +115,10 @@ bool Loop::init(TrainResult &result, std::string &error) {
     error = m.path + ": missing runtime slots"; // readManifest checks these
     return false;
   }
+  slot = {m.findSlot("tokens"), m.findSlot("targets"),   m.findSlot("step"),
+          m.findSlot("loss"),   m.findSlot("eval_loss"), m.findSlot("lr_mult")};
+  if (!device.attach(arena, error))
+    return false;
 
   data::DataLoaderOptions o;
   o.pattern = config.trainPattern;
@@ -154,9 +180,10 @@ bool Loop::validate(int64_t stepsDone, TrainResult &result,
   // the step counter: validate with those of the steps done.
   *stepSlot = stepsDone;
   for (int64_t i = 0; i < batches; ++i) {
-    if (!valLoader.next(tokens, targets, error))
+    if (!valLoader.next(tokens, targets, error) || !putBatch(error) ||
+        !call(&StepLibrary::evalStep, "gptc_eval_step", error) ||
+        !get(slot.evalLoss, error))
       return false;
-    step.evalStep(arena.ref());
     sum += double(*evalLoss);
   }
   double mean = sum / double(batches);
@@ -173,6 +200,21 @@ bool Loop::validate(int64_t stepsDone, TrainResult &result,
   return true;
 }
 
+bool Loop::getParameters(std::string &error) {
+  for (const Slot &s : m.slots)
+    if (s.name.rfind("param.", 0) == 0 && !get(&s, error))
+      return false;
+  return true;
+}
+
+bool Loop::zeroGradients(std::string &error) {
+  for (const Slot &s : m.slots)
+    if ((s.name.rfind("grad.", 0) == 0 || s.name == "loss") &&
+        !device.zero(s.offset, s.numBytes(), error))
+      return false;
+  return true;
+}
+
 bool Loop::run(TrainResult &result, std::string &error) {
   using Clock = std::chrono::steady_clock;
   const int64_t n = config.steps;
@@ -185,15 +227,17 @@ bool Loop::run(TrainResult &result, std::string &error) {
     Clock::time_point start = Clock::now();
     // With accumulation the grad step adds into the gradient slots; without,
     // it overwrites them (gptc-build-step).
-    if (m.gradAccum > 1)
-      arena.zeroGradients();
+    if (m.gradAccum > 1 && !zeroGradients(error))
+      return false;
     *stepSlot = s;
-    for (int64_t micro = 0; micro < m.gradAccum; ++micro) {
-      if (!trainLoader.next(tokens, targets, error))
+    for (int64_t micro = 0; micro < m.gradAccum; ++micro)
+      if (!trainLoader.next(tokens, targets, error) || !putBatch(error) ||
+          !call(&StepLibrary::gradStep, "gptc_grad_step", error))
         return false;
-      step.gradStep(arena.ref());
-    }
-    step.updateStep(arena.ref());
+    if (!call(&StepLibrary::updateStep, "gptc_update_step", error) ||
+        !get(slot.loss, error) || (slot.lrMult && !get(slot.lrMult, error)) ||
+        !getParameters(error))
+      return false;
     double dt = seconds(start, Clock::now());
     stepSeconds.push_back(dt);
     result.losses.push_back(*loss);
@@ -248,7 +292,8 @@ bool Loop::run(TrainResult &result, std::string &error) {
                 double(result.peakRssKiB) / 1024.0);
   line(buf);
   if (!config.saveParamsPath.empty()) {
-    if (!saveParams(m, arena, config.saveParamsPath, error))
+    if (!getParameters(error) ||
+        !saveParams(m, arena, config.saveParamsPath, error))
       return false;
     line(("saved parameters to " + config.saveParamsPath).c_str());
   }
@@ -258,11 +303,18 @@ bool Loop::run(TrainResult &result, std::string &error) {
 } // namespace
 
 bool train(const Manifest &manifest, const StepLibrary &step,
+           StepDevice &device, const TrainConfig &config, std::ostream &out,
+           TrainResult &result, std::string &error) {
+  result = TrainResult();
+  Loop loop(manifest, step, device, config, out);
+  return loop.init(result, error) && loop.run(result, error);
+}
+
+bool train(const Manifest &manifest, const StepLibrary &step,
            const TrainConfig &config, std::ostream &out, TrainResult &result,
            std::string &error) {
-  result = TrainResult();
-  Loop loop(manifest, step, config, out);
-  return loop.init(result, error) && loop.run(result, error);
+  HostStepDevice cpu;
+  return train(manifest, step, cpu, config, out, result, error);
 }
 
 } // namespace runtime

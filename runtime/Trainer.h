@@ -19,6 +19,7 @@
 #define GPTC_RUNTIME_TRAINER_H
 
 #include "runtime/Manifest.h"
+#include "runtime/StepDevice.h"
 #include "runtime/StepLibrary.h"
 
 #include <cstdint>
@@ -67,6 +68,10 @@ struct TrainResult {
 bool train(const Manifest &manifest, const StepLibrary &step,
            const TrainConfig &config, std::ostream &out, TrainResult &result,
            std::string &error);
+/// The same on `device` (the overload above: the CPU).
+bool train(const Manifest &manifest, const StepLibrary &step,
+           StepDevice &device, const TrainConfig &config, std::ostream &out,
+           TrainResult &result, std::string &error);
 
 /// 12345678 -> "12,345,678".
 std::string withThousands(int64_t v);

@@ -67,10 +67,12 @@ struct HostComputeToDevicePass
     func::FuncOp fn = getOperation();
     // Outer blocks first: a loop that moves takes its body along.
     SmallVector<Block *> blocks;
-    fn.walk<WalkOrder::PreOrder>([&](Block *block) { blocks.push_back(block); });
+    fn.walk<WalkOrder::PreOrder>(
+        [&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks) {
       Operation *parent = block->getParentOp();
-      if (isa<gpu::LaunchOp>(parent) || parent->getParentOfType<gpu::LaunchOp>())
+      if (isa<gpu::LaunchOp>(parent) ||
+          parent->getParentOfType<gpu::LaunchOp>())
         continue;
       if (failed(moveRuns(*block)))
         return signalPassFailure();
@@ -117,11 +119,10 @@ struct HostComputeToDevicePass
       });
       if (!escapes)
         continue;
-      bool operandsFromBefore =
-          llvm::all_of(op->getOperands(), [&](Value v) {
-            Operation *def = v.getDefiningOp();
-            return !def || !inRun.contains(def);
-          });
+      bool operandsFromBefore = llvm::all_of(op->getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return !def || !inRun.contains(def);
+      });
       if (!isPureScalarWork(op) || !operandsFromBefore)
         return op->emitError("a value computed from device memory is used "
                              "on the host; it cannot move into a kernel");

@@ -211,18 +211,17 @@ struct EmbeddingGradToColumnKernel : OpRewritePattern<EmbeddingGradOp> {
         rewriter, loc, ValueRange{c0}, ValueRange{c(dim)}, ValueRange{c1},
         [&](OpBuilder &b, Location l, ValueRange ivs) {
           Value d = ivs[0];
-          scf::ForOp::create(b, l, c0, c(rows), c1, ValueRange{},
-                             [&](OpBuilder &bb, Location ll, Value v,
-                                 ValueRange) {
-                               memref::StoreOp::create(bb, ll, zero, out,
-                                                       ValueRange{v, d});
-                               scf::YieldOp::create(bb, ll);
-                             });
+          scf::ForOp::create(
+              b, l, c0, c(rows), c1, ValueRange{},
+              [&](OpBuilder &bb, Location ll, Value v, ValueRange) {
+                memref::StoreOp::create(bb, ll, zero, out, ValueRange{v, d});
+                scf::YieldOp::create(bb, ll);
+              });
           scf::ForOp::create(
               b, l, c0, c(positions), c1, ValueRange{},
               [&](OpBuilder &bb, Location ll, Value n, ValueRange) {
-                Value row = toIndex(
-                    bb, ll, memref::LoadOp::create(bb, ll, ids, n));
+                Value row =
+                    toIndex(bb, ll, memref::LoadOp::create(bb, ll, ids, n));
                 Value sum = arith::AddFOp::create(
                     bb, ll, memref::LoadOp::create(bb, ll, out, {row, d}),
                     memref::LoadOp::create(bb, ll, grad, {n, d}));

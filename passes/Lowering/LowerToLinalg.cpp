@@ -39,8 +39,8 @@ struct LowerToLinalgPass
     RewritePatternSet patterns(ctx);
     gptc::lowering::populateElementwiseToLinalgPatterns(patterns);
     gptc::lowering::populateReductionToLinalgPatterns(patterns);
-    gptc::lowering::populateDataMovementToLinalgPatterns(
-        patterns, columnEmbeddingGrad);
+    gptc::lowering::populateDataMovementToLinalgPatterns(patterns,
+                                                         columnEmbeddingGrad);
     gptc::lowering::populateFusedToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);

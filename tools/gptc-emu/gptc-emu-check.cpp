@@ -39,6 +39,7 @@
 #include "runtime/Manifest.h"
 #include "runtime/StepLibrary.h"
 #include "runtime/cuda/emu/gptc_emu.h"
+#include "runtime/gptrt.h"
 
 #include <cuda.h>
 
@@ -240,14 +241,25 @@ void gptc_kernel_mark(int64_t id, int64_t phase) {
 }
 
 /// The CUDA step's temporaries outside the arena: page-locked host memory
-/// (addressable by kernels).
-void *gptc_cuda_host_alloc(size_t bytes) {
+/// (addressable by kernels), and its GEMMs on the host (between kernels,
+/// on the arena in page-locked host memory, as on the CPU).
+void gptc_cuda_gemm_f32(GPTC_GEMM_ARGS(float)) {
+  gptc_gemm_f32(trans_a, trans_b, m, n, k, a, a_rs, a_cs, a_bs, b, b_rs, b_cs,
+                b_bs, alpha, beta, c, c_rs, c_cs, c_bs, d, d_rs, d_cs, d_bs,
+                batch);
+}
+void gptc_cuda_gemm_bf16(GPTC_GEMM_ARGS(float)) {
+  gptc_gemm_bf16(trans_a, trans_b, m, n, k, a, a_rs, a_cs, a_bs, b, b_rs, b_cs,
+                 b_bs, alpha, beta, c, c_rs, c_cs, c_bs, d, d_rs, d_cs, d_bs,
+                 batch);
+}
+void *gptc_cuda_alloc(size_t bytes) {
   void *p = nullptr;
   if (cuMemAllocHost(&p, bytes ? bytes : 1) != CUDA_SUCCESS)
     return nullptr;
   return p;
 }
-void gptc_cuda_host_free(void *p) {
+void gptc_cuda_free(void *p) {
   if (p)
     cuMemFreeHost(p);
 }

@@ -247,16 +247,54 @@ bool isReplaceableBundle(const std::string &dir) {
          !ec;
 }
 
+/// The host side of a CUDA step: the kernels serialised as PTX for every
+/// chip of kPTXChips (the first chip's embedded: PTX JIT-compiles on any
+/// later one), the host code lowered to LLVM. Launches become MLIR's GPU
+/// runtime calls (mgpu*); the runtime's own calls get the names of the
+/// CUDA runtime (runtime/cuda/StepCallbacks.h): temporaries in device
+/// memory, GEMMs on device pointers.
+LogicalResult lowerCudaHost(ModuleOp module, std::string &error) {
+  locateCUDAToolkit();
+  PassManager pm(module.getContext());
+  buildPTXPipeline(pm);
+  if (failed(pm.run(module))) {
+    error = "lowering the CUDA host and kernels failed";
+    return failure();
+  }
+  SymbolTable symbols(module);
+  for (auto [from, to] :
+       {std::pair<const char *, const char *>{"malloc", "gptc_cuda_alloc"},
+        {"free", "gptc_cuda_free"},
+        {"gptc_gemm_f32", "gptc_cuda_gemm_f32"},
+        {"gptc_gemm_bf16", "gptc_cuda_gemm_bf16"}})
+    if (Operation *fn = symbols.lookup(from))
+      if (failed(symbols.rename(fn, to))) {
+        error = std::string("cannot rename ") + from;
+        return failure();
+      }
+  if (symbols.lookup("gptc_gemm_f64")) {
+    error = "f64 GEMMs are not supported on the CUDA target";
+    return failure();
+  }
+  return success();
+}
+
 /// step.so, manifest.json and spec.yaml into `dir`.
-bool writeBundleFiles(ModuleOp module, const ModelSpec &spec,
+bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
                       const std::string &dir, std::string &error) {
   auto join = [&](const char *name) {
     llvm::SmallString<256> p(dir);
     llvm::sys::path::append(p, name);
     return std::string(p);
   };
+  OwningOpRef<ModuleOp> cudaHost;
+  if (target == Target::CUDA) {
+    cudaHost = cast<ModuleOp>(module->clone());
+    if (failed(lowerCudaHost(*cudaHost, error)))
+      return false;
+  }
   std::string object = join("step.o");
-  if (!emitObject(module, object, error) ||
+  if (!emitObject(cudaHost ? *cudaHost : module, object, error) ||
       !linkSharedObject(object, join("step.so"), error))
     return false;
   llvm::sys::fs::remove(object);
@@ -265,7 +303,8 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec,
                            error))
     return false;
   // The manifest reads the layout the pipeline recorded on the module.
-  if (!writeManifest(module, spec, library, join("manifest.json"), error))
+  if (!writeManifest(module, spec, target, library, join("manifest.json"),
+                     error))
     return false;
   std::string header = "# " + spec.file +
                        " with extends: merged and overrides applied (gptc "
@@ -285,7 +324,7 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec,
 
 } // namespace
 
-bool writeBundle(ModuleOp module, const ModelSpec &spec,
+bool writeBundle(ModuleOp module, const ModelSpec &spec, Target target,
                  const std::string &outDir, std::string &error) {
   // Built beside OUT and swapped in with one rename: a kill at any moment
   // leaves the old bundle or the new one, never a mix of the two.
@@ -300,54 +339,12 @@ bool writeBundle(ModuleOp module, const ModelSpec &spec,
   std::string staging;
   if (!runtime::makeStagingDirectory(outDir, staging, error))
     return false;
-  if (!writeBundleFiles(module, spec, staging, error) ||
+  if (!writeBundleFiles(module, spec, target, staging, error) ||
       !runtime::commitDirectory(staging, outDir, isReplaceableBundle, error)) {
     runtime::removeTree(staging);
     return false;
   }
   return true;
-}
-
-bool writeCudaBundle(ModuleOp module, const ModelSpec &spec,
-                     const std::string &outDir, std::string &error) {
-  locateCUDAToolkit();
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
-    error = "cannot create " + outDir + ": " + ec.message();
-    return false;
-  }
-  auto join = [&](const char *name) {
-    llvm::SmallString<256> p(outDir);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  };
-  OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
-  PassManager pm(module.getContext());
-  buildNVVMPipeline(pm, "sm_90");
-  if (failed(pm.run(*copy))) {
-    error = "lowering the CUDA host and kernels failed";
-    return false;
-  }
-  // Temporaries outside the arena (memref.alloc) are handed to kernels:
-  // they come from gptc_cuda_host_alloc/free (page-locked host memory,
-  // which kernels address directly), not malloc/free.
-  SymbolTable symbols(*copy);
-  for (auto [from, to] :
-       {std::pair<const char *, const char *>{"malloc", "gptc_cuda_host_alloc"},
-        {"free", "gptc_cuda_host_free"}})
-    if (Operation *fn = symbols.lookup(from))
-      if (failed(symbols.rename(fn, to))) {
-        error = std::string("cannot rename ") + from;
-        return false;
-      }
-  std::string object = join("step.o");
-  if (!emitObject(*copy, object, error) ||
-      !linkSharedObject(object, join("step.so"), error))
-    return false;
-  llvm::sys::fs::remove(object);
-  StepLibraryFile library{"step.so", 0, ""};
-  return runtime::sha256File(join("step.so"), library.sha256, library.bytes,
-                             error) &&
-         writeManifest(module, spec, library, join("manifest.json"), error);
 }
 
 bool compileSpecToBundle(const std::string &specPath,
@@ -374,7 +371,7 @@ bool compileSpecToBundle(const std::string &specPath,
     error = "compiling " + specPath + " failed: " + diagnostics;
     return false;
   }
-  return writeBundle(*module, spec, outDir, error);
+  return writeBundle(*module, spec, Target::CPU, outDir, error);
 }
 
 } // namespace gptc

@@ -40,21 +40,17 @@ bool collectPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 
 /// Writes the bundle of docs/artifact.md into `outDir` from a module at
-/// Stage::LLVM: step.so (object code linked with libomp), manifest.json and
-/// spec.yaml (the resolved spec: `extends:` merged, overrides applied, so
-/// that the bundle stands alone).
-bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec,
+/// Stage::LLVM: step.so, manifest.json and spec.yaml (the resolved spec:
+/// `extends:` merged, overrides applied, so that the bundle stands alone).
+/// CPU: step.so is the step's object code linked with libomp. CUDA: a host
+/// step.so whose entry points launch the PTX embedded in it through MLIR's
+/// GPU runtime calls (mgpuModuleLoadJIT, mgpuLaunchKernel, ...) and call
+/// the CUDA runtime for temporaries and GEMMs (runtime/cuda/StepCallbacks.h);
+/// the process provides those (gptc train, or gptc-emu-check).
+bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec, Target target,
                  const std::string &outDir, std::string &error);
 
-/// compileToStage(LLVM) + writeBundle, for `gptc train SPEC`.
-/// A CUDA bundle (module at Stage::LLVM for Target::CUDA): manifest.json
-/// and a host step.so whose entry points launch the sm_90 PTX embedded in
-/// it through MLIR's GPU runtime calls (mgpuModuleLoadJIT, mgpuLaunchKernel,
-/// ...), which the process must provide (gptc-emu-check does, on the
-/// emulated device).
-bool writeCudaBundle(mlir::ModuleOp module, const ModelSpec &spec,
-                     const std::string &outDir, std::string &error);
-
+/// compileToStage(LLVM) + writeBundle (CPU), for `gptc train SPEC`.
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
                          const std::string &outDir, std::string &error,

@@ -80,7 +80,7 @@ llvm::json::Object runDefaults(const ModelSpec &spec) {
 
 } // namespace
 
-bool writeManifest(ModuleOp module, const ModelSpec &spec,
+bool writeManifest(ModuleOp module, const ModelSpec &spec, Target target,
                    const StepLibraryFile &library, const std::string &path,
                    std::string &error) {
   auto layout = module->getAttrOfType<gpt::ArenaLayoutAttr>(
@@ -133,7 +133,7 @@ bool writeManifest(ModuleOp module, const ModelSpec &spec,
       {"format", gptc::runtime::kManifestFormat},
       {"compiler", "gptc 0.1.0"},
       {"spec_name", spec.name},
-      {"target", "cpu"},
+      {"target", target == Target::CUDA ? "cuda" : "cpu"},
       {"dtype", toString(t.dtype)},
       {"arena_bytes", layout.getBytes()},
       {"workspace", llvm::json::Object{{"offset", layout.getWorkspaceOffset()},

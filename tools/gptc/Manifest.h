@@ -4,6 +4,7 @@
 #define GPTC_TOOLS_GPTC_MANIFEST_H
 
 #include "frontend/ModelSpec.h"
+#include "passes/Pipeline.h"
 #include "runtime/Manifest.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -20,7 +21,7 @@ using runtime::StepLibraryFile;
 /// and the layout descriptor on `module` (gptc-build-step,
 /// gptc-plan-buffers, gptc-export-layout), the parameter list and run
 /// defaults of `spec`, and the step library's identity, atomically.
-bool writeManifest(mlir::ModuleOp module, const ModelSpec &spec,
+bool writeManifest(mlir::ModuleOp module, const ModelSpec &spec, Target target,
                    const StepLibraryFile &library, const std::string &path,
                    std::string &error);
 

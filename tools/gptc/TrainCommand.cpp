@@ -7,6 +7,9 @@
 #include "runtime/Bundle.h"
 #include "runtime/Files.h"
 #include "runtime/Trainer.h"
+#ifdef GPTC_HAVE_CUDA_RUNTIME
+#include "runtime/cuda/CudaStepDevice.h"
+#endif
 #include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
 
@@ -19,6 +22,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 namespace gptc {
 namespace runtime {
@@ -86,13 +90,32 @@ std::string bundleDirFor(const std::string &specPath) {
   return std::string(tmp && *tmp ? tmp : "/tmp") + "/" + base;
 }
 
-/// What this runtime can run: one CPU rank.
-bool checkRunnable(const Manifest &m, std::string &error) {
-  if (m.target != "cpu") {
-    error = m.path + ": target: '" + m.target +
-            "' is not supported by this runtime (cpu only)";
-    return false;
+/// The device a bundle's target runs on: the CPU, or CUDA device 0 (a
+/// GPU's driver or the emulated device, whichever libcuda.so.1 the loader
+/// finds). Opened before the step library loads: a CUDA step.so loads its
+/// kernels when it is loaded.
+std::unique_ptr<StepDevice> openDevice(const std::string &bundle,
+                                       std::string &error) {
+  Manifest m;
+  if (!readManifest(bundle + "/manifest.json", m, error))
+    return nullptr;
+  if (m.target == "cpu")
+    return std::make_unique<HostStepDevice>();
+#ifdef GPTC_HAVE_CUDA_RUNTIME
+  if (m.target == "cuda") {
+    cuda::CudaDevice *device = cuda::CudaDevice::open(error);
+    if (!device)
+      return nullptr;
+    return std::make_unique<cuda::CudaStepDevice>(*device);
   }
+#endif
+  error =
+      m.path + ": target: '" + m.target + "' is not supported by this runtime";
+  return nullptr;
+}
+
+/// What this runtime can run: one rank.
+bool checkRunnable(const Manifest &m, std::string &error) {
   if (m.ranks != 1) {
     error = m.path + ": ranks: " + std::to_string(m.ranks) +
             "; this runtime runs one rank (compile with training.ranks=1)";
@@ -150,7 +173,7 @@ TrainConfig makeConfig(const cli::ParsedOptions &o, const Manifest &m) {
 }
 
 void printHeader(const Manifest &manifest, const TrainConfig &config,
-                 std::ostream &out) {
+                 const StepDevice &device, std::ostream &out) {
   const int64_t tokensPerStep =
       manifest.microBatchTokens() * manifest.gradAccum;
   out << kMe << manifest.specName << " | "
@@ -168,14 +191,18 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
   // CPU, or OPENBLAS_CORETYPE's); and the OpenMP threads of kernels and
   // GEMMs.
   const char *blasCore = openblas_get_corename();
-  out << kMe << "cpu: GEMMs "
-      << (avx512SgemmAvailable() ? "f32 gptc AVX-512, " : "")
-      << (amxBf16Available()      ? "bf16 gptc AMX, "
-          : avx512Bf16Available() ? "bf16 gptc AVX512_BF16, "
-                                  : "")
-      << (avx512SgemmAvailable() ? "f64 " : "") << "OpenBLAS "
-      << (blasCore ? blasCore : "?") << " kernels | " << omp_get_max_threads()
-      << " threads\n";
+  if (manifest.target != "cpu")
+    out << kMe << manifest.target << ": " << device.name()
+        << " | GEMMs cuBLASLt\n";
+  else
+    out << kMe << "cpu: GEMMs "
+        << (avx512SgemmAvailable() ? "f32 gptc AVX-512, " : "")
+        << (amxBf16Available()      ? "bf16 gptc AMX, "
+            : avx512Bf16Available() ? "bf16 gptc AVX512_BF16, "
+                                    : "")
+        << (avx512SgemmAvailable() ? "f64 " : "") << "OpenBLAS "
+        << (blasCore ? blasCore : "?") << " kernels | " << omp_get_max_threads()
+        << " threads\n";
   if (config.steps != manifest.run.steps)
     out << "note: running " << config.steps << " steps; the compiled lr "
         << "and window schedules span training.steps = " << manifest.run.steps
@@ -257,7 +284,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
 
   Manifest manifest;
   StepLibrary step;
-  if (!openBundle(bundle, manifest, step, error) ||
+  std::unique_ptr<StepDevice> device = openDevice(bundle, error);
+  if (!device || !openBundle(bundle, manifest, step, error) ||
       !checkRunnable(manifest, error)) {
     err << kMe << "error: " << error << "\n";
     return 1;
@@ -269,10 +297,10 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     err << kMe << "error: --save-params: " << error << "\n";
     return 1;
   }
-  printHeader(manifest, config, out);
+  printHeader(manifest, config, *device, out);
 
   TrainResult result;
-  if (!train(manifest, step, config, out, result, error)) {
+  if (!train(manifest, step, *device, config, out, result, error)) {
     err << kMe << "error: " << error << "\n";
     return 1;
   }

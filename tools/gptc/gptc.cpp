@@ -291,12 +291,6 @@ int runCompile() {
     errs() << "gptc: error: --emit=ptx needs --target=cuda\n";
     return 1;
   }
-  if (!emit && target == gptc::Target::CUDA && !kernelMarks) {
-    errs() << "gptc: error: CUDA bundles are not supported yet (only "
-              "--kernel-marks ones, for gptc-emu-check); use "
-              "--target=cuda --emit=ptx\n";
-    return 1;
-  }
   Stage stage = emit ? emitStage.getValue() : Stage::LLVM;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       gptc::compileToStage(ctx, spec, stage, target, !noFuse, kernelMarks);
@@ -306,9 +300,7 @@ int runCompile() {
     return writePTX(*module);
   if (!emit) {
     std::string error;
-    if (target == gptc::Target::CUDA
-            ? !gptc::writeCudaBundle(*module, spec, outputPath, error)
-            : !gptc::writeBundle(*module, spec, outputPath, error)) {
+    if (!gptc::writeBundle(*module, spec, target, outputPath, error)) {
       errs() << "gptc: error: " << error << "\n";
       return 1;
     }

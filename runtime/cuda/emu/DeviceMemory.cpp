@@ -28,8 +28,11 @@ void *reserve(uint64_t bytes) {
 } // namespace
 
 DeviceMemory &DeviceMemory::get() {
-  static DeviceMemory instance;
-  return instance;
+  // Never destroyed: a real driver serves calls made from other libraries'
+  // destructors at exit (a step library unloading its modules), so the
+  // emulated one must too.
+  static DeviceMemory *instance = new DeviceMemory;
+  return *instance;
 }
 
 DeviceMemory::DeviceMemory() {

@@ -1,0 +1,77 @@
+//===- StepDevice.h - Where a step's arena lives ----------------*- C++ -*-===//
+//
+// The training loop (Trainer.h) keeps the arena in host memory (Arena.h):
+// it initialises the parameters there, the data loader writes each batch
+// there, and it reads the loss from there. A StepDevice is where the
+// compiled step runs on that arena:
+//
+//   - HostStepDevice: the CPU; the host arena is the step's arena and
+//     every transfer is nothing.
+//   - cuda::CudaStepDevice (runtime/cuda/CudaStepDevice.h): a copy of the
+//     arena in device memory; the loop uploads what it wrote (the batch,
+//     the step counter) and downloads what it reads (the loss, the
+//     parameters for the divergence guard and --save-params).
+//
+// The loop names the byte ranges it touches; nothing else differs between
+// the two, so the loop cannot tell which device it drives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_STEPDEVICE_H
+#define GPTC_RUNTIME_STEPDEVICE_H
+
+#include "runtime/Arena.h"
+#include "runtime/gptrt.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace gptc {
+namespace runtime {
+
+class StepDevice {
+public:
+  virtual ~StepDevice() = default;
+  /// "cpu" or the device's description, for the run's first line.
+  virtual std::string name() const = 0;
+  /// Places `arena` (allocated and initialised) on the device.
+  virtual bool attach(Arena &arena, std::string &error) = 0;
+  /// The arena descriptor the entry points take.
+  virtual gptc_arena_ref *ref() = 0;
+  /// Copies bytes [offset, offset + bytes) of the host arena to the device,
+  /// or back.
+  virtual bool upload(int64_t offset, int64_t bytes, std::string &error) = 0;
+  virtual bool download(int64_t offset, int64_t bytes, std::string &error) = 0;
+  /// Zeroes bytes [offset, offset + bytes) on both.
+  virtual bool zero(int64_t offset, int64_t bytes, std::string &error) = 0;
+  /// After entry point `entry` returned: false and `error` when it failed
+  /// on the device.
+  virtual bool finish(const char *entry, std::string &error) = 0;
+};
+
+/// The CPU: the arena is the host's.
+class HostStepDevice final : public StepDevice {
+public:
+  std::string name() const override { return "cpu"; }
+  bool attach(Arena &a, std::string &) override {
+    arena = &a;
+    return true;
+  }
+  gptc_arena_ref *ref() override { return arena->ref(); }
+  bool upload(int64_t, int64_t, std::string &) override { return true; }
+  bool download(int64_t, int64_t, std::string &) override { return true; }
+  bool zero(int64_t offset, int64_t bytes, std::string &) override {
+    std::memset(arena->data() + offset, 0, size_t(bytes));
+    return true;
+  }
+  bool finish(const char *, std::string &) override { return true; }
+
+private:
+  Arena *arena = nullptr;
+};
+
+} // namespace runtime
+} // namespace gptc
+
+#endif // GPTC_RUNTIME_STEPDEVICE_H

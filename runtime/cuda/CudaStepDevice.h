@@ -1,0 +1,45 @@
+//===- CudaStepDevice.h - A step's arena in device memory -------*- C++ -*-===//
+//
+// The StepDevice (runtime/StepDevice.h) of a CUDA bundle: the arena in
+// device memory of the process's CudaDevice, transfers with its
+// synchronous copies, and after every entry point a synchronisation that
+// reports the first error the step's callbacks kept (naming the call and
+// the kernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_CUDA_CUDASTEPDEVICE_H
+#define GPTC_RUNTIME_CUDA_CUDASTEPDEVICE_H
+
+#include "runtime/StepDevice.h"
+#include "runtime/cuda/CudaDevice.h"
+
+namespace gptc {
+namespace runtime {
+namespace cuda {
+
+class CudaStepDevice final : public StepDevice {
+public:
+  explicit CudaStepDevice(CudaDevice &device) : device(device) {}
+  ~CudaStepDevice() override;
+
+  std::string name() const override { return device.description(); }
+  bool attach(Arena &arena, std::string &error) override;
+  gptc_arena_ref *ref() override { return &descriptor; }
+  bool upload(int64_t offset, int64_t bytes, std::string &error) override;
+  bool download(int64_t offset, int64_t bytes, std::string &error) override;
+  bool zero(int64_t offset, int64_t bytes, std::string &error) override;
+  bool finish(const char *entry, std::string &error) override;
+
+private:
+  CudaDevice &device;
+  Arena *host = nullptr;
+  uint64_t base = 0;
+  gptc_arena_ref descriptor = {nullptr, nullptr, 0, 0, 1};
+};
+
+} // namespace cuda
+} // namespace runtime
+} // namespace gptc
+
+#endif // GPTC_RUNTIME_CUDA_CUDASTEPDEVICE_H
