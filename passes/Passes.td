@@ -109,6 +109,32 @@ def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
+  let summary = "Spread each kernel nest over blocks of threads (CUDA)";
+  let description = [{
+    CUDA only, at the loops stage, before `gpu-map-parallel-loops`: every
+    outermost `scf.parallel` with constant bounds becomes a grid of blocks
+    of `block-size` threads (fewer, a multiple of 32, for a nest with fewer
+    work items): an outer `scf.parallel` over the blocks (mapped to the
+    grid's x dimension) around an inner one over the threads (the block's
+    x dimension). Work item n = block * block-size + thread runs the nest's
+    body at the induction variables n delinearises to, innermost fastest,
+    so a warp's 32 threads take 32 consecutive elements of the innermost
+    dimension (coalesced accesses to row-major buffers); a guard skips the
+    items past the end of the last block. The grid stays within the device
+    limits (x up to 2^31 - 1). Nests that stage shared tiles
+    (`gptc.workgroup_tile` allocas: the flash-attention kernels) and nests
+    with dynamic bounds or results are left alone.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block (a multiple of 32, at most 1024)">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 def HostComputeToDevicePass
     : Pass<"gptc-host-compute-to-device", "mlir::func::FuncOp"> {
   let summary = "Move the host's reads and writes of buffers into kernels";
@@ -124,9 +150,12 @@ def HostComputeToDevicePass
     them, and the scalar arithmetic between them) moves into one
     single-thread `gpu.launch` (marked `gptc.single_thread`), in program
     order. Scalar arithmetic at the end of a run stays on the host, and
-    pure arithmetic the host also needs is copied out; a value computed
-    from device memory and used on the host is an error. Runs containing
-    a launch, a call or an allocation stay on the host.
+    pure arithmetic the host also needs is copied out. A value read from
+    device memory that later kernels use (a window size loaded once, then
+    captured by the attention kernels) travels through a device scalar: the
+    run stores it, each of those kernels loads it. One that host code uses
+    (a loop bound, an offset) is an error. Runs containing a launch, a call
+    or an allocation stay on the host.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
 }
@@ -187,11 +216,14 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"columnEmbeddingGrad", "column-embedding-grad", "bool", "false",
-           "gpt.embedding_grad as one kernel parallel over the table's "
-           "columns, each adding the rows of its column in position order "
-           "(CUDA: no host loop); otherwise a loop over the positions "
-           "adding whole rows (CPU)">
+    Option<"gpuKernels", "gpu-kernels", "bool", "false",
+           "Kernels shaped for a GPU (CUDA): gpt.embedding_grad as one "
+           "kernel over the table's columns, each adding the rows of its "
+           "column in position order (no host loop; CPU: a loop over the "
+           "positions adding whole rows); the flash-attention kernels with "
+           "a thread block per tile, one thread per row, shared tiles "
+           "loaded by the whole block between barriers (CPU: the work item "
+           "loops over its rows)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

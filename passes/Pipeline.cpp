@@ -155,7 +155,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 4. Kernels as linalg on tensors; elementwise chains fused.
   const bool cuda = options.target == Target::CUDA;
   LowerToLinalgPassOptions toLinalg;
-  toLinalg.columnEmbeddingGrad = cuda;
+  toLinalg.gpuKernels = cuda;
   pm.addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -192,11 +192,10 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 7. CUDA: the same nests mapped onto gpu.launch (buildPTXPipeline
   //    takes them to PTX).
   if (options.target == Target::CUDA) {
-    // TODO(next): tile into thread-level loops first
-    // (scf-parallel-loop-tiling); convert-parallel-loops-to-gpu currently
-    // converts only some of the tiled nests, so kernels map their loops onto
-    // the grid as they are.
-    addText(pm, "func.func(gpu-map-parallel-loops),"
+    // Each nest a grid of 256-thread blocks (gptc-thread-blocks), blocks
+    // and threads mapped onto the grid's and the block's x dimension.
+    addText(pm, "func.func(gptc-thread-blocks),"
+                "func.func(gpu-map-parallel-loops),"
                 "func.func(convert-parallel-loops-to-gpu),"
                 "func.func(gptc-workgroup-tiles),"
                 "func.func(lower-affine),canonicalize,cse");

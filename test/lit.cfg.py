@@ -56,6 +56,12 @@ if emu_dir and os.path.exists(os.path.join(emu_dir, "libcuda.so.1")):
     if stub and os.path.exists(stub):
         config.available_features.add("cuda-stub")
         config.substitutions.append(("%cuda_stub", stub))
+# A CUDA driver the dynamic loader finds without help (a machine with a
+# GPU): tests of what happens without one say `UNSUPPORTED: cuda-driver`.
+ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
+if os.path.exists(ldconfig) and "libcuda.so.1 " in subprocess.run(
+        [ldconfig, "-p"], capture_output=True, text=True).stdout:
+    config.available_features.add("cuda-driver")
 nvcc = getattr(config, "gptc_nvcc", "") or shutil.which("nvcc")
 if nvcc and os.path.exists(nvcc):
     config.available_features.add("nvcc")

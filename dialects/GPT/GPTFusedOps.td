@@ -214,4 +214,27 @@ def GPT_CrossEntropyGradOp : GPT_Op<"cross_entropy_grad",
   let hasVerifier = 1;
 }
 
+
+def GPT_BlockBarrierOp : GPT_Op<"block_barrier",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "all threads of a thread block wait for each other";
+  let description = [{
+    In a kernel whose work item is a thread block (the flash-attention
+    kernels lowered with `gptc-lower-to-linalg{gpu-kernels}`): every thread
+    of the block arrives here before any goes on, so the shared tiles the
+    block wrote before it are complete for every thread after it, and no
+    thread overwrites a tile another still reads. It reads and writes
+    memory as far as other passes can tell (nothing moves across it; the
+    buffer passes accept it), and `gptc-workgroup-tiles` lowers it to
+    `gpu.barrier` once the kernels are `gpu.launch` ops. Only the CUDA
+    pipeline produces it.
+
+    Example:
+    ```mlir
+    gpt.block_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // GPTC_DIALECT_GPT_FUSEDOPS_TD

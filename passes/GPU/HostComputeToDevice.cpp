@@ -82,6 +82,39 @@ struct HostComputeToDevicePass
   /// Every maximal run of device work in `block` (buffer reads and writes
   /// and the scalar arithmetic between them) becomes one single-thread
   /// launch.
+  /// `v` (computed in `run`, at run[n]) reaches its `uses` in later kernels
+  /// through a device scalar: the run stores it, each kernel loads it.
+  LogicalResult passThroughDevice(Value v, ArrayRef<OpOperand *> uses,
+                                  SmallVector<Operation *> &run,
+                                  llvm::SmallPtrSet<Operation *, 16> &inRun,
+                                  size_t n) {
+    Operation *def = run[n];
+    Location loc = def->getLoc();
+    OpBuilder b(run.front());
+    auto type = MemRefType::get({}, v.getType());
+    Value scalar = memref::AllocOp::create(b, loc, type);
+    b.setInsertionPoint(run.front()->getBlock()->getTerminator());
+    memref::DeallocOp::create(b, loc, scalar);
+    b.setInsertionPointAfter(def);
+    auto store = memref::StoreOp::create(b, loc, v, scalar, ValueRange{});
+    run.insert(run.begin() + n + 1, store);
+    inRun.insert(store);
+    llvm::DenseMap<Operation *, Value> loaded;
+    for (OpOperand *use : uses) {
+      auto launch = use->getOwner()->getParentOfType<gpu::LaunchOp>();
+      while (auto outer = launch->getParentOfType<gpu::LaunchOp>())
+        launch = outer;
+      Value &value = loaded[launch];
+      if (!value) {
+        OpBuilder lb(&launch.getBody().front(),
+                     launch.getBody().front().begin());
+        value = memref::LoadOp::create(lb, loc, scalar, ValueRange{});
+      }
+      use->set(value);
+    }
+    return success();
+  }
+
   LogicalResult moveRuns(Block &block) {
     SmallVector<SmallVector<Operation *>> runs;
     SmallVector<Operation *> run;
@@ -102,36 +135,60 @@ struct HostComputeToDevicePass
         close();
     }
     close();
-    for (ArrayRef<Operation *> r : runs)
+    // Last run first: a value a run passes on is then used inside kernels
+    // only (the later runs are kernels already).
+    for (ArrayRef<Operation *> r : llvm::reverse(runs))
       if (failed(moveRun(r)))
         return failure();
     return success();
   }
 
-  LogicalResult moveRun(ArrayRef<Operation *> run) {
+  LogicalResult moveRun(ArrayRef<Operation *> runOps) {
+    SmallVector<Operation *> run(runOps.begin(), runOps.end());
     llvm::SmallPtrSet<Operation *, 16> inRun(run.begin(), run.end());
-    // A scalar the run computes and the host uses after it cannot move;
-    // pure work with operands from before the run is copied out first.
-    for (Operation *op : run) {
-      bool escapes = llvm::any_of(op->getUsers(), [&](Operation *user) {
-        Operation *top = op->getBlock()->findAncestorOpInBlock(*user);
-        return !top || !inRun.contains(top);
-      });
-      if (!escapes)
+    auto outside = [&](Operation *anchor, OpOperand &use) {
+      Operation *top =
+          anchor->getBlock()->findAncestorOpInBlock(*use.getOwner());
+      return !top || !inRun.contains(top);
+    };
+    // A scalar the run computes and the host uses after it: pure work with
+    // operands from before the run is copied out; a value read from device
+    // memory that only later kernels use travels through a device scalar.
+    for (size_t n = 0; n < run.size(); ++n) {
+      Operation *op = run[n];
+      if (llvm::none_of(op->getUses(),
+                        [&](OpOperand &use) { return outside(op, use); }))
         continue;
       bool operandsFromBefore = llvm::all_of(op->getOperands(), [&](Value v) {
         Operation *def = v.getDefiningOp();
         return !def || !inRun.contains(def);
       });
-      if (!isPureScalarWork(op) || !operandsFromBefore)
-        return op->emitError("a value computed from device memory is used "
-                             "on the host; it cannot move into a kernel");
-      OpBuilder b(run.front());
-      Operation *copy = b.clone(*op);
-      op->replaceUsesWithIf(copy->getResults(), [&](OpOperand &use) {
-        Operation *top = op->getBlock()->findAncestorOpInBlock(*use.getOwner());
-        return !top || !inRun.contains(top);
-      });
+      if (isPureScalarWork(op) && operandsFromBefore) {
+        OpBuilder b(run.front());
+        Operation *copy = b.clone(*op);
+        op->replaceUsesWithIf(copy->getResults(),
+                              [&](OpOperand &use) { return outside(op, use); });
+        continue;
+      }
+      for (Value v : op->getResults()) {
+        SmallVector<OpOperand *> uses;
+        for (OpOperand &use : v.getUses())
+          if (outside(op, use))
+            uses.push_back(&use);
+        if (uses.empty())
+          continue;
+        for (OpOperand *use : uses)
+          if (!use->getOwner()->getParentOfType<gpu::LaunchOp>()) {
+            InFlightDiagnostic diag =
+                op->emitError("a value computed from device memory is used "
+                              "on the host; it cannot move into a kernel");
+            diag.attachNote(use->getOwner()->getLoc())
+                << "used by " << use->getOwner()->getName() << " here";
+            return diag;
+          }
+        if (failed(passThroughDevice(v, uses, run, inRun, n)))
+          return failure();
+      }
     }
     Operation *first = run.front();
     OpBuilder b(first);

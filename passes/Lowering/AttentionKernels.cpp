@@ -3,9 +3,12 @@
 // See AttentionKernels.h. Tiles live in memref.alloca buffers of the work
 // item (one query or key tile of one batch and head); the innermost loops
 // run along contiguous tile rows so that they vectorise. The tiles loaded
-// from K (forward, dQ) and from Q and dO (dK/dV) are shared tiles: on
-// CUDA, where a work item is a thread block, they are staged in shared
-// memory (gptc-workgroup-tiles); the others are per-row state.
+// from K and V (forward, dQ) and from Q and dO (dK/dV) are shared tiles:
+// on CUDA, where a work item is a thread block, they are staged in shared
+// memory (gptc-workgroup-tiles); the others are per-row state. A Team
+// says who works on a tile's rows: the work item itself, row after row
+// (CPU), or one thread per row with the shared tiles loaded by all the
+// block's threads between barriers (GPU, AttentionTiling::threadPerRow).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,15 +39,63 @@ TileItem decompose(KernelEmitter &e, Value w, int64_t H, int64_t tiles) {
   return {e.div(bh, e.idx(H)), e.rem(bh, e.idx(H)), tile};
 }
 
-/// dst[d][c] = src[b, h, first + c, d] for c < count (a transposed tile).
-void loadTransposed(KernelEmitter &e, Value dst, Value src, TileItem t,
-                    Value first, Value count, int64_t D) {
-  e.loop(e.idx(0), count, [&](Value c) {
-    Value row = e.add(first, c);
-    e.loop(D, [&](Value d) {
-      e.store(e.load(src, {t.b, t.h, row, d}), dst, {d, c});
+/// Who works on the rows of a work item's tile (see the file comment).
+struct Team {
+  int64_t rows; ///< rows per tile (GPU: threads per block)
+  Value thread; ///< GPU: this thread's index in the block; else null
+  bool gpu() const { return bool(thread); }
+  /// Per-row state is indexed by slot(r): rows slots on the CPU, one (the
+  /// thread's own row) on the GPU.
+  int64_t slots() const { return gpu() ? 1 : rows; }
+  Value slot(KernelEmitter &e, Value r) const { return gpu() ? e.idx(0) : r; }
+  /// body(r) for every row r < n (n <= rows): a loop, or the thread's row.
+  void forEachRow(KernelEmitter &e, Value n,
+                  llvm::function_ref<void(Value)> body) const {
+    if (!gpu())
+      return e.loop(e.idx(0), n, body);
+    OpBuilder &b = e.builder();
+    auto mine = scf::IfOp::create(b, e.location(),
+                                  e.cmp(CmpIPredicate::slt, thread, n), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(mine.thenBlock());
+    body(thread);
+  }
+  /// body(x) for every x < n, shared out among the threads.
+  void forEachShared(KernelEmitter &e, Value n,
+                     llvm::function_ref<void(Value)> body) const {
+    if (!gpu())
+      return e.loop(e.idx(0), n, body);
+    e.loop(thread, n, e.idx(rows), {}, [&](Value x, ValueRange) {
+      body(x);
+      return SmallVector<Value>{};
     });
+  }
+  /// Every thread waits for the others (a block barrier; CPU: nothing).
+  void barrier(KernelEmitter &e) const {
+    if (gpu())
+      gpt::BlockBarrierOp::create(e.builder(), e.location());
+  }
+};
+
+/// dst[d][c] = src[b, h, first + c, d] for c < count (a transposed tile),
+/// loaded by the whole team; the team waits until it is complete.
+void loadTransposed(KernelEmitter &e, const Team &team, Value dst, Value src,
+                    TileItem t, Value first, Value count, int64_t D) {
+  if (!team.gpu()) {
+    e.loop(e.idx(0), count, [&](Value c) {
+      Value row = e.add(first, c);
+      e.loop(D, [&](Value d) {
+        e.store(e.load(src, {t.b, t.h, row, d}), dst, {d, c});
+      });
+    });
+    return;
+  }
+  // Consecutive threads read consecutive elements of a row.
+  team.forEachShared(e, e.mul(count, e.idx(D)), [&](Value x) {
+    Value c = e.div(x, e.idx(D)), d = e.rem(x, e.idx(D));
+    e.store(e.load(src, {t.b, t.h, e.add(first, c), d}), dst, {d, c});
   });
+  team.barrier(e);
 }
 
 /// Accumulating loops take this many terms per load and store of their
@@ -135,11 +186,12 @@ std::pair<Value, Value> keyRange(KernelEmitter &e, Value lo, Value hi, Value b,
   return {e.load(lo, {b, i0}), e.add(e.load(hi, {b, last}), e.idx(1))};
 }
 
-/// Loops over the key tiles of [begin, end): body(first key, count).
-void forKeyTiles(KernelEmitter &e, Value begin, Value end,
+/// Loops over the tiles of `size` keys of [begin, end): body(first key,
+/// count).
+void forKeyTiles(KernelEmitter &e, Value begin, Value end, int64_t size,
                  llvm::function_ref<void(Value, Value)> body) {
-  e.loop(begin, end, e.idx(kAttentionKeyTile), {}, [&](Value j0, ValueRange) {
-    body(j0, e.min(e.idx(kAttentionKeyTile), e.sub(end, j0)));
+  e.loop(begin, end, e.idx(size), {}, [&](Value j0, ValueRange) {
+    body(j0, e.min(e.idx(size), e.sub(end, j0)));
     return SmallVector<Value>{};
   });
 }
@@ -187,14 +239,23 @@ void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w, Value count,
 }
 
 /// One kernel over the (batch, head, tile) work items of tiles of
-/// `tileSize` rows along the sequence, in the element type of `like`.
-void tileKernel(OpBuilder &b, Location loc, const AttentionProblem &p,
-                Value like, int64_t tileSize,
-                llvm::function_ref<void(KernelEmitter &, TileItem)> body) {
+/// `tileSize` rows along the sequence, in the element type of `like`. On
+/// the GPU the work item's body runs in every thread of its team (an inner
+/// scf.parallel over the tile's rows, which becomes the thread block).
+void tileKernel(
+    OpBuilder &b, Location loc, const AttentionProblem &p, Value like,
+    int64_t tileSize,
+    llvm::function_ref<void(KernelEmitter &, TileItem, const Team &)> body) {
   Type f = cast<MemRefType>(like.getType()).getElementType();
   int64_t tiles = (p.T + tileSize - 1) / tileSize;
   parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
-    body(e, decompose(e, w, p.H, tiles));
+    TileItem t = decompose(e, w, p.H, tiles);
+    if (!p.tiling.threadPerRow)
+      return body(e, t, Team{tileSize, Value()});
+    parallelKernel(e.builder(), loc, f, tileSize,
+                   [&](KernelEmitter &te, Value thread) {
+                     body(te, t, Team{tileSize, thread});
+                   });
   });
 }
 
@@ -257,40 +318,46 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
 void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
                           Value lo, Value hi, Value q, Value k, Value v,
                           Value out) {
-  constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
+  const int64_t Bq = p.tiling.queryRows, Bk = p.tiling.keyCols;
   int64_t D = p.D;
-  tileKernel(b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t) {
-    Value kt = e.sharedTile({D, Bk}), s = e.tile({Bk});
-    Value m = e.tile({Bq}), l = e.tile({Bq}), acc = e.tile({Bq, D});
-    Value scale = e.fc(p.scale);
-    Value i0 = e.mul(t.tile, e.idx(Bq));
-    Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
-    initRowState(e, m, l, acc, Bq, D);
-    auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
-    forKeyTiles(e, begin, end, [&](Value j0, Value count) {
-      loadTransposed(e, kt, k, t, j0, count, D);
-      e.loop(e.idx(0), rows, [&](Value r) {
-        Value i = e.add(i0, r);
-        rowTimesTile(
-            e, s, Bk, [&](Value d) { return e.load(q, {t.b, t.h, i, d}); }, kt,
-            count, D, scale);
-        Value alpha = updateRowStats(e, s, j0, count, lo, hi, t, i, m, l, r);
-        e.loop(D, [&](Value d) {
-          e.store(e.fmul(e.load(acc, {r, d}), alpha), acc, {r, d});
+  tileKernel(
+      b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t, const Team &team) {
+        Value kt = e.sharedTile({D, Bk}), s = e.tile({Bk});
+        int64_t slots = team.slots();
+        Value m = e.tile({slots}), l = e.tile({slots}),
+              acc = e.tile({slots, D});
+        Value scale = e.fc(p.scale);
+        Value i0 = e.mul(t.tile, e.idx(Bq));
+        Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
+        initRowState(e, m, l, acc, slots, D);
+        auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
+        forKeyTiles(e, begin, end, Bk, [&](Value j0, Value count) {
+          loadTransposed(e, team, kt, k, t, j0, count, D);
+          team.forEachRow(e, rows, [&](Value r) {
+            Value i = e.add(i0, r), at = team.slot(e, r);
+            rowTimesTile(
+                e, s, Bk, [&](Value d) { return e.load(q, {t.b, t.h, i, d}); },
+                kt, count, D, scale);
+            Value alpha =
+                updateRowStats(e, s, j0, count, lo, hi, t, i, m, l, at);
+            e.loop(D, [&](Value d) {
+              e.store(e.fmul(e.load(acc, {at, d}), alpha), acc, {at, d});
+            });
+            accumulateRows(e, acc, at, s, count, j0, v, t, D);
+          });
+          team.barrier(e); // before the next tile overwrites kt
         });
-        accumulateRows(e, acc, r, s, count, j0, v, t, D);
+        team.forEachRow(e, rows, [&](Value r) {
+          Value at = team.slot(e, r);
+          Value lr = e.load(l, {at});
+          Value inv = e.select(e.fcmp(CmpFPredicate::OGT, lr, e.fc(0.0)),
+                               e.fdiv(e.fc(1.0), lr), e.fc(0.0));
+          Value i = e.add(i0, r);
+          e.loop(D, [&](Value d) {
+            e.store(e.fmul(e.load(acc, {at, d}), inv), out, {t.b, t.h, i, d});
+          });
+        });
       });
-    });
-    e.loop(e.idx(0), rows, [&](Value r) {
-      Value lr = e.load(l, {r});
-      Value inv = e.select(e.fcmp(CmpFPredicate::OGT, lr, e.fc(0.0)),
-                           e.fdiv(e.fc(1.0), lr), e.fc(0.0));
-      Value i = e.add(i0, r);
-      e.loop(D, [&](Value d) {
-        e.store(e.fmul(e.load(acc, {r, d}), inv), out, {t.b, t.h, i, d});
-      });
-    });
-  });
 }
 
 namespace {
@@ -300,73 +367,86 @@ namespace {
 void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                    Value lo, Value hi, Value q, Value k, Value v, Value out,
                    Value dout, Value dq, Value stats) {
-  constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
+  const int64_t Bq = p.tiling.queryRows, Bk = p.tiling.keyCols;
   int64_t D = p.D;
-  tileKernel(b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t) {
-    Value kt = e.sharedTile({D, Bk}), vt = e.tile({D, Bk});
-    Value s = e.tile({Bk}), dp = e.tile({Bk});
-    Value m = e.tile({Bq}), l = e.tile({Bq}), acc = e.tile({Bq, D});
-    Value scale = e.fc(p.scale);
-    Value i0 = e.mul(t.tile, e.idx(Bq));
-    Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
-    initRowState(e, m, l, acc, Bq, D);
-    auto qRow = [&](Value i) {
-      return [&, i](Value d) { return e.load(q, {t.b, t.h, i, d}); };
-    };
-    auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
-    // Pass 1: the softmax statistics, as in the forward kernel.
-    forKeyTiles(e, begin, end, [&](Value j0, Value count) {
-      loadTransposed(e, kt, k, t, j0, count, D);
-      e.loop(e.idx(0), rows, [&](Value r) {
-        Value i = e.add(i0, r);
-        rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
-        updateRowStats(e, s, j0, count, lo, hi, t, i, m, l, r);
-      });
-    });
-    // lse = m + log(l) (a row without keys is never used); delta.
-    e.loop(e.idx(0), rows, [&](Value r) {
-      Value i = e.add(i0, r);
-      Value lse = e.fadd(e.load(m, {r}), e.log(e.load(l, {r})));
-      Value delta = e.loop(e.idx(0), e.idx(D), e.idx(1), {e.fc(0.0)},
-                           [&](Value d, ValueRange a) {
-                             Value x = e.fmul(e.load(dout, {t.b, t.h, i, d}),
-                                              e.load(out, {t.b, t.h, i, d}));
-                             return SmallVector<Value>{e.fadd(a[0], x)};
-                           })[0];
-      e.store(lse, m, {r});
-      e.store(delta, l, {r});
-      e.store(lse, stats, {t.b, t.h, i, e.idx(0)});
-      e.store(delta, stats, {t.b, t.h, i, e.idx(1)});
-    });
-    // Pass 2: ds = p (dO v^T - delta) scale; dQ += ds K.
-    forKeyTiles(e, begin, end, [&](Value j0, Value count) {
-      loadTransposed(e, kt, k, t, j0, count, D);
-      loadTransposed(e, vt, v, t, j0, count, D);
-      e.loop(e.idx(0), rows, [&](Value r) {
-        Value i = e.add(i0, r);
-        rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
-        rowTimesTile(
-            e, dp, Bk, [&](Value d) { return e.load(dout, {t.b, t.h, i, d}); },
-            vt, count, D, Value());
-        Value rlo = e.load(lo, {t.b, i}), rhi = e.load(hi, {t.b, i});
-        Value lse = e.load(m, {r}), delta = e.load(l, {r});
-        e.loop(e.idx(0), count, [&](Value c) {
-          Value ok = allowed(e, e.add(j0, c), rlo, rhi);
-          Value pc =
-              e.select(ok, e.exp(e.fsub(e.load(s, {c}), lse)), e.fc(0.0));
-          Value ds = e.fmul(e.fmul(pc, e.fsub(e.load(dp, {c}), delta)), scale);
-          e.store(ds, s, {c});
+  tileKernel(
+      b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t, const Team &team) {
+        Value kt = e.sharedTile({D, Bk});
+        Value vt = team.gpu() ? e.sharedTile({D, Bk}) : e.tile({D, Bk});
+        Value s = e.tile({Bk}), dp = e.tile({Bk});
+        int64_t slots = team.slots();
+        Value m = e.tile({slots}), l = e.tile({slots}),
+              acc = e.tile({slots, D});
+        Value scale = e.fc(p.scale);
+        Value i0 = e.mul(t.tile, e.idx(Bq));
+        Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
+        initRowState(e, m, l, acc, slots, D);
+        auto qRow = [&](Value i) {
+          return [&, i](Value d) { return e.load(q, {t.b, t.h, i, d}); };
+        };
+        auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
+        // Pass 1: the softmax statistics, as in the forward kernel.
+        forKeyTiles(e, begin, end, Bk, [&](Value j0, Value count) {
+          loadTransposed(e, team, kt, k, t, j0, count, D);
+          team.forEachRow(e, rows, [&](Value r) {
+            Value i = e.add(i0, r);
+            rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
+            updateRowStats(e, s, j0, count, lo, hi, t, i, m, l,
+                           team.slot(e, r));
+          });
+          team.barrier(e);
         });
-        accumulateRows(e, acc, r, s, count, j0, k, t, D);
+        // lse = m + log(l) (a row without keys is never used); delta.
+        team.forEachRow(e, rows, [&](Value r) {
+          Value i = e.add(i0, r);
+          r = team.slot(e, r);
+          Value lse = e.fadd(e.load(m, {r}), e.log(e.load(l, {r})));
+          Value delta = e.loop(e.idx(0), e.idx(D), e.idx(1), {e.fc(0.0)},
+                               [&](Value d, ValueRange a) {
+                                 Value x =
+                                     e.fmul(e.load(dout, {t.b, t.h, i, d}),
+                                            e.load(out, {t.b, t.h, i, d}));
+                                 return SmallVector<Value>{e.fadd(a[0], x)};
+                               })[0];
+          e.store(lse, m, {r});
+          e.store(delta, l, {r});
+          e.store(lse, stats, {t.b, t.h, i, e.idx(0)});
+          e.store(delta, stats, {t.b, t.h, i, e.idx(1)});
+        });
+        // Pass 2: ds = p (dO v^T - delta) scale; dQ += ds K.
+        forKeyTiles(e, begin, end, Bk, [&](Value j0, Value count) {
+          loadTransposed(e, team, kt, k, t, j0, count, D);
+          loadTransposed(e, team, vt, v, t, j0, count, D);
+          team.forEachRow(e, rows, [&](Value r) {
+            Value i = e.add(i0, r);
+            r = team.slot(e, r);
+            rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
+            rowTimesTile(
+                e, dp, Bk,
+                [&](Value d) { return e.load(dout, {t.b, t.h, i, d}); }, vt,
+                count, D, Value());
+            Value rlo = e.load(lo, {t.b, i}), rhi = e.load(hi, {t.b, i});
+            Value lse = e.load(m, {r}), delta = e.load(l, {r});
+            e.loop(e.idx(0), count, [&](Value c) {
+              Value ok = allowed(e, e.add(j0, c), rlo, rhi);
+              Value pc =
+                  e.select(ok, e.exp(e.fsub(e.load(s, {c}), lse)), e.fc(0.0));
+              Value ds =
+                  e.fmul(e.fmul(pc, e.fsub(e.load(dp, {c}), delta)), scale);
+              e.store(ds, s, {c});
+            });
+            accumulateRows(e, acc, r, s, count, j0, k, t, D);
+          });
+          team.barrier(e);
+        });
+        team.forEachRow(e, rows, [&](Value r) {
+          Value i = e.add(i0, r);
+          r = team.slot(e, r);
+          e.loop(D, [&](Value d) {
+            e.store(e.load(acc, {r, d}), dq, {t.b, t.h, i, d});
+          });
+        });
       });
-    });
-    e.loop(e.idx(0), rows, [&](Value r) {
-      Value i = e.add(i0, r);
-      e.loop(D, [&](Value d) {
-        e.store(e.load(acc, {r, d}), dq, {t.b, t.h, i, d});
-      });
-    });
-  });
 }
 
 /// Backward, kernel 2: per key tile, dV = P^T dO and dK = dS^T Q over the
@@ -374,70 +454,77 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
 void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                       Value lo, Value hi, Value q, Value k, Value v, Value dout,
                       Value stats, Value dk, Value dv) {
-  constexpr int64_t Bq = kAttentionQueryTile, Bk = kAttentionKeyTile;
+  const int64_t Bq = p.tiling.queryCols, Bk = p.tiling.keyRows;
   int64_t D = p.D;
-  tileKernel(b, loc, p, q, Bk, [&](KernelEmitter &e, TileItem t) {
-    Value qt = e.sharedTile({D, Bq}), dot = e.sharedTile({D, Bq});
-    Value s = e.tile({Bq}), dp = e.tile({Bq});
-    Value dkAcc = e.tile({Bk, D}), dvAcc = e.tile({Bk, D});
-    Value scale = e.fc(p.scale);
-    Value j0 = e.mul(t.tile, e.idx(Bk));
-    Value cols = e.min(e.idx(Bk), e.sub(e.idx(p.T), j0));
-    Value jLast = e.sub(e.add(j0, cols), e.idx(1));
-    e.loop(Bk, [&](Value c) {
-      e.loop(D, [&](Value d) {
-        e.store(e.fc(0.0), dkAcc, {c, d});
-        e.store(e.fc(0.0), dvAcc, {c, d});
-      });
-    });
-    // The queries that see a key of the tile: hi >= j0 and lo <= jLast
-    // (both bounds are non-decreasing, so this is one range).
-    SmallVector<Value> range =
-        e.loop(e.idx(0), e.idx(p.T), e.idx(1), {e.idx(p.T), e.idx(0)},
-               [&](Value i, ValueRange a) {
-                 Value seesTile = e.both(
-                     e.cmp(CmpIPredicate::sge, e.load(hi, {t.b, i}), j0),
-                     e.cmp(CmpIPredicate::sle, e.load(lo, {t.b, i}), jLast));
-                 return SmallVector<Value>{
-                     e.select(seesTile, e.min(a[0], i), a[0]),
-                     e.select(seesTile, e.max(a[1], e.add(i, e.idx(1))), a[1])};
-               });
-    e.loop(range[0], range[1], e.idx(Bq), {}, [&](Value i0, ValueRange) {
-      Value count = e.min(e.idx(Bq), e.sub(range[1], i0));
-      loadTransposed(e, qt, q, t, i0, count, D);
-      loadTransposed(e, dot, dout, t, i0, count, D);
-      e.loop(e.idx(0), cols, [&](Value c) {
-        Value j = e.add(j0, c);
-        rowTimesTile(
-            e, s, Bq, [&](Value d) { return e.load(k, {t.b, t.h, j, d}); }, qt,
-            count, D, scale);
-        rowTimesTile(
-            e, dp, Bq, [&](Value d) { return e.load(v, {t.b, t.h, j, d}); },
-            dot, count, D, Value());
-        e.loop(e.idx(0), count, [&](Value r) {
-          Value i = e.add(i0, r);
-          Value ok = allowed(e, j, e.load(lo, {t.b, i}), e.load(hi, {t.b, i}));
-          Value lse = e.load(stats, {t.b, t.h, i, e.idx(0)});
-          Value delta = e.load(stats, {t.b, t.h, i, e.idx(1)});
-          Value pr =
-              e.select(ok, e.exp(e.fsub(e.load(s, {r}), lse)), e.fc(0.0));
-          Value ds = e.fmul(e.fmul(pr, e.fsub(e.load(dp, {r}), delta)), scale);
-          e.store(pr, s, {r});
-          e.store(ds, dp, {r});
+  tileKernel(
+      b, loc, p, q, Bk, [&](KernelEmitter &e, TileItem t, const Team &team) {
+        Value qt = e.sharedTile({D, Bq}), dot = e.sharedTile({D, Bq});
+        Value s = e.tile({Bq}), dp = e.tile({Bq});
+        int64_t slots = team.slots();
+        Value dkAcc = e.tile({slots, D}), dvAcc = e.tile({slots, D});
+        Value scale = e.fc(p.scale);
+        Value j0 = e.mul(t.tile, e.idx(Bk));
+        Value cols = e.min(e.idx(Bk), e.sub(e.idx(p.T), j0));
+        Value jLast = e.sub(e.add(j0, cols), e.idx(1));
+        e.loop(slots, [&](Value c) {
+          e.loop(D, [&](Value d) {
+            e.store(e.fc(0.0), dkAcc, {c, d});
+            e.store(e.fc(0.0), dvAcc, {c, d});
+          });
         });
-        accumulateRows(e, dvAcc, c, s, count, i0, dout, t, D);
-        accumulateRows(e, dkAcc, c, dp, count, i0, q, t, D);
+        // The queries that see a key of the tile: hi >= j0 and lo <= jLast
+        // (both bounds are non-decreasing, so this is one range).
+        SmallVector<Value> range = e.loop(
+            e.idx(0), e.idx(p.T), e.idx(1), {e.idx(p.T), e.idx(0)},
+            [&](Value i, ValueRange a) {
+              Value seesTile = e.both(
+                  e.cmp(CmpIPredicate::sge, e.load(hi, {t.b, i}), j0),
+                  e.cmp(CmpIPredicate::sle, e.load(lo, {t.b, i}), jLast));
+              return SmallVector<Value>{
+                  e.select(seesTile, e.min(a[0], i), a[0]),
+                  e.select(seesTile, e.max(a[1], e.add(i, e.idx(1))), a[1])};
+            });
+        e.loop(range[0], range[1], e.idx(Bq), {}, [&](Value i0, ValueRange) {
+          Value count = e.min(e.idx(Bq), e.sub(range[1], i0));
+          loadTransposed(e, team, qt, q, t, i0, count, D);
+          loadTransposed(e, team, dot, dout, t, i0, count, D);
+          team.forEachRow(e, cols, [&](Value c) {
+            Value j = e.add(j0, c);
+            c = team.slot(e, c);
+            rowTimesTile(
+                e, s, Bq, [&](Value d) { return e.load(k, {t.b, t.h, j, d}); },
+                qt, count, D, scale);
+            rowTimesTile(
+                e, dp, Bq, [&](Value d) { return e.load(v, {t.b, t.h, j, d}); },
+                dot, count, D, Value());
+            e.loop(e.idx(0), count, [&](Value r) {
+              Value i = e.add(i0, r);
+              Value ok =
+                  allowed(e, j, e.load(lo, {t.b, i}), e.load(hi, {t.b, i}));
+              Value lse = e.load(stats, {t.b, t.h, i, e.idx(0)});
+              Value delta = e.load(stats, {t.b, t.h, i, e.idx(1)});
+              Value pr =
+                  e.select(ok, e.exp(e.fsub(e.load(s, {r}), lse)), e.fc(0.0));
+              Value ds =
+                  e.fmul(e.fmul(pr, e.fsub(e.load(dp, {r}), delta)), scale);
+              e.store(pr, s, {r});
+              e.store(ds, dp, {r});
+            });
+            accumulateRows(e, dvAcc, c, s, count, i0, dout, t, D);
+            accumulateRows(e, dkAcc, c, dp, count, i0, q, t, D);
+          });
+          team.barrier(e);
+          return SmallVector<Value>{};
+        });
+        team.forEachRow(e, cols, [&](Value c) {
+          Value j = e.add(j0, c);
+          c = team.slot(e, c);
+          e.loop(D, [&](Value d) {
+            e.store(e.load(dkAcc, {c, d}), dk, {t.b, t.h, j, d});
+            e.store(e.load(dvAcc, {c, d}), dv, {t.b, t.h, j, d});
+          });
+        });
       });
-      return SmallVector<Value>{};
-    });
-    e.loop(e.idx(0), cols, [&](Value c) {
-      Value j = e.add(j0, c);
-      e.loop(D, [&](Value d) {
-        e.store(e.load(dkAcc, {c, d}), dk, {t.b, t.h, j, d});
-        e.store(e.load(dvAcc, {c, d}), dv, {t.b, t.h, j, d});
-      });
-    });
-  });
 }
 
 } // namespace

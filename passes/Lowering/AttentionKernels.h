@@ -30,12 +30,25 @@
 
 namespace gptc::lowering {
 
-/// Query rows per tile (forward and dQ) and key rows per tile (dK/dV).
-constexpr int64_t kAttentionQueryTile = 32;
-constexpr int64_t kAttentionKeyTile = 64;
+/// How the kernels tile the sequence, and who works on a tile's rows.
+///  - forward and dQ: a work item per tile of `queryRows` queries, looping
+///    over tiles of `keyCols` keys (staged in shared tiles);
+///  - dK/dV: a work item per tile of `keyRows` keys, looping over tiles of
+///    `queryCols` queries (staged in shared tiles).
+/// CPU: the work item loops over its rows (contiguous rows vectorise).
+/// GPU (`threadPerRow`): a work item is a thread block with one thread per
+/// row; the block stages the shared tiles cooperatively between barriers,
+/// and each thread keeps its row's state in registers/local memory.
+struct AttentionTiling {
+  int64_t queryRows = 32, keyCols = 64, keyRows = 64, queryCols = 32;
+  bool threadPerRow = false;
+  static AttentionTiling cpu() { return {}; }
+  static AttentionTiling gpu() { return {128, 32, 128, 32, true}; }
+};
 
 /// Shapes, mask and run-time mask operands of one attention op (buffers).
 struct AttentionProblem {
+  AttentionTiling tiling;
   int64_t B = 0, H = 0, T = 0, D = 0;
   mlir::gpt::MaskAttr mask;
   double scale = 1.0;

@@ -203,9 +203,11 @@ Value asTensor(OpBuilder &b, Location loc, RankedTensorType type, Value m) {
                                            /*writable=*/true);
 }
 
-template <typename OpT> AttentionProblem problemOf(OpT op, OpBuilder &b) {
+template <typename OpT>
+AttentionProblem problemOf(OpT op, OpBuilder &b, AttentionTiling tiling) {
   RankedTensorType t = op.getQuery().getType();
   AttentionProblem p;
+  p.tiling = tiling;
   p.B = t.getDimSize(0), p.H = t.getDimSize(1), p.T = t.getDimSize(2),
   p.D = t.getDimSize(3);
   p.mask = op.getMask();
@@ -224,12 +226,13 @@ struct AttentionInputs {
 };
 
 template <typename OpT>
-FailureOr<AttentionInputs> prepareAttention(OpT op, PatternRewriter &rewriter) {
+FailureOr<AttentionInputs> prepareAttention(OpT op, PatternRewriter &rewriter,
+                                            AttentionTiling tiling) {
   if (!op.getQuery().getType().hasStaticShape())
     return rewriter.notifyMatchFailure(op, "dynamic shape");
   Location loc = op.getLoc();
   AttentionInputs in;
-  in.problem = problemOf(op, rewriter);
+  in.problem = problemOf(op, rewriter, tiling);
   std::tie(in.lo, in.hi) = emitKeyBounds(rewriter, loc, in.problem);
   in.q = readBuffer(rewriter, loc, op.getQuery());
   in.k = readBuffer(rewriter, loc, op.getKey());
@@ -238,10 +241,12 @@ FailureOr<AttentionInputs> prepareAttention(OpT op, PatternRewriter &rewriter) {
 }
 
 struct AttentionToLoops : OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  AttentionToLoops(MLIRContext *ctx, AttentionTiling tiling)
+      : OpRewritePattern(ctx), tiling(tiling) {}
+  AttentionTiling tiling;
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<AttentionInputs> in = prepareAttention(op, rewriter);
+    FailureOr<AttentionInputs> in = prepareAttention(op, rewriter, tiling);
     if (failed(in))
       return failure();
     Location loc = op.getLoc();
@@ -255,10 +260,12 @@ struct AttentionToLoops : OpRewritePattern<AttentionOp> {
 };
 
 struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
-  using OpRewritePattern::OpRewritePattern;
+  AttentionGradToLoops(MLIRContext *ctx, AttentionTiling tiling)
+      : OpRewritePattern(ctx), tiling(tiling) {}
+  AttentionTiling tiling;
   LogicalResult matchAndRewrite(AttentionGradOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<AttentionInputs> in = prepareAttention(op, rewriter);
+    FailureOr<AttentionInputs> in = prepareAttention(op, rewriter, tiling);
     if (failed(in))
       return failure();
     Location loc = op.getLoc();
@@ -337,11 +344,14 @@ struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
 
 } // namespace
 
-void populateFusedToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<RMSNormToLinalg, RMSNormGradToLinalg, AttentionToLoops,
-           AttentionGradToLoops, CrossEntropyToLoops, CrossEntropyGradToLoops>(
-          patterns.getContext());
+void populateFusedToLinalgPatterns(RewritePatternSet &patterns,
+                                   bool gpuKernels) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<RMSNormToLinalg, RMSNormGradToLinalg, CrossEntropyToLoops,
+               CrossEntropyGradToLoops>(ctx);
+  AttentionTiling tiling =
+      gpuKernels ? AttentionTiling::gpu() : AttentionTiling::cpu();
+  patterns.add<AttentionToLoops, AttentionGradToLoops>(ctx, tiling);
 }
 
 } // namespace gptc::lowering

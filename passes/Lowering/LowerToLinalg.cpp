@@ -39,9 +39,8 @@ struct LowerToLinalgPass
     RewritePatternSet patterns(ctx);
     gptc::lowering::populateElementwiseToLinalgPatterns(patterns);
     gptc::lowering::populateReductionToLinalgPatterns(patterns);
-    gptc::lowering::populateDataMovementToLinalgPatterns(patterns,
-                                                         columnEmbeddingGrad);
-    gptc::lowering::populateFusedToLinalgPatterns(patterns);
+    gptc::lowering::populateDataMovementToLinalgPatterns(patterns, gpuKernels);
+    gptc::lowering::populateFusedToLinalgPatterns(patterns, gpuKernels);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<
@@ -49,6 +48,8 @@ struct LowerToLinalgPass
         linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
         scf::SCFDialect, tensor::TensorDialect, func::FuncDialect>();
     target.addIllegalDialect<gpt::GPTDialect>();
+    // The barriers of kernels shaped for a GPU (gptc-workgroup-tiles).
+    target.addLegalOp<gpt::BlockBarrierOp>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
