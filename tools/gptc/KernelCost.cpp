@@ -101,40 +101,57 @@ double bytesOf(Operation &op) {
   return 0;
 }
 
-/// A constant, or the constant operand of a min (an upper bound).
-std::optional<int64_t> constantBound(Value v) {
-  if (std::optional<int64_t> c = getConstantIntValue(v))
-    return c;
-  Operation *def = v.getDefiningOp();
-  if (def && isa<arith::MinSIOp, arith::MinUIOp>(def)) {
-    std::optional<int64_t> a = constantBound(def->getOperand(0)),
-                           b = constantBound(def->getOperand(1));
-    if (a && b)
-      return std::min(*a, *b);
-    return a ? a : b;
+/// Counts one kernel body; `arguments` as for kernelBodyCost.
+struct BodyCounter {
+  gpu::GPUFuncOp func;
+  ArrayRef<std::optional<int64_t>> arguments;
+  BodyCost cost;
+
+  /// A constant, in the kernel or as a constant argument of the launch.
+  std::optional<int64_t> constant(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v);
+        arg && arg.getOwner() == &func.getBody().front() &&
+        arg.getArgNumber() < arguments.size())
+      return arguments[arg.getArgNumber()];
+    return getConstantIntValue(v);
   }
-  return std::nullopt;
-}
+
+  /// A constant, or the constant operand of a min (an upper bound).
+  std::optional<int64_t> constantBound(Value v) {
+    if (std::optional<int64_t> c = constant(v))
+      return c;
+    Operation *def = v.getDefiningOp();
+    if (def && isa<arith::MinSIOp, arith::MinUIOp>(def)) {
+      std::optional<int64_t> a = constantBound(def->getOperand(0)),
+                             b = constantBound(def->getOperand(1));
+      if (a && b)
+        return std::min(*a, *b);
+      return a ? a : b;
+    }
+    return std::nullopt;
+  }
+
+  void count(Block &block, double times);
+};
 
 /// Iterations of `loop`, or nullopt (see KernelCost.h).
-std::optional<int64_t> iterations(scf::ForOp loop) {
-  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
-                         ub = constantBound(loop.getUpperBound()),
-                         step = getConstantIntValue(loop.getStep());
+std::optional<int64_t> iterations(BodyCounter &c, scf::ForOp loop) {
+  std::optional<int64_t> lb = c.constant(loop.getLowerBound()),
+                         ub = c.constantBound(loop.getUpperBound()),
+                         step = c.constant(loop.getStep());
   if (!ub || !step || *step <= 0)
     return std::nullopt;
   int64_t from = lb.value_or(0);
   return *ub <= from ? 0 : (*ub - from + *step - 1) / *step;
 }
 
-void countBlock(Block &block, double times, BodyCost &cost) {
+void BodyCounter::count(Block &block, double times) {
   for (Operation &op : block) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      std::optional<int64_t> n = iterations(loop);
+      std::optional<int64_t> n = iterations(*this, loop);
       if (!n)
         cost.approximate = true;
-      countBlock(*loop.getBody(), times * static_cast<double>(n.value_or(1)),
-                 cost);
+      count(*loop.getBody(), times * static_cast<double>(n.value_or(1)));
       continue;
     }
     if (isa<scf::WhileOp>(op))
@@ -143,7 +160,7 @@ void countBlock(Block &block, double times, BodyCost &cost) {
     cost.bytes += times * bytesOf(op);
     for (Region &region : op.getRegions())
       for (Block &inner : region)
-        countBlock(inner, times, cost);
+        count(inner, times);
   }
 }
 
@@ -208,11 +225,12 @@ bool applyGuard(Value cond, std::array<int64_t, 3> &extent) {
 
 } // namespace
 
-BodyCost kernelBodyCost(gpu::GPUFuncOp func) {
-  BodyCost cost;
+BodyCost kernelBodyCost(gpu::GPUFuncOp func,
+                        ArrayRef<std::optional<int64_t>> arguments) {
+  BodyCounter counter{func, arguments, {}};
   for (Block &block : func.getBody())
-    countBlock(block, 1.0, cost);
-  return cost;
+    counter.count(block, 1.0);
+  return counter.cost;
 }
 
 std::optional<int64_t> workItems(

@@ -35,7 +35,11 @@ struct BodyCost {
 /// inside the kernel: the constant trip count, else the trip count from 0
 /// (or the constant lower bound) to a constant upper bound, else 1 and
 /// `approximate`. Both branches of an scf.if count (an upper bound).
-BodyCost kernelBodyCost(mlir::gpu::GPUFuncOp func);
+/// `arguments` are the constant values of the kernel's arguments at the
+/// launch (index i for argument i; nullopt when not constant): outlining
+/// passes loop bounds defined outside the launch as arguments.
+BodyCost kernelBodyCost(mlir::gpu::GPUFuncOp func,
+                        llvm::ArrayRef<std::optional<int64_t>> arguments);
 
 /// Threads of a launch of `func` with `grid` x `block` that pass its guard:
 /// an scf.if at the top of the body whose condition is cmpi slt/ult

@@ -139,7 +139,7 @@ struct Kernel {
 
 /// One GEMM shape: C[b] = op(A[b]) op(B[b]) (+ C[b]), op(A) m x k.
 struct GemmShape {
-  std::string dtype;
+  std::string dtype; ///< f32, f64, bf16 (the callee gptc_gemm_DTYPE)
   bool transA = false, transB = false;
   Count m, n, k, batch;
   bool readsC = true; ///< beta is not a constant 0
@@ -158,9 +158,7 @@ struct GemmGroup {
   Count calls = 0; ///< per call of the entry point
   Count flops() const { return multiply(calls, shape.flops()); }
   int64_t elementBytes() const {
-    return shape.dtype == "gptc_gemm_bf16"  ? 2
-           : shape.dtype == "gptc_gemm_f64" ? 8
-                                            : 4;
+    return shape.dtype == "bf16" ? 2 : shape.dtype == "f64" ? 8 : 4;
   }
   /// Bytes and roofline seconds of all calls; 0 when a size is unknown.
   double bytes() const {
@@ -321,7 +319,10 @@ void collectLaunchKernels(func::FuncOp func, EntryStats &entry) {
             type.getElementType().isIntOrFloat())
           k.workgroupShared +=
               type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-      k.body = kernelBodyCost(func);
+      SmallVector<std::optional<int64_t>> arguments;
+      for (Value operand : launch.getKernelOperands())
+        arguments.push_back(getConstantIntValue(operand));
+      k.body = kernelBodyCost(func, arguments);
       k.workItems = workItems(func, k.grid, k.block, k.guardUnknown);
     }
     entry.kernels.push_back(std::move(k));
@@ -746,13 +747,13 @@ static void printStepCost(const ModelSpec &spec,
      << " launches, GEMMs " << millis(gemmSeconds) << " ms in " << calls.str()
      << " calls), " << human(static_cast<int64_t>(flops)) << "FLOP, "
      << human(static_cast<int64_t>(bytes)) << "B, "
-     << llvm::formatv("{0:f1}", 100 * cost::mfu(model, seconds)) << "% MFU\n";
+     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, seconds)) << "% MFU\n";
   os << "  model FLOPs 6 N T = 6 x " << params
      << " (parameters but wte and value_embeds) x " << tokens
      << " tokens = " << human(static_cast<int64_t>(model))
      << "FLOP; with every kernel at full lanes and fill "
      << millis(idealSeconds) << " ms, "
-     << llvm::formatv("{0:f1}", 100 * cost::mfu(model, idealSeconds))
+     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, idealSeconds))
      << "% MFU\n";
   std::stable_sort(top.begin(), top.end(), [](const auto &a, const auto &b) {
     return std::get<0>(a) > std::get<0>(b);
