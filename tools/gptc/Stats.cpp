@@ -758,6 +758,40 @@ static void printStepCost(const ModelSpec &spec,
   std::stable_sort(top.begin(), top.end(), [](const auto &a, const auto &b) {
     return std::get<0>(a) > std::get<0>(b);
   });
+  // By origin, the layer index dropped (blocks.3.mlp -> blocks.*.mlp).
+  std::map<std::string, double> byOrigin;
+  double serial = 0;
+  int64_t serialKernels = 0;
+  for (const EntryStats &e : entries) {
+    int64_t times = e.name == "gptc_grad_step"     ? spec.training.gradAccum()
+                    : e.name == "gptc_update_step" ? 1
+                                                   : 0;
+    for (const Kernel &k : e.kernels) {
+      if (!times)
+        continue;
+      SmallVector<StringRef> parts;
+      StringRef(k.origin).split(parts, '.');
+      if (parts.size() > 1 && parts[0] == "blocks")
+        parts[1] = "*";
+      byOrigin[llvm::join(parts, ".")] += times * k.seconds;
+      if (multiply(product(k.grid), product(k.block)) == Count(1)) {
+        serial += times * k.seconds;
+        ++serialKernels;
+      }
+    }
+  }
+  std::vector<std::pair<double, std::string>> origins;
+  for (auto &[origin, secs] : byOrigin)
+    origins.push_back({secs, origin});
+  std::stable_sort(
+      origins.begin(), origins.end(),
+      [](const auto &a, const auto &b) { return a.first > b.first; });
+  os << "  kernel time by origin:";
+  for (size_t i = 0; i < std::min<size_t>(6, origins.size()); ++i)
+    os << (i ? ", " : " ") << origins[i].second << " "
+       << millis(origins[i].first) << " ms";
+  os << "; single-thread kernels " << serialKernels << ", " << millis(serial)
+     << " ms\n";
   os << "  top kernels by estimated time per step:\n";
   for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i)
     os << "    " << millis(std::get<0>(top[i])) << " ms  "
