@@ -7,7 +7,9 @@
 // --emit=ptx -o DIR); ptxas -v on each kernel's PTX gives registers and
 // spill bytes. GEMMs are the gptc_gemm_* calls gptc-gemm-to-blas made, with
 // their constant m, n, k, batch and transposes. Kernels and GEMMs inside
-// host loops (scf.for) count once per iteration.
+// host loops (scf.for) count once per iteration. CUDA's cost report counts
+// each outlined kernel body (KernelCost.h) and prices kernels and GEMMs on
+// an H100 (CostModel.h).
 //
 //===----------------------------------------------------------------------===//
 
