@@ -7,13 +7,17 @@
 // --emit=ptx -o DIR); ptxas -v on each kernel's PTX gives registers and
 // spill bytes. GEMMs are the gptc_gemm_* calls gptc-gemm-to-blas made, with
 // their constant m, n, k, batch and transposes. Kernels and GEMMs inside
-// host loops (scf.for) count once per iteration.
+// host loops (scf.for) count once per iteration. CUDA's cost report counts
+// each outlined kernel body (KernelCost.h) and prices kernels and GEMMs on
+// an H100 (CostModel.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tools/gptc/Stats.h"
 
 #include "tools/gptc/Compile.h"
+#include "tools/gptc/CostModel.h"
+#include "tools/gptc/KernelCost.h"
 
 #include "frontend/Parameters.h"
 
@@ -22,6 +26,8 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -56,6 +62,20 @@ Count multiply(Count a, Count b) {
 }
 
 std::string str(Count c) { return c ? std::to_string(*c) : "?"; }
+
+std::string dims(ArrayRef<Count> counts) {
+  std::string s;
+  for (Count c : counts)
+    s += (s.empty() ? "" : "x") + str(c);
+  return s;
+}
+
+Count product(ArrayRef<Count> counts) {
+  Count n = 1;
+  for (Count c : counts)
+    n = multiply(n, c);
+  return n;
+}
 
 /// ceil((ub - lb) / step), or unknown.
 Count tripCount(Value lb, Value ub, Value step) {
@@ -98,6 +118,7 @@ std::string originOf(Location loc) {
 /// ptxas -v of one kernel on one chip.
 struct PTXASInfo {
   int64_t registers = -1, spillBytes = -1; ///< -1: not assembled
+  int64_t sharedBytes = 0;                 ///< static shared memory
   std::string error;                       ///< why ptxas failed
 };
 
@@ -107,15 +128,27 @@ struct Kernel {
   std::array<Count, 3> grid, block; ///< CUDA
   Count launches = 1;               ///< per call of the entry point
   std::array<PTXASInfo, kNumChips> ptxas;
+  // CUDA cost.
+  int64_t dynamicShared = 0, workgroupShared = 0; ///< bytes per block
+  BodyCost body;                                  ///< per work item
+  Count workItems;                          ///< threads that pass the guard
+  bool guardUnknown = false;                ///< a guard we could not bound
+  std::optional<cost::Occupancy> occupancy; ///< sm_90, with ptxas
+  double flops = 0, bytes = 0;              ///< per launch
+  double seconds = 0, idealSeconds = 0;     ///< all launches of one call
+  bool approximate() const { return body.approximate || guardUnknown; }
 };
 
 /// One GEMM shape: C[b] = op(A[b]) op(B[b]) (+ C[b]), op(A) m x k.
 struct GemmShape {
-  std::string dtype;
+  std::string dtype; ///< f32, f64, bf16 (the callee gptc_gemm_DTYPE)
   bool transA = false, transB = false;
   Count m, n, k, batch;
+  bool readsC = true; ///< beta is not a constant 0
 
-  auto tie() const { return std::tie(dtype, transA, transB, m, n, k, batch); }
+  auto tie() const {
+    return std::tie(dtype, transA, transB, m, n, k, batch, readsC);
+  }
   bool operator<(const GemmShape &o) const { return tie() < o.tie(); }
   Count flops() const {
     return multiply(multiply(multiply(multiply(2, m), n), k), batch);
@@ -126,6 +159,23 @@ struct GemmGroup {
   GemmShape shape;
   Count calls = 0; ///< per call of the entry point
   Count flops() const { return multiply(calls, shape.flops()); }
+  int64_t elementBytes() const {
+    return shape.dtype == "bf16" ? 2 : shape.dtype == "f64" ? 8 : 4;
+  }
+  /// Bytes and roofline seconds of all calls; 0 when a size is unknown.
+  double bytes() const {
+    if (!calls || !shape.m || !shape.n || !shape.k || !shape.batch)
+      return 0;
+    return *calls * cost::gemmBytes(*shape.m, *shape.n, *shape.k, *shape.batch,
+                                    elementBytes(), shape.readsC);
+  }
+  double seconds() const {
+    if (!calls || !shape.m || !shape.n || !shape.k || !shape.batch)
+      return 0;
+    return *calls * cost::gemmSeconds(*shape.m, *shape.n, *shape.k,
+                                      *shape.batch, elementBytes(),
+                                      shape.readsC);
+  }
 };
 
 /// Sums counts; unknown terms make the sum a lower bound (printed "N+").
@@ -153,6 +203,11 @@ struct EntryStats {
   std::vector<GemmGroup> gemms;
   int64_t hostLoops = 0; ///< serial loop nests outside any kernel
   Total launches, gemmCalls, gemmFlops;
+  /// The cost of one call (CUDA): FLOPs, bytes and seconds of its kernels
+  /// and GEMMs; `ideal` as if every kernel ran at efficiency 1.
+  double kernelFlops = 0, kernelBytes = 0, kernelSeconds = 0, idealSeconds = 0;
+  double gemmBytes = 0, gemmSeconds = 0;
+  bool approximate = false;
 };
 
 /// The public, defined functions of the step (its entry points), in order.
@@ -183,6 +238,7 @@ void collectGemms(func::FuncOp func, EntryStats &entry) {
     shape.n = arg(3);
     shape.k = arg(4);
     shape.batch = arg(23);
+    shape.readsC = !matchPattern(call.getOperand(14), m_AnyZeroFloat());
     auto [it, inserted] = index.try_emplace(shape, entry.gemms.size());
     if (inserted)
       entry.gemms.push_back({shape, 0});
@@ -199,6 +255,9 @@ void collectGemms(func::FuncOp func, EntryStats &entry) {
   for (const GemmGroup &g : entry.gemms) {
     entry.gemmCalls.add(g.calls);
     entry.gemmFlops.add(g.flops());
+    entry.gemmBytes += g.bytes();
+    entry.gemmSeconds += g.seconds();
+    entry.approximate |= !g.flops();
   }
 }
 
@@ -252,8 +311,51 @@ void collectLaunchKernels(func::FuncOp func, EntryStats &entry) {
     k.block = {getConstantIntValue(block.x), getConstantIntValue(block.y),
                getConstantIntValue(block.z)};
     k.launches = timesPerCall(launch);
+    if (Value dynamic = launch.getDynamicSharedMemorySize())
+      k.dynamicShared = getConstantIntValue(dynamic).value_or(0);
+    if (auto func = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+            launch, launch.getKernel())) {
+      for (BlockArgument shared : func.getWorkgroupAttributions())
+        if (auto type = dyn_cast<MemRefType>(shared.getType());
+            type && type.hasStaticShape() &&
+            type.getElementType().isIntOrFloat())
+          k.workgroupShared +=
+              type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+      SmallVector<std::optional<int64_t>> arguments;
+      for (Value operand : launch.getKernelOperands())
+        arguments.push_back(getConstantIntValue(operand));
+      k.body = kernelBodyCost(func, arguments);
+      k.workItems = workItems(func, k.grid, k.block, k.guardUnknown);
+    }
     entry.kernels.push_back(std::move(k));
   });
+}
+
+/// The cost columns of `k` and its part of `entry`'s cost (CostModel.h):
+/// occupancy on sm_90 with ptxas's registers and shared memory, FLOPs and
+/// bytes of a launch (per work item times work items), roofline seconds.
+void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
+  constexpr size_t sm90 = 1;
+  static_assert(kPTXChips.size() > sm90, "sm_90 is the second chip");
+  Count threadsPerBlock = product(k.block);
+  Count threads = multiply(product(k.grid), threadsPerBlock);
+  const PTXASInfo &p = k.ptxas[sm90];
+  if (withPTXAS && p.error.empty() && threadsPerBlock)
+    k.occupancy = cost::occupancyH100(*threadsPerBlock, p.registers,
+                                      p.sharedBytes + k.dynamicShared);
+  double items = static_cast<double>(k.workItems.value_or(1));
+  k.flops = k.body.flops * items;
+  k.bytes = k.body.bytes * items;
+  double efficiency =
+      cost::launchEfficiency(threadsPerBlock.value_or(1), threads.value_or(1));
+  double launches = static_cast<double>(k.launches.value_or(1));
+  k.seconds = launches * cost::kernelSeconds(k.flops, k.bytes, efficiency);
+  k.idealSeconds = launches * cost::kernelSeconds(k.flops, k.bytes, 1.0);
+  entry.kernelFlops += launches * k.flops;
+  entry.kernelBytes += launches * k.bytes;
+  entry.kernelSeconds += k.seconds;
+  entry.idealSeconds += k.idealSeconds;
+  entry.approximate |= k.approximate() || !k.workItems || !k.launches;
 }
 
 /// Runs ptxas -v on `ptx` for `chip` in `dir`, file stem `stem`.
@@ -298,10 +400,12 @@ PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
   SmallVector<StringRef> groups;
   llvm::Regex regs("Used ([0-9]+) registers");
   llvm::Regex spills("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
+  llvm::Regex smem("([0-9]+) bytes smem");
   info.registers = regs.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
   info.spillBytes = spills.match(out, &groups) ? std::stoll(groups[1].str()) +
                                                      std::stoll(groups[2].str())
                                                : 0;
+  info.sharedBytes = smem.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
   return info;
 }
 
@@ -403,20 +507,6 @@ private:
   std::vector<std::vector<std::string>> rows;
 };
 
-std::string dims(ArrayRef<Count> counts) {
-  std::string s;
-  for (Count c : counts)
-    s += (s.empty() ? "" : "x") + str(c);
-  return s;
-}
-
-Count product(ArrayRef<Count> counts) {
-  Count n = 1;
-  for (Count c : counts)
-    n = multiply(n, c);
-  return n;
-}
-
 /// 1234567 -> "1.23 M" (FLOPs), for the summary.
 std::string human(int64_t v) {
   const char *units[] = {"", "k", "M", "G", "T", "P"};
@@ -429,6 +519,19 @@ std::string human(int64_t v) {
   return llvm::formatv("{0:f2} {1}", x, units[u]).str();
 }
 
+/// A count of the cost report, "~" in front when approximate.
+std::string amount(double v, bool approximate = false) {
+  return (approximate ? "~" : "") + std::to_string(std::llround(v));
+}
+
+std::string micros(double seconds) {
+  return llvm::formatv("{0:f1}", seconds * 1e6).str();
+}
+
+std::string millis(double seconds) {
+  return llvm::formatv("{0:f3}", seconds * 1e3).str();
+}
+
 void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
                 llvm::raw_ostream &os) {
   os << "\n"
@@ -439,6 +542,13 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
     os << ", " << entry.hostLoops << " serial loop nest"
        << (entry.hostLoops == 1 ? "" : "s") << " outside kernels";
   os << "\n";
+  if (target == Target::CUDA)
+    os << "  H100 estimate: kernels " << amount(entry.kernelFlops) << " FLOPs "
+       << amount(entry.kernelBytes) << " bytes " << millis(entry.kernelSeconds)
+       << " ms, GEMMs " << entry.gemmFlops.str() << " FLOPs "
+       << amount(entry.gemmBytes) << " bytes " << millis(entry.gemmSeconds)
+       << " ms, total " << (entry.approximate ? "~" : "")
+       << millis(entry.kernelSeconds + entry.gemmSeconds) << " ms\n";
   if (!entry.kernels.empty()) {
     if (target == Target::CPU) {
       Table t({{"kernel", false},
@@ -459,6 +569,8 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
           header.push_back({std::string(chip) + " regs", true});
           header.push_back({"spill", true});
         }
+      for (const char *title : {"smem", "occ", "FLOPs", "bytes", "est us"})
+        header.push_back({title, true});
       Table t(header);
       for (const Kernel &k : entry.kernels) {
         std::vector<std::string> row = {
@@ -474,28 +586,54 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
             row.push_back(ok ? std::to_string(p.registers) : "fail");
             row.push_back(ok ? std::to_string(p.spillBytes) : "-");
           }
+        // Static shared memory from ptxas (sm_90) or the workgroup
+        // attributions, plus the launch's dynamic shared memory.
+        int64_t shared =
+            k.dynamicShared + (withPTXAS && k.ptxas[1].error.empty()
+                                   ? k.ptxas[1].sharedBytes
+                                   : k.workgroupShared);
+        row.push_back(std::to_string(shared));
+        row.push_back(
+            k.occupancy
+                ? llvm::formatv("{0:f0}%", k.occupancy->fraction * 100).str()
+                : "-");
+        row.push_back(amount(k.flops, k.approximate()));
+        row.push_back(amount(k.bytes, k.approximate()));
+        row.push_back(micros(k.seconds));
         t.addRow(std::move(row));
       }
       t.print(os, "  ");
     }
   }
   if (!entry.gemms.empty()) {
-    Table t({{"GEMM", false},
-             {"dtype", false},
-             {"trans", false},
-             {"m", true},
-             {"n", true},
-             {"k", true},
-             {"batch", true},
-             {"calls", true},
-             {"FLOPs", true}});
+    std::vector<std::pair<std::string, bool>> header = {
+        {"GEMM", false}, {"dtype", false}, {"trans", false},
+        {"m", true},     {"n", true},      {"k", true},
+        {"batch", true}, {"calls", true},  {"FLOPs", true}};
+    if (target == Target::CUDA) {
+      header.push_back({"bytes", true});
+      header.push_back({"est us", true});
+    }
+    Table t(header);
     size_t i = 0;
     for (const GemmGroup &g : entry.gemms) {
       const GemmShape &s = g.shape;
       std::string trans =
           std::string(s.transA ? "T" : "N") + (s.transB ? "T" : "N");
-      t.addRow({"g" + std::to_string(i++), s.dtype, trans, str(s.m), str(s.n),
-                str(s.k), str(s.batch), str(g.calls), str(g.flops())});
+      std::vector<std::string> row = {"g" + std::to_string(i++),
+                                      s.dtype,
+                                      trans,
+                                      str(s.m),
+                                      str(s.n),
+                                      str(s.k),
+                                      str(s.batch),
+                                      str(g.calls),
+                                      str(g.flops())};
+      if (target == Target::CUDA) {
+        row.push_back(amount(g.bytes()));
+        row.push_back(micros(g.seconds()));
+      }
+      t.addRow(std::move(row));
     }
     t.print(os, "  ");
   }
@@ -554,6 +692,114 @@ gemmCallsPerGroup(ModuleOp module, const ModelSpec &spec) {
   return result;
 }
 
+/// Model FLOPs of one training step of one rank: 6 N T, N the parameters
+/// but the embedding tables (wte, value_embeds.*; the head counts), T the
+/// tokens of the step on one rank (seq_len x device_batch x grad_accum).
+/// Attention's own FLOPs are not counted.
+static void modelFlops(const ModelSpec &spec, int64_t &params,
+                       int64_t &tokens) {
+  params = 0;
+  for (const ParameterInfo &p : enumerateParameters(spec)) {
+    if (p.name == "wte" || StringRef(p.name).starts_with("value_embeds."))
+      continue;
+    int64_t n = 1;
+    for (int64_t d : p.shape)
+      n *= d;
+    params += n;
+  }
+  tokens = spec.training.seqLen * spec.training.deviceBatch *
+           spec.training.gradAccum();
+}
+
+/// The cost summary of one training step (gptc_grad_step x grad_accum +
+/// gptc_update_step) on one H100 and the kernels that take most of it.
+static void printStepCost(const ModelSpec &spec,
+                          const std::vector<EntryStats> &entries,
+                          llvm::raw_ostream &os) {
+  double kernelSeconds = 0, gemmSeconds = 0, idealSeconds = 0, flops = 0,
+         bytes = 0;
+  Total launches, calls;
+  bool approximate = false;
+  // (seconds per step, kernel, origin)
+  std::vector<std::tuple<double, std::string, std::string>> top;
+  for (const EntryStats &e : entries) {
+    int64_t times = e.name == "gptc_grad_step"     ? spec.training.gradAccum()
+                    : e.name == "gptc_update_step" ? 1
+                                                   : 0;
+    if (!times)
+      continue;
+    kernelSeconds += times * e.kernelSeconds;
+    gemmSeconds += times * e.gemmSeconds;
+    idealSeconds += times * (e.idealSeconds + e.gemmSeconds);
+    flops += times * (e.kernelFlops + static_cast<double>(e.gemmFlops.known));
+    bytes += times * (e.kernelBytes + e.gemmBytes);
+    launches.add(e.launches, times);
+    calls.add(e.gemmCalls, times);
+    approximate |= e.approximate;
+    for (const Kernel &k : e.kernels)
+      top.push_back({times * k.seconds, k.name, k.origin});
+  }
+  double seconds = kernelSeconds + gemmSeconds;
+  int64_t params = 0, tokens = 0;
+  modelFlops(spec, params, tokens);
+  double model =
+      6.0 * static_cast<double>(params) * static_cast<double>(tokens);
+  os << "estimated H100 step: " << (approximate ? "~" : "") << millis(seconds)
+     << " ms (kernels " << millis(kernelSeconds) << " ms in " << launches.str()
+     << " launches, GEMMs " << millis(gemmSeconds) << " ms in " << calls.str()
+     << " calls), " << human(static_cast<int64_t>(flops)) << "FLOP, "
+     << human(static_cast<int64_t>(bytes)) << "B, "
+     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, seconds)) << "% MFU\n";
+  os << "  model FLOPs 6 N T = 6 x " << params
+     << " (parameters but wte and value_embeds) x " << tokens
+     << " tokens = " << human(static_cast<int64_t>(model))
+     << "FLOP; with every kernel at full lanes and fill "
+     << millis(idealSeconds) << " ms, "
+     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, idealSeconds))
+     << "% MFU\n";
+  std::stable_sort(top.begin(), top.end(), [](const auto &a, const auto &b) {
+    return std::get<0>(a) > std::get<0>(b);
+  });
+  // By origin, the layer index dropped (blocks.3.mlp -> blocks.*.mlp).
+  std::map<std::string, double> byOrigin;
+  double serial = 0;
+  int64_t serialKernels = 0;
+  for (const EntryStats &e : entries) {
+    int64_t times = e.name == "gptc_grad_step"     ? spec.training.gradAccum()
+                    : e.name == "gptc_update_step" ? 1
+                                                   : 0;
+    for (const Kernel &k : e.kernels) {
+      if (!times)
+        continue;
+      SmallVector<StringRef> parts;
+      StringRef(k.origin).split(parts, '.');
+      if (parts.size() > 1 && parts[0] == "blocks")
+        parts[1] = "*";
+      byOrigin[llvm::join(parts, ".")] += times * k.seconds;
+      if (multiply(product(k.grid), product(k.block)) == Count(1)) {
+        serial += times * k.seconds;
+        ++serialKernels;
+      }
+    }
+  }
+  std::vector<std::pair<double, std::string>> origins;
+  for (auto &[origin, secs] : byOrigin)
+    origins.push_back({secs, origin});
+  std::stable_sort(
+      origins.begin(), origins.end(),
+      [](const auto &a, const auto &b) { return a.first > b.first; });
+  os << "  kernel time by origin:";
+  for (size_t i = 0; i < std::min<size_t>(6, origins.size()); ++i)
+    os << (i ? ", " : " ") << origins[i].second << " "
+       << millis(origins[i].first) << " ms";
+  os << "; single-thread kernels " << serialKernels << ", " << millis(serial)
+     << " ms\n";
+  os << "  top kernels by estimated time per step:\n";
+  for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i)
+    os << "    " << millis(std::get<0>(top[i])) << " ms  "
+       << std::get<1>(top[i]) << " (" << std::get<2>(top[i]) << ")\n";
+}
+
 /// Kernels (outermost loop nests) of every entry point at the CPU Loops
 /// stage; -1 when compilation fails.
 static int64_t countCPUKernels(MLIRContext &ctx, const ModelSpec &spec,
@@ -610,6 +856,10 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
   if (!ptxas.empty() &&
       !assembleKernels(*module, entries, ptxas, ptxasFailures, error))
     return false;
+  if (cuda)
+    for (EntryStats &e : entries)
+      for (Kernel &k : e.kernels)
+        costKernel(k, e, !ptxas.empty());
 
   // Totals: static kernel and GEMM call counts over every entry point, and
   // what one training step runs (grad_accum grad steps, one update).
@@ -659,6 +909,8 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
           ", /usr/local/cuda, PATH): no register columns\n";
   for (const EntryStats &e : entries)
     printEntry(e, target, cuda && !ptxas.empty(), os);
+  if (cuda)
+    printStepCost(spec, entries, os);
   int64_t fused = countCPUKernels(ctx, spec, true);
   int64_t unfused = countCPUKernels(ctx, spec, false);
   os << "fusion (CPU kernels over all entry points): fused " << fused

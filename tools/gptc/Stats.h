@@ -5,7 +5,10 @@
 // kernel with its launch shape (CPU: the scf.parallel bounds at the Loops
 // stage; CUDA: grid and block of each outlined gpu.launch_func, plus ptxas
 // registers and spill bytes for sm_80 and sm_90 when ptxas is found), and
-// the runtime GEMM calls grouped by shape, with totals.
+// the runtime GEMM calls grouped by shape, with totals. CUDA adds a cost
+// report: per kernel shared memory, H100 occupancy, FLOPs, bytes and an
+// estimated time, per GEMM group bytes and time, and the training step's
+// estimate and MFU (CostModel.h, KernelCost.h).
 //
 //===----------------------------------------------------------------------===//
 

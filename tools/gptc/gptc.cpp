@@ -134,7 +134,9 @@ Commands:
                                  print the step's kernels with their launch
                                  shapes (CUDA: grid, block and, with ptxas,
                                  registers and spills for sm_80 and sm_90)
-                                 and its GEMM calls, with totals
+                                 and its GEMM calls, with totals; CUDA: an
+                                 H100 cost estimate (occupancy, FLOPs,
+                                 bytes, roofline time, MFU of the step)
   gptc data TEXT... -o DIR       write byte-level token shards (.bin) of text
                                  files (see gptc data --help)
   gptc train SPEC|DIR --data GLOB [--val GLOB] [--steps N] [--seed S]

@@ -38,7 +38,8 @@ def main():
             elif chips and fields and re.fullmatch(r"\w+_kernel(_\d+)?",
                                                    fields[0]):
                 # name origin grid block threads launches (regs spill)...
-                values = [int(x) for x in fields[6:]]
+                # then the cost columns (smem occ FLOPs bytes est).
+                values = [int(x) for x in fields[6:6 + 2 * len(chips)]]
                 stats[fields[0]] = {c: tuple(values[2 * i:2 * i + 2])
                                     for i, c in enumerate(chips)}
     if not stats:
