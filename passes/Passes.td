@@ -96,15 +96,16 @@ def FuseAttentionPass : Pass<"gptc-fuse-attention", "mlir::func::FuncOp"> {
 }
 
 def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
-  let summary = "Stage the shared tiles of GPU kernels in shared memory";
+  let summary = "Stage the shared tiles of GPU kernels in shared memory, with barriers";
   let description = [{
     CUDA only, after the kernels became `gpu.launch` ops: every
     `memref.alloca` marked `gptc.workgroup_tile` inside a launch (a tile
     that all threads of the block read, such as the K tile of the flash
     attention kernels) becomes a workgroup attribution of that launch, in
-    `#gpu.address_space<workgroup>`: shared memory in PTX. Unmarked allocas
-    stay private, and marked ones outside a launch (the CPU) are left
-    alone.
+    `#gpu.address_space<workgroup>`: shared memory in PTX, and every
+    `gpt.block_barrier` inside a launch (the barriers between a tile's
+    writes and reads) becomes `gpu.barrier`. Unmarked allocas stay private,
+    and marked ones and barriers outside a launch are left alone.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

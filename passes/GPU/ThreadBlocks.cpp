@@ -83,7 +83,7 @@ struct ThreadBlocksPass : gptc::impl::ThreadBlocksPassBase<ThreadBlocksPass> {
     if (blockSize <= 0 || blockSize % 32 != 0 || blockSize > 1024) {
       getOperation().emitError("block-size must be a multiple of 32 in "
                                "[32, 1024], not ")
-          << blockSize;
+          << static_cast<int64_t>(blockSize.getValue());
       return signalPassFailure();
     }
     SmallVector<scf::ParallelOp> nests;

@@ -54,3 +54,40 @@ func.func @host(%out: memref<4xf32>) {
   memref.store %v, %out[%c0] : memref<4xf32>
   return
 }
+
+// -----
+
+// A block barrier inside a launch becomes gpu.barrier, between the tile's
+// writes and its reads.
+// CHECK-LABEL: func.func @barrier
+// CHECK:         gpu.launch
+// CHECK:         memref.store %{{.*}}, %[[T:.*]][%{{.*}}]
+// CHECK-NEXT:    gpu.barrier
+// CHECK-NEXT:    memref.load %[[T]]
+// CHECK-NOT:     gpt.block_barrier
+func.func @barrier(%out: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %f = arith.constant 1.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %t = memref.alloca() {gptc.workgroup_tile} : memref<64xf32>
+    memref.store %f, %t[%tx] : memref<64xf32>
+    gpt.block_barrier
+    %v = memref.load %t[%tx] : memref<64xf32>
+    memref.store %v, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Must not fire: a block barrier outside a launch is left alone.
+// CHECK-LABEL: func.func @barrier_on_host
+// CHECK:         gpt.block_barrier
+// CHECK-NOT:     gpu.barrier
+func.func @barrier_on_host() {
+  gpt.block_barrier
+  return
+}

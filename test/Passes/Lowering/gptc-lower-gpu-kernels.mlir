@@ -1,0 +1,85 @@
+// gptc-lower-to-linalg{gpu-kernels}: the kernels the CUDA target gets
+// instead of the CPU's (the default run below must not produce them).
+// RUN: gptc-opt %s --gptc-lower-to-linalg="gpu-kernels=true" --split-input-file | FileCheck %s
+// RUN: gptc-opt %s --gptc-lower-to-linalg --split-input-file | FileCheck %s --check-prefix=CPU
+
+// embedding_grad: one kernel over the 4 columns; each zeroes its column of
+// the table, then adds the positions' rows in position order (no host
+// loop, no two work items writing one element).
+// CHECK-LABEL: func.func @embedding_grad
+// CHECK-DAG: %[[G:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<6x4xf32> to memref<6x4xf32>
+// CHECK-DAG: %[[IDS:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<6xi32> to memref<6xi32>
+// CHECK: %[[T:.*]] = memref.alloc() : memref<16x4xf32>
+// CHECK: scf.parallel (%[[D:.*]]) = (%{{.*}}) to (%{{.*}})
+// CHECK: scf.for %[[V:.*]] =
+// CHECK-NEXT: memref.store %{{.*}}, %[[T]][%[[V]], %[[D]]]
+// CHECK: scf.for %[[N:.*]] =
+// CHECK-NEXT: %[[ID:.*]] = memref.load %[[IDS]][%[[N]]]
+// CHECK-NEXT: %[[ROW:.*]] = arith.index_cast %[[ID]]
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[G]][%[[N]], %[[D]]]
+// CHECK-NEXT: %[[OLD:.*]] = memref.load %[[T]][%[[ROW]], %[[D]]]
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]]
+// CHECK-NEXT: memref.store %[[NEW]], %[[T]][%[[ROW]], %[[D]]]
+// CHECK: bufferization.to_tensor %[[T]] restrict writable
+// CPU-LABEL: func.func @embedding_grad
+// CPU-NOT: scf.parallel
+// CPU: scf.for {{.*}} iter_args
+// CPU: tensor.insert_slice
+func.func @embedding_grad(%g: tensor<2x3x4xf32>, %ids: tensor<2x3xi32>) -> tensor<16x4xf32> {
+  %0 = gpt.embedding_grad %g[%ids] : tensor<2x3x4xf32>, tensor<2x3xi32> -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
+
+// -----
+
+// attention: a work item per tile of 128 queries (2 x 4 x 2 = 16), a team
+// of 128 threads (one per query row) inside it. Each tile of 32 keys is
+// staged in the shared 16 x 32 tile by all threads (strided by 128), then a
+// barrier; each thread computes its row if it has one; a barrier again
+// before the next tile. Row state is the thread's own (1 slot).
+// CHECK-LABEL: func.func @attention
+// CHECK: scf.parallel
+// CHECK-DAG: %[[ITEMS:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[TEAM:.*]] = arith.constant 128 : index
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[ITEMS]]) step
+// CHECK: scf.parallel (%[[TID:.*]]) = (%{{.*}}) to (%[[TEAM]]) step
+// CHECK-NEXT: %[[KT:.*]] = memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
+// CHECK: memref.alloca() : memref<1x16xf32>
+// CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %{{.*}} {
+// CHECK: memref.store %{{.*}}, %[[KT]]
+// CHECK: gpt.block_barrier
+// CHECK-NEXT: %[[MINE:.*]] = arith.cmpi slt, %[[TID]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[MINE]]
+// CHECK: math.exp
+// CHECK: gpt.block_barrier
+// CHECK-NOT: gpt.block_barrier
+// CHECK: bufferization.to_tensor {{.*}} restrict writable
+// CPU-LABEL: func.func @attention
+// CPU-NOT: gpt.block_barrier
+// CPU: memref.alloca() {gptc.workgroup_tile} : memref<16x64xf32>
+// CPU-NOT: gpt.block_barrier
+// CPU: return
+func.func @attention(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %tok: tensor<2x256xi32>, %w: tensor<i64>) -> tensor<2x4x256x16xf32> {
+  %o = gpt.attention %q, %k, %v tokens %tok : tensor<2x256xi32> window %w : tensor<i64> mask = #gpt.mask<causal = true, window = tokens, bos = 7> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
+  return %o : tensor<2x4x256x16xf32>
+}
+
+// -----
+
+// attention_grad: dQ (K and V tiles shared) and dK/dV (Q and dO tiles
+// shared), each a team kernel with barriers after loading and after use.
+// CHECK-LABEL: func.func @attention_grad
+// CHECK: memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
+// CHECK: memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
+// CHECK: gpt.block_barrier
+// CHECK: memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
+// CHECK: memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
+// CHECK: gpt.block_barrier
+// CHECK-COUNT-3: bufferization.to_tensor
+// CPU-LABEL: func.func @attention_grad
+// CPU-NOT: gpt.block_barrier
+// CPU: return
+func.func @attention_grad(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %o: tensor<2x4x256x16xf32>, %do: tensor<2x4x256x16xf32>) -> (tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>) {
+  %g:3 = gpt.attention_grad %q, %k, %v, %o, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
+  return %g#0, %g#1, %g#2 : tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>
+}
