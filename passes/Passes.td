@@ -218,13 +218,15 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"gpuKernels", "gpu-kernels", "bool", "false",
-           "Kernels shaped for a GPU (CUDA): gpt.embedding_grad as one "
-           "kernel over the table's columns, each adding the rows of its "
-           "column in position order (no host loop; CPU: a loop over the "
-           "positions adding whole rows); the flash-attention kernels with "
-           "a thread block per tile, one thread per row, shared tiles "
+           "Kernels shaped for a GPU (CUDA): the flash-attention kernels "
+           "with a thread block per tile, one thread per row, shared tiles "
            "loaded by the whole block between barriers (CPU: the work item "
-           "loops over its rows)">
+           "loops over its rows)">,
+    Option<"columnEmbeddingGrad", "column-embedding-grad", "bool", "false",
+           "gpt.embedding_grad as one kernel over the table's columns, each "
+           "adding the rows of its column in position order (CUDA: no host "
+           "loop); otherwise a loop over the positions adding whole rows "
+           "(CPU)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

@@ -156,6 +156,11 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   const bool cuda = options.target == Target::CUDA;
   LowerToLinalgPassOptions toLinalg;
   toLinalg.gpuKernels = cuda;
+  // A --kernel-marks build (gptc-emu-check) keeps the CPU's host structure
+  // on CUDA, so that every kernel nest has its CPU counterpart: the
+  // embedding gradient's host loop, and host reads and writes of the
+  // arena, which that check keeps in page-locked host memory.
+  toLinalg.columnEmbeddingGrad = cuda && !options.kernelMarks;
   pm.addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -199,7 +204,8 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
                 "func.func(convert-parallel-loops-to-gpu),"
                 "func.func(gptc-workgroup-tiles),"
                 "func.func(lower-affine),canonicalize,cse");
-    pm.addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
+    if (!options.kernelMarks)
+      pm.addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
     pm.addNestedPass<func::FuncOp>(
         std::make_unique<SinkGlobalsIntoKernelsPass>());
     if (done(Stage::LLVM))

@@ -4,7 +4,7 @@
 // gpt.embedding / gather_last / scatter_last => linalg.generic reading the
 //     index operand and extracting from the table (parallel kernels)
 // gpt.embedding_grad => scf.for over positions adding rows (a serial
-//     scatter-add; rows may repeat), or (gpu-kernels, CUDA) one
+//     scatter-add; rows may repeat), or (column-embedding-grad, CUDA) one
 //     scf.parallel kernel over the table's columns, each column zeroed and
 //     then summed over the positions in order: the same additions in the
 //     same order per element, so the same bits as the row loop
@@ -356,12 +356,12 @@ struct ConcatToTensor : OpRewritePattern<ConcatOp> {
 } // namespace
 
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns,
-                                          bool gpuKernels) {
+                                          bool columnEmbeddingGrad) {
   patterns.add<EmbeddingToGeneric, GatherLastToGeneric, ScatterLastToGeneric,
                BroadcastToGeneric, TransposeToLinalg, ReshapeToTensor,
                SliceToTensor, SplitToTensor, PadToTensor, ConcatToTensor>(
       patterns.getContext());
-  if (gpuKernels)
+  if (columnEmbeddingGrad)
     patterns.add<EmbeddingGradToColumnKernel>(patterns.getContext());
   else
     patterns.add<EmbeddingGradToLoop>(patterns.getContext());

@@ -39,7 +39,8 @@ struct LowerToLinalgPass
     RewritePatternSet patterns(ctx);
     gptc::lowering::populateElementwiseToLinalgPatterns(patterns);
     gptc::lowering::populateReductionToLinalgPatterns(patterns);
-    gptc::lowering::populateDataMovementToLinalgPatterns(patterns, gpuKernels);
+    gptc::lowering::populateDataMovementToLinalgPatterns(patterns,
+                                                         columnEmbeddingGrad);
     gptc::lowering::populateFusedToLinalgPatterns(patterns, gpuKernels);
 
     ConversionTarget target(*ctx);

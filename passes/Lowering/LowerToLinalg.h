@@ -12,9 +12,9 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, matmul, iota, constant, cumsum.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Gathers, scatters and shape ops; gpt.embedding_grad as a loop of row
-/// updates, or with `gpuKernels` as one kernel over the columns.
+/// updates, or with `columnEmbeddingGrad` as one kernel over the columns.
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                          bool gpuKernels = false);
+                                          bool columnEmbeddingGrad = false);
 /// rms_norm (linalg), attention and attention_grad (loop nests on buffers;
 /// with `gpuKernels` one thread block per tile, AttentionTiling::gpu()).
 void populateFusedToLinalgPatterns(mlir::RewritePatternSet &patterns,

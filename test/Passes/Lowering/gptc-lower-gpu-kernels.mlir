@@ -1,6 +1,6 @@
-// gptc-lower-to-linalg{gpu-kernels}: the kernels the CUDA target gets
+// gptc-lower-to-linalg{gpu-kernels column-embedding-grad}: the kernels the CUDA target gets
 // instead of the CPU's (the default run below must not produce them).
-// RUN: gptc-opt %s --gptc-lower-to-linalg="gpu-kernels=true" --split-input-file | FileCheck %s
+// RUN: gptc-opt %s --gptc-lower-to-linalg="gpu-kernels=true column-embedding-grad=true" --split-input-file | FileCheck %s
 // RUN: gptc-opt %s --gptc-lower-to-linalg --split-input-file | FileCheck %s --check-prefix=CPU
 
 // embedding_grad: one kernel over the 4 columns; each zeroes its column of
