@@ -166,8 +166,9 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // CPU: a scalar read once outside the kernel keeps its loops vectorised.
-  // CUDA: the host cannot read device memory; kernels read it themselves.
-  if (!cuda)
+  // CUDA: the host cannot read device memory; kernels read it themselves
+  // (but for --kernel-marks builds, which keep the CPU's host structure).
+  if (!cuda || options.kernelMarks)
     pm.addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
