@@ -305,9 +305,17 @@ LogicalResult evalCrossEntropyGrad(CrossEntropyGradOp op,
   return success();
 }
 
+/// gpt.block_barrier orders the threads of a GPU kernel's block; on values
+/// (no operands, no results) it does nothing.
+LogicalResult evalBlockBarrier(BlockBarrierOp, ArrayRef<HostTensor>,
+                               EvalResults &) {
+  return success();
+}
+
 } // namespace
 
 void attachFusedModels(MLIRContext *ctx) {
+  attach<BlockBarrierOp, evalBlockBarrier>(ctx);
   attach<RMSNormOp, evalRMSNorm>(ctx);
   attach<RMSNormGradOp, evalRMSNormGrad>(ctx);
   attach<AttentionOp, evalAttention>(ctx);
