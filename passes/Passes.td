@@ -136,6 +136,41 @@ def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
   ];
 }
 
+def SplitReductionsPass
+    : Pass<"gptc-split-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split reductions with few results in two (CUDA)";
+  let description = [{
+    CUDA only, on linalg on tensors. A `linalg.generic` reduction with fewer
+    than `min-results` results (the gradient of a scalar parameter, one sum
+    over all activations; the Frobenius norms of Newton-Schulz, one per
+    matrix) would be a kernel of that many threads, each summing millions
+    of terms. It becomes two reductions: the first computes `parts` partial
+    results per result, each over one contiguous chunk of its longest
+    reduction dimension (a new parallel loop, so results x parts threads),
+    starting from the combiner's neutral element; the second combines the
+    partials into the original output, in order. The number of parts is
+    the largest divisor of that dimension's extent that keeps at least
+    `min-terms` terms per part and at most `threads` threads; fewer than 8
+    parts is not worth a kernel. The second reduction is split again while
+    it qualifies. Nothing depends on scheduling: the same bits every run.
+    Every output must be `out = combiner(out, term)` with a combiner that
+    has a neutral element (addf, maxnumf, ...) and all outputs one shape;
+    other reductions, and those with enough results, are left alone.
+  }];
+  let options = [
+    Option<"minResults", "min-results", "int64_t", "4096",
+           "Reductions with at least this many results are left alone">,
+    Option<"threads", "threads", "int64_t", "65536",
+           "At most this many partial results (threads) per split">,
+    Option<"minTerms", "min-terms", "int64_t", "32",
+           "At least this many terms per partial result">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
+
 def HostComputeToDevicePass
     : Pass<"gptc-host-compute-to-device", "mlir::func::FuncOp"> {
   let summary = "Move the host's reads and writes of buffers into kernels";

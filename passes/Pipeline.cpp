@@ -170,6 +170,10 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // (but for --kernel-marks builds, which keep the CPU's host structure).
   if (!cuda || options.kernelMarks)
     pm.addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
+  // CUDA: a reduction with few results (a scalar's gradient, Newton-Schulz
+  // norms) in two deterministic kernels instead of a handful of threads.
+  if (cuda && !options.kernelMarks)
+    pm.addNestedPass<func::FuncOp>(createSplitReductionsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (done(Stage::Linalg))

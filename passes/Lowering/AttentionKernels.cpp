@@ -449,6 +449,28 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
       });
 }
 
+/// The first i in [0, n) where the monotone predicate `holds(i)` (false,
+/// then true) is true, or n: a bisection of ceil(log2(n + 1)) steps.
+Value firstWhere(KernelEmitter &e, int64_t n,
+                 llvm::function_ref<Value(Value)> holds) {
+  int64_t steps = 0;
+  while ((int64_t(1) << steps) <= n)
+    ++steps;
+  SmallVector<Value> bounds = e.loop(
+      e.idx(0), e.idx(steps), e.idx(1), {e.idx(0), e.idx(n)},
+      [&](Value, ValueRange ab) {
+        Value a = ab[0], b = ab[1];
+        Value open = e.cmp(CmpIPredicate::slt, a, b);
+        // mid < b <= n while the range is open; clamped when it is not.
+        Value mid = e.min(e.div(e.add(a, b), e.idx(2)), e.idx(n - 1));
+        Value h = holds(mid);
+        return SmallVector<Value>{
+            e.select(h, a, e.select(open, e.add(mid, e.idx(1)), a)),
+            e.select(h, e.select(open, mid, b), b)};
+      });
+  return bounds[0];
+}
+
 /// Backward, kernel 2: per key tile, dV = P^T dO and dK = dS^T Q over the
 /// queries that can attend to some key of the tile.
 void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
@@ -472,18 +494,19 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
             e.store(e.fc(0.0), dvAcc, {c, d});
           });
         });
-        // The queries that see a key of the tile: hi >= j0 and lo <= jLast
-        // (both bounds are non-decreasing, so this is one range).
-        SmallVector<Value> range = e.loop(
-            e.idx(0), e.idx(p.T), e.idx(1), {e.idx(p.T), e.idx(0)},
-            [&](Value i, ValueRange a) {
-              Value seesTile = e.both(
-                  e.cmp(CmpIPredicate::sge, e.load(hi, {t.b, i}), j0),
-                  e.cmp(CmpIPredicate::sle, e.load(lo, {t.b, i}), jLast));
-              return SmallVector<Value>{
-                  e.select(seesTile, e.min(a[0], i), a[0]),
-                  e.select(seesTile, e.max(a[1], e.add(i, e.idx(1))), a[1])};
-            });
+        // The queries that see a key of the tile: hi >= j0 and lo <= jLast.
+        // Both bounds are non-decreasing, so this is one range [begin, end),
+        // found by bisection (a scan of all T rows by every thread of every
+        // key tile would read the bounds T / Bk times over).
+        SmallVector<Value> range = {
+            firstWhere(e, p.T,
+                       [&](Value i) {
+                         return e.cmp(CmpIPredicate::sge, e.load(hi, {t.b, i}),
+                                      j0);
+                       }),
+            firstWhere(e, p.T, [&](Value i) {
+              return e.cmp(CmpIPredicate::sgt, e.load(lo, {t.b, i}), jLast);
+            })};
         e.loop(range[0], range[1], e.idx(Bq), {}, [&](Value i0, ValueRange) {
           Value count = e.min(e.idx(Bq), e.sub(range[1], i0));
           loadTransposed(e, team, qt, q, t, i0, count, D);
