@@ -134,12 +134,34 @@ struct BodyCounter {
   void count(Block &block, double times);
 };
 
-/// Iterations of `loop`, or nullopt (see KernelCost.h).
+/// n when `v` is `base + n` (a constant n), else nullopt.
+std::optional<int64_t> offsetFrom(BodyCounter &c, Value v, Value base) {
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return std::nullopt;
+  if (add.getLhs() == base)
+    return c.constant(add.getRhs());
+  if (add.getRhs() == base)
+    return c.constant(add.getLhs());
+  return std::nullopt;
+}
+
+/// Iterations of `loop`, or nullopt (see KernelCost.h). A loop over a
+/// chunk, from x to min(x + n, end), runs at most n times.
 std::optional<int64_t> iterations(BodyCounter &c, scf::ForOp loop) {
   std::optional<int64_t> lb = c.constant(loop.getLowerBound()),
                          ub = c.constantBound(loop.getUpperBound()),
                          step = c.constant(loop.getStep());
-  if (!ub || !step || *step <= 0)
+  if (!step || *step <= 0)
+    return std::nullopt;
+  Value upper = loop.getUpperBound();
+  if (!lb && upper.getDefiningOp() &&
+      isa<arith::MinSIOp, arith::MinUIOp>(upper.getDefiningOp()))
+    for (Value operand : upper.getDefiningOp()->getOperands())
+      if (std::optional<int64_t> n =
+              offsetFrom(c, operand, loop.getLowerBound()))
+        return *n <= 0 ? 0 : (*n + *step - 1) / *step;
+  if (!ub)
     return std::nullopt;
   int64_t from = lb.value_or(0);
   return *ub <= from ? 0 : (*ub - from + *step - 1) / *step;

@@ -46,6 +46,12 @@ std::vector<int32_t> makeTokens(int64_t T, std::mt19937 &gen) {
   for (int64_t t = 5; t < T; t += gap(gen))
     tok[t] = kBos;
   tok[5 + 1] = kBos; // a document of one token
+  // A document longer than a 256-token chunk of the parallel BOS scans
+  // (one chunk has no BOS at all).
+  if (T >= 700)
+    for (int64_t t = 200; t < 650; ++t)
+      if (tok[t] == kBos)
+        tok[t] = 0;
   return tok;
 }
 
@@ -254,6 +260,9 @@ INSTANTIATE_TEST_SUITE_P(
         MaskCase{"causal_document_block_window", true, "blocks", true, 384,
                  256},
         MaskCase{"document_not_causal", false, "none", true, 90, 0},
+        MaskCase{"causal_document_window_long", true, "tokens", true, 700,
+                 300},
+        MaskCase{"document_not_causal_long", false, "none", true, 700, 0},
         MaskCase{"not_causal_no_mask", false, "none", false, 70, 0}),
     [](const ::testing::TestParamInfo<MaskCase> &info) {
       return std::string(info.param.name);
