@@ -328,6 +328,21 @@ def ExportLayoutPass : Pass<"gptc-export-layout", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def SharedTileRegistersPass
+    : Pass<"gptc-shared-tile-registers", "mlir::ModuleOp"> {
+  let summary = "Let kernels with shared tiles use the registers they need";
+  let description = [{
+    After `gpu-kernel-outlining`: every kernel `gpu.func` with workgroup
+    attributions (the flash-attention kernels, which keep a row's state per
+    thread) gets `nvvm.minctasm = 1` (PTX `.minnctapersm 1`). With only
+    `.maxntid`, ptxas budgets registers for more resident blocks per SM
+    than the kernel's shared memory allows and spills; with it, the budget
+    is what one block of the kernel's size may use (65536 / threads, at
+    most 255). Kernels without shared tiles are left alone.
+  }];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
+}
+
 def DedupKernelsPass : Pass<"gptc-dedup-kernels", "mlir::ModuleOp"> {
   let summary = "Keep one outlined gpu.module per distinct kernel";
   let description = [{

@@ -241,6 +241,7 @@ void buildPTXPipeline(OpPassManager &pm) {
   // emits one object per target.
   addText(pm, "gpu-kernel-outlining");
   pm.addPass(createDedupKernelsPass());
+  pm.addPass(createSharedTileRegistersPass());
   for (size_t i = 1; i < kPTXChips.size(); ++i)
     addText(pm, std::string("nvvm-attach-target{chip=") + kPTXChips[i] +
                     " features=+ptx80}");

@@ -2,16 +2,11 @@
 """Assembles every KERNEL.CHIP.ptx in a directory with ptxas for its chip
 and checks it assembles with zero spill bytes.
 
-usage: check-ptx.py PTXAS DIR [--spills-in-shared-tile-kernels]
+usage: check-ptx.py PTXAS DIR
 
 Byte-identical files (the same loop nest in every layer) are assembled once;
 two ptxas processes run at a time. Prints one summary line: files, distinct
 files assembled, chips, max registers, spill bytes.
-
-With --spills-in-shared-tile-kernels, spills are allowed in the kernels
-that stage shared tiles (the flash-attention kernels, whose row state
-lives in one thread since they became a thread per row: a known gap) and
-counted apart; a spill anywhere else still fails.
 """
 import concurrent.futures
 import hashlib
@@ -35,7 +30,6 @@ def assemble(ptxas, path):
 
 def main():
     ptxas, directory = sys.argv[1], sys.argv[2]
-    shared_ok = "--spills-in-shared-tile-kernels" in sys.argv[3:]
     files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
                    if f.endswith(".ptx"))
     if not files:
@@ -47,7 +41,6 @@ def main():
         with open(path, "rb") as f:
             same.setdefault(hashlib.sha256(f.read()).digest(), []).append(path)
     chips, max_regs, spill_total, failures = set(), 0, 0, []
-    shared_spills, shared_files = 0, 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         groups = list(same.values())
         for paths, (regs, spills, err) in zip(
@@ -57,20 +50,12 @@ def main():
                 failures += [f"{p}: {err}" for p in paths]
                 continue
             max_regs = max(max_regs, regs)
-            if spills and shared_ok:
-                with open(paths[0]) as f:
-                    if ".shared" in f.read():
-                        shared_spills += spills * len(paths)
-                        shared_files += len(paths)
-                        continue
             spill_total += spills * len(paths)
             if spills:
                 failures += [f"{p}: {spills} spill bytes" for p in paths]
     print(f"{len(files)} PTX files ({len(same)} distinct), chips "
           f"{' '.join(sorted(chips))}, max {max_regs} registers, "
-          f"{spill_total} spill bytes" +
-          (f" outside shared-tile kernels ({shared_spills} in "
-           f"{shared_files} of them)" if shared_ok else ""))
+          f"{spill_total} spill bytes")
     if failures:
         sys.exit("\n".join(sorted(failures)[:20]))
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Checks the launches of a CUDA training step from the report of
+`gptc compile SPEC --target=cuda --stats` (read from a file or stdin).
+
+usage: check-launches.py STATS [--gemm-calls N]
+
+Checks, and prints one summary line when all hold:
+- every kernel with at least 4096 work items launches blocks of at least
+  128 threads;
+- every grid and block is within the device limits (grid x < 2^31,
+  y and z <= 65535; block x, y <= 1024, z <= 64, at most 1024 threads);
+- per training step (gptc_grad_step and gptc_update_step), launches are at
+  most 3x the kernels (no kernel launched from a loop, such as once per
+  token);
+- the attention kernels (origin *.attn.sdpa) that stage shared tiles: how
+  many (a block-level flash kernel has shared memory, smem > 0);
+- with --gemm-calls N: the step's GEMM calls (cuBLASLt) number N (the CPU
+  step's count: no GEMM became a kernel).
+"""
+import re
+import sys
+
+STEP_ENTRIES = ("gptc_grad_step", "gptc_update_step")
+KERNEL = re.compile(
+    r"^  (\S+_kernel\S*)\s+(\S+)\s+(\d+)x(\d+)x(\d+)\s+(\d+)x(\d+)x(\d+)"
+    r"\s+(\d+|-)\s+(\d+)\s")
+ENTRY = re.compile(r"^(gptc_\w+): (\d+) kernels, (\d+) launches, (\d+) GEMM calls")
+STEP = re.compile(r"per training step .*: (\d+) kernel launches, (\d+) GEMM calls")
+
+
+def main():
+    args = sys.argv[1:]
+    gemm_calls = None
+    if "--gemm-calls" in args:
+        i = args.index("--gemm-calls")
+        gemm_calls = int(args[i + 1])
+        del args[i:i + 2]
+    text = open(args[0]).read() if args and args[0] != "-" else sys.stdin.read()
+    failures, kernels, busy, attention = [], 0, 0, 0
+    entries, step_gemms, entry = {}, None, None
+    for line in text.splitlines():
+        m = ENTRY.match(line)
+        if m:
+            entry = m.group(1)
+            entries[entry] = (int(m.group(2)), int(m.group(3)))
+            continue
+        m = STEP.search(line)
+        if m:
+            step_gemms = int(m.group(2))
+            continue
+        m = KERNEL.match(line)
+        if not m:
+            continue
+        kernels += 1
+        name, origin = m.group(1), m.group(2)
+        gx, gy, gz, bx, by, bz = (int(m.group(i)) for i in range(3, 9))
+        items = None if m.group(9) == "-" else int(m.group(9))
+        threads = bx * by * bz
+        if items is not None and items >= 4096:
+            busy += 1
+            if threads < 128:
+                failures.append(f"{name} ({origin}): {items} work items in "
+                                f"blocks of {threads} threads")
+        if not (gx < 2**31 and gy <= 65535 and gz <= 65535):
+            failures.append(f"{name}: grid {gx}x{gy}x{gz} over the limits")
+        if not (bx <= 1024 and by <= 1024 and bz <= 64 and threads <= 1024):
+            failures.append(f"{name}: block {bx}x{by}x{bz} over the limits")
+        smem = line.split()[-5]
+        if (entry == "gptc_grad_step" and origin.endswith(".attn.sdpa") and
+                smem.isdigit() and int(smem) > 0):
+            attention += 1
+    if not kernels:
+        sys.exit("no kernel rows in the stats report")
+    launches = []
+    for name in STEP_ENTRIES:
+        if name not in entries:
+            sys.exit(f"no {name} in the stats report")
+        n, calls = entries[name]
+        launches.append(f"{name} {calls} launches of {n} kernels")
+        if calls > 3 * n:
+            failures.append(f"{name}: {calls} launches of {n} kernels")
+    if gemm_calls is not None and step_gemms != gemm_calls:
+        failures.append(f"{step_gemms} GEMM calls per step, not {gemm_calls}")
+    if failures:
+        print("\n".join(failures[:20]))
+        sys.exit(f"{len(failures)} failures")
+    print(f"{kernels} kernels: {busy} with >= 4096 work items, all in blocks "
+          f">= 128 threads; grids and blocks within the limits; "
+          f"{'; '.join(launches)}; {attention} grad-step attention kernels "
+          f"with shared tiles; {step_gemms} GEMM calls per step")
+
+
+if __name__ == "__main__":
+    main()
