@@ -188,14 +188,27 @@ std::pair<Value, Value> keyRange(KernelEmitter &e, Value lo, Value hi, Value b,
   return {e.load(lo, {b, i0}), e.add(e.load(hi, {b, last}), e.idx(1))};
 }
 
+/// Marks the loop just emitted (over tiles the mask selects at run time)
+/// with kMaskedSpanAttr, for the cost model.
+void markMaskedSpan(KernelEmitter &e, const AttentionProblem &p,
+                    int64_t rows) {
+  OpBuilder &b = e.builder();
+  Operation *loop = &*std::prev(b.getInsertionPoint());
+  loop->setAttr(kMaskedSpanAttr,
+                b.getDenseI64ArrayAttr(
+                    {p.T, rows, static_cast<int64_t>(p.mask.getCausal())}));
+}
+
 /// Loops over the tiles of `size` keys of [begin, end): body(first key,
 /// count).
-void forKeyTiles(KernelEmitter &e, Value begin, Value end, int64_t size,
+void forKeyTiles(KernelEmitter &e, const AttentionProblem &p, int64_t rows,
+                 Value begin, Value end, int64_t size,
                  llvm::function_ref<void(Value, Value)> body) {
   e.loop(begin, end, e.idx(size), {}, [&](Value j0, ValueRange) {
     body(j0, e.min(e.idx(size), e.sub(end, j0)));
     return SmallVector<Value>{};
   });
+  markMaskedSpan(e, p, rows);
 }
 
 /// m = -inf, l = 0 and acc = 0 for every row of a query tile.
@@ -221,23 +234,39 @@ Value updateRowStats(KernelEmitter &e, Value s, Value first, Value count,
   return st.alpha;
 }
 
-/// acc[r][d] += sum over c < count of w[c] * src[b, h, first + c, d].
-void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w, Value count,
-                    Value first, Value src, TileItem t, int64_t D) {
+/// acc[r][d] += sum over c < count of w[c] * row(c, d): the rows of a
+/// tile, read from global memory or from a staged (transposed) tile.
+void accumulate(KernelEmitter &e, Value acc, Value r, Value w, Value count,
+                int64_t D, llvm::function_ref<Value(Value, Value)> row) {
   unrolledLoop(e, count, [&](Value c0, int64_t n) {
-    SmallVector<Value> ws, rows;
+    SmallVector<Value> ws, cs;
     for (int64_t k = 0; k < n; ++k) {
-      Value c = e.add(c0, e.idx(k));
-      ws.push_back(e.load(w, {c}));
-      rows.push_back(e.add(first, c));
+      cs.push_back(e.add(c0, e.idx(k)));
+      ws.push_back(e.load(w, {cs.back()}));
     }
     e.loop(D, [&](Value d) {
       Value a = e.load(acc, {r, d});
       for (int64_t k = 0; k < n; ++k)
-        a = e.fma(ws[k], e.load(src, {t.b, t.h, rows[k], d}), a);
+        a = e.fma(ws[k], row(cs[k], d), a);
       e.store(a, acc, {r, d});
     });
   });
+}
+
+/// acc[r][d] += sum over c < count of w[c] * src[b, h, first + c, d].
+void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w, Value count,
+                    Value first, Value src, TileItem t, int64_t D) {
+  accumulate(e, acc, r, w, count, D, [&](Value c, Value d) {
+    return e.load(src, {t.b, t.h, e.add(first, c), d});
+  });
+}
+
+/// acc[r][d] += sum over c < count of w[c] * tile[d][c] (a tile staged by
+/// loadTransposed: the same rows, read from shared memory on the GPU).
+void accumulateTile(KernelEmitter &e, Value acc, Value r, Value w, Value count,
+                    Value tile, int64_t D) {
+  accumulate(e, acc, r, w, count, D,
+             [&](Value c, Value d) { return e.load(tile, {d, c}); });
 }
 
 /// One kernel over the (batch, head, tile) work items of tiles of
@@ -384,6 +413,9 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
   tileKernel(
       b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t, const Team &team) {
         Value kt = e.sharedTile({D, Bk}), s = e.tile({Bk});
+        // GPU: V is staged too (every thread of the block reads every row);
+        // the CPU's work item reads V's rows in place.
+        Value vt = team.gpu() ? e.sharedTile({D, Bk}) : Value();
         int64_t slots = team.slots();
         Value m = e.tile({slots}), l = e.tile({slots}),
               acc = e.tile({slots, D});
@@ -392,8 +424,10 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
         Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
         initRowState(e, m, l, acc, slots, D);
         auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
-        forKeyTiles(e, begin, end, Bk, [&](Value j0, Value count) {
+        forKeyTiles(e, p, Bq, begin, end, Bk, [&](Value j0, Value count) {
           loadTransposed(e, team, kt, k, t, j0, count, D);
+          if (vt)
+            loadTransposed(e, team, vt, v, t, j0, count, D);
           team.forEachRow(e, rows, [&](Value r) {
             Value i = e.add(i0, r), at = team.slot(e, r);
             rowTimesTile(
@@ -404,7 +438,10 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
             e.loop(D, [&](Value d) {
               e.store(e.fmul(e.load(acc, {at, d}), alpha), acc, {at, d});
             });
-            accumulateRows(e, acc, at, s, count, j0, v, t, D);
+            if (vt)
+              accumulateTile(e, acc, at, s, count, vt, D);
+            else
+              accumulateRows(e, acc, at, s, count, j0, v, t, D);
           });
           team.barrier(e); // before the next tile overwrites kt
         });
@@ -447,7 +484,7 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
         };
         auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
         // Pass 1: the softmax statistics, as in the forward kernel.
-        forKeyTiles(e, begin, end, Bk, [&](Value j0, Value count) {
+        forKeyTiles(e, p, Bq, begin, end, Bk, [&](Value j0, Value count) {
           loadTransposed(e, team, kt, k, t, j0, count, D);
           team.forEachRow(e, rows, [&](Value r) {
             Value i = e.add(i0, r);
@@ -475,7 +512,7 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
           e.store(delta, stats, {t.b, t.h, i, e.idx(1)});
         });
         // Pass 2: ds = p (dO v^T - delta) scale; dQ += ds K.
-        forKeyTiles(e, begin, end, Bk, [&](Value j0, Value count) {
+        forKeyTiles(e, p, Bq, begin, end, Bk, [&](Value j0, Value count) {
           loadTransposed(e, team, kt, k, t, j0, count, D);
           loadTransposed(e, team, vt, v, t, j0, count, D);
           team.forEachRow(e, rows, [&](Value r) {
@@ -496,7 +533,12 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                   e.fmul(e.fmul(pc, e.fsub(e.load(dp, {c}), delta)), scale);
               e.store(ds, s, {c});
             });
-            accumulateRows(e, acc, r, s, count, j0, k, t, D);
+            // GPU: K from its shared tile (every thread reads the same
+            // element: a broadcast); CPU: K's contiguous rows in place.
+            if (team.gpu())
+              accumulateTile(e, acc, r, s, count, kt, D);
+            else
+              accumulateRows(e, acc, r, s, count, j0, k, t, D);
           });
           team.barrier(e);
         });
@@ -594,12 +636,18 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
               e.store(pr, s, {r});
               e.store(ds, dp, {r});
             });
-            accumulateRows(e, dvAcc, c, s, count, i0, dout, t, D);
-            accumulateRows(e, dkAcc, c, dp, count, i0, q, t, D);
+            if (team.gpu()) { // as in emitQueryGrad
+              accumulateTile(e, dvAcc, c, s, count, dot, D);
+              accumulateTile(e, dkAcc, c, dp, count, qt, D);
+            } else {
+              accumulateRows(e, dvAcc, c, s, count, i0, dout, t, D);
+              accumulateRows(e, dkAcc, c, dp, count, i0, q, t, D);
+            }
           });
           team.barrier(e);
           return SmallVector<Value>{};
         });
+        markMaskedSpan(e, p, Bk);
         team.forEachRow(e, cols, [&](Value c) {
           Value j = e.add(j0, c);
           c = team.slot(e, c);

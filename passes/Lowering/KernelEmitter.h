@@ -19,6 +19,12 @@ namespace gptc::lowering {
 
 /// The unit attribute on a memref.alloca that marks a shared tile.
 constexpr llvm::StringLiteral kWorkgroupTileAttr = "gptc.workgroup_tile";
+/// On an scf.for over the key (or query) tiles that an attention mask
+/// selects at run time: [T, rows, causal], the sequence length, the rows of
+/// the work item's tile and whether the mask is causal. Its trip count is
+/// not known statically; the cost model of --stats bounds it with these and
+/// the spec's largest window (tools/gptc/KernelCost.h).
+constexpr llvm::StringLiteral kMaskedSpanAttr = "gptc.masked_span";
 
 class KernelEmitter {
 public:

@@ -7,6 +7,8 @@
 
 #include "tools/gptc/KernelCost.h"
 
+#include "passes/Lowering/KernelEmitter.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -105,6 +107,7 @@ double bytesOf(Operation &op) {
 struct BodyCounter {
   gpu::GPUFuncOp func;
   ArrayRef<std::optional<int64_t>> arguments;
+  std::optional<int64_t> windowKeys;
   BodyCost cost;
 
   /// A constant, in the kernel or as a constant argument of the launch.
@@ -146,6 +149,22 @@ std::optional<int64_t> offsetFrom(BodyCounter &c, Value v, Value base) {
   return std::nullopt;
 }
 
+/// The iterations of a loop over the tiles a mask selects at run time
+/// (kMaskedSpanAttr), or nullopt (see kernelBodyCost in KernelCost.h).
+std::optional<int64_t> maskedSpanIterations(BodyCounter &c, scf::ForOp loop,
+                                            int64_t step) {
+  auto span = loop->getAttrOfType<DenseI64ArrayAttr>(
+      gptc::lowering::kMaskedSpanAttr);
+  if (!span || span.size() != 3)
+    return std::nullopt;
+  const int64_t T = span[0], rows = span[1];
+  int64_t covered = span[2] ? (T + rows) / 2 : T;
+  if (c.windowKeys)
+    covered = std::min(covered, *c.windowKeys + rows);
+  c.cost.approximate = true;
+  return (covered + step - 1) / step;
+}
+
 /// Iterations of `loop`, or nullopt (see KernelCost.h). A loop over a
 /// chunk, from x to min(x + n, end), runs at most n times.
 std::optional<int64_t> iterations(BodyCounter &c, scf::ForOp loop) {
@@ -162,7 +181,7 @@ std::optional<int64_t> iterations(BodyCounter &c, scf::ForOp loop) {
               offsetFrom(c, operand, loop.getLowerBound()))
         return *n <= 0 ? 0 : (*n + *step - 1) / *step;
   if (!ub)
-    return std::nullopt;
+    return maskedSpanIterations(c, loop, *step);
   int64_t from = lb.value_or(0);
   return *ub <= from ? 0 : (*ub - from + *step - 1) / *step;
 }
@@ -248,8 +267,9 @@ bool applyGuard(Value cond, std::array<int64_t, 3> &extent) {
 } // namespace
 
 BodyCost kernelBodyCost(gpu::GPUFuncOp func,
-                        ArrayRef<std::optional<int64_t>> arguments) {
-  BodyCounter counter{func, arguments, {}};
+                        ArrayRef<std::optional<int64_t>> arguments,
+                        std::optional<int64_t> windowKeys) {
+  BodyCounter counter{func, arguments, windowKeys, {}};
   for (Block &block : func.getBody())
     counter.count(block, 1.0);
   return counter.cost;

@@ -38,8 +38,18 @@ struct BodyCost {
 /// `arguments` are the constant values of the kernel's arguments at the
 /// launch (index i for argument i; nullopt when not constant): outlining
 /// passes loop bounds defined outside the launch as arguments.
+///
+/// A loop marked gptc.masked_span = [T, rows, causal] (the key or query
+/// tiles of a flash-attention kernel, passes/Lowering/KernelEmitter.h)
+/// whose trip count is not constant covers at most the mask's span of T:
+/// (T + rows) / 2 on average when causal, else T; with `windowKeys` (the
+/// keys a query sees under the spec's sliding window, Stats.cpp: its mean
+/// over the schedule), at most windowKeys + rows. Document boundaries,
+/// which shorten the span at run time, are not known: an upper bound; the
+/// count stays `approximate`.
 BodyCost kernelBodyCost(mlir::gpu::GPUFuncOp func,
-                        llvm::ArrayRef<std::optional<int64_t>> arguments);
+                        llvm::ArrayRef<std::optional<int64_t>> arguments,
+                        std::optional<int64_t> windowKeys = std::nullopt);
 
 /// Threads of a launch of `func` with `grid` x `block` that pass its guard:
 /// an scf.if at the top of the body whose condition is cmpi slt/ult

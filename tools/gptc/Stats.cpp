@@ -298,8 +298,25 @@ void collectLoopKernels(func::FuncOp func, EntryStats &entry) {
   });
 }
 
+/// The keys a query sees under the spec's sliding window, or nullopt
+/// without one: the mean window of the schedule (linear from window_start
+/// to window_end, so their mean; a time per step is a mean over training),
+/// rounded up to its granularity, plus a mask block when it counts blocks.
+std::optional<int64_t> windowKeys(const ModelSpec &spec) {
+  const auto &attention = spec.model.attention;
+  if (attention.windowUnit == WindowUnit::None)
+    return std::nullopt;
+  int64_t window = (attention.windowStart + attention.windowEnd + 1) / 2;
+  int64_t granularity = std::max<int64_t>(attention.windowGranularity, 1);
+  window = (window + granularity - 1) / granularity * granularity;
+  if (attention.windowUnit == WindowUnit::Blocks)
+    window += 128;
+  return window;
+}
+
 /// CUDA: the outlined gpu.launch_func ops.
-void collectLaunchKernels(func::FuncOp func, EntryStats &entry) {
+void collectLaunchKernels(func::FuncOp func, std::optional<int64_t> windowKeys,
+                          EntryStats &entry) {
   func.walk([&](gpu::LaunchFuncOp launch) {
     Kernel k;
     k.name = launch.getKernelModuleName().str();
@@ -324,7 +341,7 @@ void collectLaunchKernels(func::FuncOp func, EntryStats &entry) {
       SmallVector<std::optional<int64_t>> arguments;
       for (Value operand : launch.getKernelOperands())
         arguments.push_back(getConstantIntValue(operand));
-      k.body = kernelBodyCost(func, arguments);
+      k.body = kernelBodyCost(func, arguments, windowKeys);
       k.workItems = workItems(func, k.grid, k.block, k.guardUnknown);
     }
     entry.kernels.push_back(std::move(k));
@@ -842,7 +859,7 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
     EntryStats entry;
     entry.name = func.getSymName().str();
     if (cuda)
-      collectLaunchKernels(func, entry);
+      collectLaunchKernels(func, windowKeys(spec), entry);
     else
       collectLoopKernels(func, entry);
     for (const Kernel &k : entry.kernels)

@@ -34,9 +34,11 @@ func.func @embedding_grad(%g: tensor<2x3x4xf32>, %ids: tensor<2x3xi32>) -> tenso
 
 // attention: a work item per tile of 128 queries (2 x 4 x 2 = 16), a team
 // of 128 threads (one per query row) inside it. Each tile of 32 keys is
-// staged in the shared 16 x 32 tile by all threads (strided by 128), then a
-// barrier; each thread computes its row if it has one; a barrier again
-// before the next tile. Row state is the thread's own (1 slot).
+// staged, K and V, in shared 16 x 32 tiles by all threads (strided by 128),
+// each followed by a barrier; each thread computes its row if it has one,
+// reading both from the shared tiles; a barrier again before the next
+// tile. Row state is the thread's own (1 slot). The key-tile loop carries
+// its span for the cost model (T 256, 128 rows, causal).
 // CHECK-LABEL: func.func @attention
 // CHECK: scf.parallel
 // CHECK-DAG: %[[ITEMS:.*]] = arith.constant 16 : index
@@ -44,14 +46,22 @@ func.func @embedding_grad(%g: tensor<2x3x4xf32>, %ids: tensor<2x3xi32>) -> tenso
 // CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[ITEMS]]) step
 // CHECK: scf.parallel (%[[TID:.*]]) = (%{{.*}}) to (%[[TEAM]]) step
 // CHECK-NEXT: %[[KT:.*]] = memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
+// CHECK-NEXT: memref.alloca() : memref<32xf32>
+// CHECK-NEXT: %[[VT:.*]] = memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
 // CHECK: memref.alloca() : memref<1x16xf32>
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %{{.*}} {
 // CHECK: memref.store %{{.*}}, %[[KT]]
 // CHECK: gpt.block_barrier
+// CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %{{.*}} {
+// CHECK: memref.store %{{.*}}, %[[VT]]
+// CHECK: gpt.block_barrier
 // CHECK-NEXT: %[[MINE:.*]] = arith.cmpi slt, %[[TID]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[MINE]]
+// CHECK: memref.load %[[KT]]
 // CHECK: math.exp
+// CHECK: memref.load %[[VT]]
 // CHECK: gpt.block_barrier
+// CHECK-NEXT: } {gptc.masked_span = array<i64: 256, 128, 1>}
 // CHECK-NOT: gpt.block_barrier
 // CHECK: bufferization.to_tensor {{.*}} restrict writable
 // CPU-LABEL: func.func @attention
