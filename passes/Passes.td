@@ -258,10 +258,10 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
            "loaded by the whole block between barriers (CPU: the work item "
            "loops over its rows)">,
     Option<"columnEmbeddingGrad", "column-embedding-grad", "bool", "false",
-           "gpt.embedding_grad as one kernel over the table's columns, each "
-           "adding the rows of its column in position order (CUDA: no host "
-           "loop); otherwise a loop over the positions adding whole rows "
-           "(CPU)">
+           "gpt.embedding_grad as one kernel over the table's columns and "
+           "slices of its rows, each work item adding its rows of its column "
+           "in position order (CUDA: no host loop); otherwise a loop over "
+           "the positions adding whole rows (CPU)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

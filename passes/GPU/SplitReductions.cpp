@@ -120,10 +120,9 @@ struct SplitReductionsPass
     // The inputs must index the split loop directly (they are expanded).
     AffineExpr dim = getAffineDimExpr(*longest, op.getContext());
     for (OpOperand *in : op.getDpsInputOperands())
-      if (llvm::count_if(op.getMatchingIndexingMap(in).getResults(),
-                         [&](AffineExpr r) {
-                           return r.isFunctionOfDim(*longest);
-                         }) > 1 ||
+      if (llvm::count_if(
+              op.getMatchingIndexingMap(in).getResults(),
+              [&](AffineExpr r) { return r.isFunctionOfDim(*longest); }) > 1 ||
           llvm::any_of(op.getMatchingIndexingMap(in).getResults(),
                        [&](AffineExpr r) {
                          return r != dim && r.isFunctionOfDim(*longest);
@@ -220,15 +219,15 @@ struct SplitReductionsPass
       SmallVector<int64_t> shape(type.getShape());
       shape.push_back(split.parts);
       auto partialType = RankedTensorType::get(shape, type.getElementType());
-      Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+      Value empty =
+          tensor::EmptyOp::create(b, loc, shape, type.getElementType());
       Value identity = arith::ConstantOp::create(b, loc, c.identity);
       partialInits.push_back(
           linalg::FillOp::create(b, loc, identity, empty).getResult(0));
       partialTypes.push_back(partialType);
     }
-    auto partial = linalg::GenericOp::create(
-        b, loc, partialTypes, inputs, partialInits, maps,
-        newIterators);
+    auto partial = linalg::GenericOp::create(b, loc, partialTypes, inputs,
+                                             partialInits, maps, newIterators);
     IRMapping mapping;
     op.getRegion().cloneInto(&partial.getRegion(), mapping);
     // linalg.index of an old loop: its expression in the new ones.
@@ -239,8 +238,8 @@ struct SplitReductionsPass
       if (d == split.dim) {
         Value p = linalg::IndexOp::create(ib, loc, part);
         Value chunk = arith::ConstantIndexOp::create(ib, loc, split.chunk);
-        v = arith::AddIOp::create(
-            ib, loc, arith::MulIOp::create(ib, loc, p, chunk), v);
+        v = arith::AddIOp::create(ib, loc,
+                                  arith::MulIOp::create(ib, loc, p, chunk), v);
       }
       index.replaceAllUsesWith(v);
       index.erase();
@@ -260,7 +259,8 @@ struct SplitReductionsPass
     }
     const unsigned outRank = combineIterators.size() - 1;
     for (size_t i = 0; i < partialTypes.size(); ++i)
-      combineMaps.push_back(AffineMap::getMultiDimIdentityMap(outRank + 1, ctx));
+      combineMaps.push_back(
+          AffineMap::getMultiDimIdentityMap(outRank + 1, ctx));
     for (size_t i = 0; i < partialTypes.size(); ++i)
       combineMaps.push_back(AffineMap::get(
           outRank + 1, 0,

@@ -190,8 +190,7 @@ std::pair<Value, Value> keyRange(KernelEmitter &e, Value lo, Value hi, Value b,
 
 /// Marks the loop just emitted (over tiles the mask selects at run time)
 /// with kMaskedSpanAttr, for the cost model.
-void markMaskedSpan(KernelEmitter &e, const AttentionProblem &p,
-                    int64_t rows) {
+void markMaskedSpan(KernelEmitter &e, const AttentionProblem &p, int64_t rows) {
   OpBuilder &b = e.builder();
   Operation *loop = &*std::prev(b.getInsertionPoint());
   loop->setAttr(kMaskedSpanAttr,
@@ -316,8 +315,7 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
     Value bos = arith::ConstantOp::create(
         e.builder(), loc, tok.getType(),
         e.builder().getIntegerAttr(tok.getType(), mask.getBos()));
-    return arith::CmpIOp::create(e.builder(), loc, CmpIPredicate::eq, tok,
-                                 bos);
+    return arith::CmpIOp::create(e.builder(), loc, CmpIPredicate::eq, tok, bos);
   };
   auto chunksType = MemRefType::get({p.B, chunks}, b.getIndexType());
   Value startBefore, endAfter;
@@ -328,35 +326,36 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
     parallelKernel(
         b, loc, b.getF32Type(), p.B * chunks, [&](KernelEmitter &e, Value w) {
           auto [bi, c, first, end] = chunkOf(e, w);
-          SmallVector<Value> found = e.loop(
-              first, end, e.idx(1), {e.idx(0), e.idx(p.T)},
-              [&](Value t, ValueRange lastFirst) {
-                Value bos = isBos(e, bi, t);
-                return SmallVector<Value>{
-                    e.select(bos, t, lastFirst[0]),
-                    e.min(lastFirst[1], e.select(bos, t, e.idx(p.T)))};
-              });
+          SmallVector<Value> found =
+              e.loop(first, end, e.idx(1), {e.idx(0), e.idx(p.T)},
+                     [&](Value t, ValueRange lastFirst) {
+                       Value bos = isBos(e, bi, t);
+                       return SmallVector<Value>{
+                           e.select(bos, t, lastFirst[0]),
+                           e.min(lastFirst[1], e.select(bos, t, e.idx(p.T)))};
+                     });
           e.store(found[0], startBefore, {bi, c});
           e.store(found[1], endAfter, {bi, c});
         });
     // 2. Per sequence: the last BOS before each chunk, the first after it.
-    parallelKernel(b, loc, b.getF32Type(), p.B, [&](KernelEmitter &e, Value bi) {
-      e.loop(e.idx(0), e.idx(chunks), e.idx(1), {e.idx(0)},
-             [&](Value c, ValueRange carried) {
-               Value last = e.load(startBefore, {bi, c});
-               e.store(carried[0], startBefore, {bi, c});
-               return SmallVector<Value>{e.max(carried[0], last)};
-             });
-      if (!documentEnds)
-        return;
-      e.loop(e.idx(0), e.idx(chunks), e.idx(1), {e.idx(p.T)},
-             [&](Value u, ValueRange carried) {
-               Value c = e.sub(e.idx(chunks - 1), u);
-               Value first = e.load(endAfter, {bi, c});
-               e.store(carried[0], endAfter, {bi, c});
-               return SmallVector<Value>{e.min(carried[0], first)};
-             });
-    });
+    parallelKernel(
+        b, loc, b.getF32Type(), p.B, [&](KernelEmitter &e, Value bi) {
+          e.loop(e.idx(0), e.idx(chunks), e.idx(1), {e.idx(0)},
+                 [&](Value c, ValueRange carried) {
+                   Value last = e.load(startBefore, {bi, c});
+                   e.store(carried[0], startBefore, {bi, c});
+                   return SmallVector<Value>{e.max(carried[0], last)};
+                 });
+          if (!documentEnds)
+            return;
+          e.loop(e.idx(0), e.idx(chunks), e.idx(1), {e.idx(p.T)},
+                 [&](Value u, ValueRange carried) {
+                   Value c = e.sub(e.idx(chunks - 1), u);
+                   Value first = e.load(endAfter, {bi, c});
+                   e.store(carried[0], endAfter, {bi, c});
+                   return SmallVector<Value>{e.min(carried[0], first)};
+                 });
+        });
   }
   // 3. Per chunk: the bounds of its queries.
   parallelKernel(
@@ -559,18 +558,18 @@ Value firstWhere(KernelEmitter &e, int64_t n,
   int64_t steps = 0;
   while ((int64_t(1) << steps) <= n)
     ++steps;
-  SmallVector<Value> bounds = e.loop(
-      e.idx(0), e.idx(steps), e.idx(1), {e.idx(0), e.idx(n)},
-      [&](Value, ValueRange ab) {
-        Value a = ab[0], b = ab[1];
-        Value open = e.cmp(CmpIPredicate::slt, a, b);
-        // mid < b <= n while the range is open; clamped when it is not.
-        Value mid = e.min(e.div(e.add(a, b), e.idx(2)), e.idx(n - 1));
-        Value h = holds(mid);
-        return SmallVector<Value>{
-            e.select(h, a, e.select(open, e.add(mid, e.idx(1)), a)),
-            e.select(h, e.select(open, mid, b), b)};
-      });
+  SmallVector<Value> bounds =
+      e.loop(e.idx(0), e.idx(steps), e.idx(1), {e.idx(0), e.idx(n)},
+             [&](Value, ValueRange ab) {
+               Value a = ab[0], b = ab[1];
+               Value open = e.cmp(CmpIPredicate::slt, a, b);
+               // mid < b <= n while the range is open; clamped when it is not.
+               Value mid = e.min(e.div(e.add(a, b), e.idx(2)), e.idx(n - 1));
+               Value h = holds(mid);
+               return SmallVector<Value>{
+                   e.select(h, a, e.select(open, e.add(mid, e.idx(1)), a)),
+                   e.select(h, e.select(open, mid, b), b)};
+             });
   return bounds[0];
 }
 

@@ -28,6 +28,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::gpt;
 
@@ -176,10 +178,18 @@ struct EmbeddingGradToLoop : OpRewritePattern<EmbeddingGradOp> {
   }
 };
 
-/// gpt.embedding_grad => one kernel over the table's columns (on buffers,
-/// read and returned through bufferization casts as the attention kernels
-/// are): column d of the table is zeroed, then out[id[n], d] += g[n, d]
-/// for n in order. No two work items write the same element.
+/// gpt.embedding_grad => one kernel over the table's columns and slices of
+/// its rows (on buffers, read and returned through bufferization casts as
+/// the attention kernels are): work item (slice, d) zeroes column d of its
+/// rows, then adds out[id[n], d] += g[n, d] for the positions n, in order,
+/// whose id falls in its rows. No two work items write the same element,
+/// and each element sums its positions in the CPU's order. The rows are
+/// sliced so that the kernel has about kEmbeddingGradItems work items (a
+/// column each would be a few blocks for a whole GPU), with at least
+/// kEmbeddingGradRows rows per slice (each slice reads every id).
+constexpr int64_t kEmbeddingGradItems = 16384;
+constexpr int64_t kEmbeddingGradRows = 64;
+
 struct EmbeddingGradToColumnKernel : OpRewritePattern<EmbeddingGradOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingGradOp op,
@@ -190,6 +200,10 @@ struct EmbeddingGradToColumnKernel : OpRewritePattern<EmbeddingGradOp> {
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     int64_t rows = outType.getDimSize(0), dim = outType.getDimSize(1);
     int64_t positions = op.getIds().getType().getNumElements();
+    int64_t slices = std::clamp<int64_t>(
+        (kEmbeddingGradItems + dim - 1) / dim, 1,
+        (rows + kEmbeddingGradRows - 1) / kEmbeddingGradRows);
+    int64_t sliceRows = (rows + slices - 1) / slices;
     Type elt = outType.getElementType();
     auto buffer = [&](Value tensor, ArrayRef<int64_t> shape) {
       auto t = cast<RankedTensorType>(tensor.getType());
@@ -206,13 +220,16 @@ struct EmbeddingGradToColumnKernel : OpRewritePattern<EmbeddingGradOp> {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
     Value zero = scalarConstant(rewriter, loc, elt, 0.0);
-    Value c0 = c(0), c1 = c(1);
+    Value c0 = c(0), c1 = c(1), cRows = c(rows), cSliceRows = c(sliceRows);
     scf::ParallelOp::create(
-        rewriter, loc, ValueRange{c0}, ValueRange{c(dim)}, ValueRange{c1},
-        [&](OpBuilder &b, Location l, ValueRange ivs) {
-          Value d = ivs[0];
+        rewriter, loc, ValueRange{c0, c0}, ValueRange{c(slices), c(dim)},
+        ValueRange{c1, c1}, [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Value d = ivs[1];
+          Value first = arith::MulIOp::create(b, l, ivs[0], cSliceRows);
+          Value end = arith::MinSIOp::create(
+              b, l, arith::AddIOp::create(b, l, first, cSliceRows), cRows);
           scf::ForOp::create(
-              b, l, c0, c(rows), c1, ValueRange{},
+              b, l, first, end, c1, ValueRange{},
               [&](OpBuilder &bb, Location ll, Value v, ValueRange) {
                 memref::StoreOp::create(bb, ll, zero, out, ValueRange{v, d});
                 scf::YieldOp::create(bb, ll);
@@ -222,10 +239,21 @@ struct EmbeddingGradToColumnKernel : OpRewritePattern<EmbeddingGradOp> {
               [&](OpBuilder &bb, Location ll, Value n, ValueRange) {
                 Value row =
                     toIndex(bb, ll, memref::LoadOp::create(bb, ll, ids, n));
-                Value sum = arith::AddFOp::create(
-                    bb, ll, memref::LoadOp::create(bb, ll, out, {row, d}),
-                    memref::LoadOp::create(bb, ll, grad, {n, d}));
-                memref::StoreOp::create(bb, ll, sum, out, ValueRange{row, d});
+                // One op per statement: the order of the IR is fixed.
+                Value atOrAfter = arith::CmpIOp::create(
+                    bb, ll, arith::CmpIPredicate::sge, row, first);
+                Value before = arith::CmpIOp::create(
+                    bb, ll, arith::CmpIPredicate::slt, row, end);
+                Value mine = arith::AndIOp::create(bb, ll, atOrAfter, before);
+                scf::IfOp::create(
+                    bb, ll, mine, [&](OpBuilder &ib, Location il) {
+                      Value old = memref::LoadOp::create(ib, il, out, {row, d});
+                      Value term = memref::LoadOp::create(ib, il, grad, {n, d});
+                      Value sum = arith::AddFOp::create(ib, il, old, term);
+                      memref::StoreOp::create(ib, il, sum, out,
+                                              ValueRange{row, d});
+                      scf::YieldOp::create(ib, il);
+                    });
                 scf::YieldOp::create(bb, ll);
               });
         });

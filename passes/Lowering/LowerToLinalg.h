@@ -12,7 +12,8 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, matmul, iota, constant, cumsum.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Gathers, scatters and shape ops; gpt.embedding_grad as a loop of row
-/// updates, or with `columnEmbeddingGrad` as one kernel over the columns.
+/// updates, or with `columnEmbeddingGrad` as one kernel over the columns
+/// and slices of the rows.
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                           bool columnEmbeddingGrad = false);
 /// rms_norm (linalg), attention and attention_grad (loop nests on buffers;

@@ -153,8 +153,8 @@ std::optional<int64_t> offsetFrom(BodyCounter &c, Value v, Value base) {
 /// (kMaskedSpanAttr), or nullopt (see kernelBodyCost in KernelCost.h).
 std::optional<int64_t> maskedSpanIterations(BodyCounter &c, scf::ForOp loop,
                                             int64_t step) {
-  auto span = loop->getAttrOfType<DenseI64ArrayAttr>(
-      gptc::lowering::kMaskedSpanAttr);
+  auto span =
+      loop->getAttrOfType<DenseI64ArrayAttr>(gptc::lowering::kMaskedSpanAttr);
   if (!span || span.size() != 3)
     return std::nullopt;
   const int64_t T = span[0], rows = span[1];

@@ -34,10 +34,11 @@ struct BodyCost {
 /// counted. An op counts once per iteration of the scf.for loops around it
 /// inside the kernel: the constant trip count, else n for a chunk loop
 /// from x to min(x + n, ...), else the trip count from 0 (or the constant
-/// lower bound) to a constant upper bound, else 1 and `approximate`. Both branches of an scf.if count (an upper bound).
-/// `arguments` are the constant values of the kernel's arguments at the
-/// launch (index i for argument i; nullopt when not constant): outlining
-/// passes loop bounds defined outside the launch as arguments.
+/// lower bound) to a constant upper bound, else 1 and `approximate`. Both
+/// branches of an scf.if count (an upper bound). `arguments` are the constant
+/// values of the kernel's arguments at the launch (index i for argument i;
+/// nullopt when not constant): outlining passes loop bounds defined outside the
+/// launch as arguments.
 ///
 /// A loop marked gptc.masked_span = [T, rows, causal] (the key or query
 /// tiles of a flash-attention kernel, passes/Lowering/KernelEmitter.h)

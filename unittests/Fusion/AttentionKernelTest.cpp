@@ -260,8 +260,7 @@ INSTANTIATE_TEST_SUITE_P(
         MaskCase{"causal_document_block_window", true, "blocks", true, 384,
                  256},
         MaskCase{"document_not_causal", false, "none", true, 90, 0},
-        MaskCase{"causal_document_window_long", true, "tokens", true, 700,
-                 300},
+        MaskCase{"causal_document_window_long", true, "tokens", true, 700, 300},
         MaskCase{"document_not_causal_long", false, "none", true, 700, 0},
         MaskCase{"not_causal_no_mask", false, "none", false, 70, 0}),
     [](const ::testing::TestParamInfo<MaskCase> &info) {

@@ -3,21 +3,31 @@
 // RUN: gptc-opt %s --gptc-lower-to-linalg="gpu-kernels=true column-embedding-grad=true" --split-input-file | FileCheck %s
 // RUN: gptc-opt %s --gptc-lower-to-linalg --split-input-file | FileCheck %s --check-prefix=CPU
 
-// embedding_grad: one kernel over the 4 columns; each zeroes its column of
-// the table, then adds the positions' rows in position order (no host
-// loop, no two work items writing one element).
+// embedding_grad: one kernel over slices of the table's rows and its 4
+// columns (16 rows: one slice); each work item zeroes its rows of its
+// column, then adds the rows of the positions whose id is in its slice, in
+// position order (no host loop, no two work items writing one element).
 // CHECK-LABEL: func.func @embedding_grad
 // CHECK-DAG: %[[G:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<6x4xf32> to memref<6x4xf32>
 // CHECK-DAG: %[[IDS:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<6xi32> to memref<6xi32>
 // CHECK: %[[T:.*]] = memref.alloc() : memref<16x4xf32>
-// CHECK: scf.parallel (%[[D:.*]]) = (%{{.*}}) to (%{{.*}})
-// CHECK: scf.for %[[V:.*]] =
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.parallel (%[[S:.*]], %[[D:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %[[C4]])
+// CHECK-NEXT: %[[FIRST:.*]] = arith.muli %[[S]], %[[C16]]
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[FIRST]], %[[C16]]
+// CHECK-NEXT: %[[END:.*]] = arith.minsi %[[NEXT]], %[[C16]]
+// CHECK-NEXT: scf.for %[[V:.*]] = %[[FIRST]] to %[[END]]
 // CHECK-NEXT: memref.store %{{.*}}, %[[T]][%[[V]], %[[D]]]
 // CHECK: scf.for %[[N:.*]] =
 // CHECK-NEXT: %[[ID:.*]] = memref.load %[[IDS]][%[[N]]]
 // CHECK-NEXT: %[[ROW:.*]] = arith.index_cast %[[ID]]
-// CHECK-NEXT: %[[X:.*]] = memref.load %[[G]][%[[N]], %[[D]]]
+// CHECK-NEXT: %[[GE:.*]] = arith.cmpi sge, %[[ROW]], %[[FIRST]]
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi slt, %[[ROW]], %[[END]]
+// CHECK-NEXT: %[[MINE:.*]] = arith.andi %[[GE]], %[[LT]]
+// CHECK-NEXT: scf.if %[[MINE]]
 // CHECK-NEXT: %[[OLD:.*]] = memref.load %[[T]][%[[ROW]], %[[D]]]
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[G]][%[[N]], %[[D]]]
 // CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]]
 // CHECK-NEXT: memref.store %[[NEW]], %[[T]][%[[ROW]], %[[D]]]
 // CHECK: bufferization.to_tensor %[[T]] restrict writable
@@ -28,6 +38,21 @@
 func.func @embedding_grad(%g: tensor<2x3x4xf32>, %ids: tensor<2x3xi32>) -> tensor<16x4xf32> {
   %0 = gpt.embedding_grad %g[%ids] : tensor<2x3x4xf32>, tensor<2x3xi32> -> tensor<16x4xf32>
   return %0 : tensor<16x4xf32>
+}
+
+// -----
+
+// A table of 256 rows and 8 columns: 4 slices of 64 rows (at least 64 rows
+// per slice), 32 work items.
+// CHECK-LABEL: func.func @embedding_grad_slices
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.parallel (%[[S:.*]], %{{.*}}) = (%{{.*}}, %{{.*}}) to (%[[C4]], %[[C8]])
+// CHECK-NEXT: arith.muli %[[S]], %[[C64]]
+func.func @embedding_grad_slices(%g: tensor<2x3x8xf32>, %ids: tensor<2x3xi32>) -> tensor<256x8xf32> {
+  %0 = gpt.embedding_grad %g[%ids] : tensor<2x3x8xf32>, tensor<2x3xi32> -> tensor<256x8xf32>
+  return %0 : tensor<256x8xf32>
 }
 
 // -----
