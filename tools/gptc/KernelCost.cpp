@@ -294,4 +294,20 @@ std::optional<int64_t> workItems(
   return extent[0] * extent[1] * extent[2];
 }
 
+/// The keys a query sees under the spec's sliding window, or nullopt
+/// without one: the mean window of the schedule (linear from window_start
+/// to window_end, so their mean; a time per step is a mean over training),
+/// rounded up to its granularity, plus a mask block when it counts blocks.
+std::optional<int64_t> windowKeys(const ModelSpec &spec) {
+  const auto &attention = spec.model.attention;
+  if (attention.windowUnit == WindowUnit::None)
+    return std::nullopt;
+  int64_t window = (attention.windowStart + attention.windowEnd + 1) / 2;
+  int64_t granularity = std::max<int64_t>(attention.windowGranularity, 1);
+  window = (window + granularity - 1) / granularity * granularity;
+  if (attention.windowUnit == WindowUnit::Blocks)
+    window += 128;
+  return window;
+}
+
 } // namespace gptc

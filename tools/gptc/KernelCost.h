@@ -9,6 +9,8 @@
 #ifndef GPTC_TOOLS_GPTC_KERNELCOST_H
 #define GPTC_TOOLS_GPTC_KERNELCOST_H
 
+#include "frontend/ModelSpec.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <array>
@@ -51,6 +53,10 @@ struct BodyCost {
 BodyCost kernelBodyCost(mlir::gpu::GPUFuncOp func,
                         llvm::ArrayRef<std::optional<int64_t>> arguments,
                         std::optional<int64_t> windowKeys = std::nullopt);
+
+/// The keys a query sees under the spec's sliding window, for
+/// kernelBodyCost; nullopt without a window.
+std::optional<int64_t> windowKeys(const ModelSpec &spec);
 
 /// Threads of a launch of `func` with `grid` x `block` that pass its guard:
 /// an scf.if at the top of the body whose condition is cmpi slt/ult

@@ -18,6 +18,8 @@
 #include "tools/gptc/Compile.h"
 #include "tools/gptc/CostModel.h"
 #include "tools/gptc/KernelCost.h"
+#include "tools/gptc/Ptxas.h"
+#include "tools/gptc/ReportTable.h"
 
 #include "frontend/Parameters.h"
 
@@ -32,18 +34,14 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/ThreadPool.h"
 
 #include <array>
-#include <cstdlib>
 #include <map>
 #include <optional>
 
 using namespace mlir;
+using namespace gptc::report;
 
 namespace gptc {
 
@@ -114,13 +112,6 @@ std::string originOf(Location loc) {
   });
   return origin;
 }
-
-/// ptxas -v of one kernel on one chip.
-struct PTXASInfo {
-  int64_t registers = -1, spillBytes = -1; ///< -1: not assembled
-  int64_t sharedBytes = 0;                 ///< static shared memory
-  std::string error;                       ///< why ptxas failed
-};
 
 struct Kernel {
   std::string name, origin;
@@ -298,22 +289,6 @@ void collectLoopKernels(func::FuncOp func, EntryStats &entry) {
   });
 }
 
-/// The keys a query sees under the spec's sliding window, or nullopt
-/// without one: the mean window of the schedule (linear from window_start
-/// to window_end, so their mean; a time per step is a mean over training),
-/// rounded up to its granularity, plus a mask block when it counts blocks.
-std::optional<int64_t> windowKeys(const ModelSpec &spec) {
-  const auto &attention = spec.model.attention;
-  if (attention.windowUnit == WindowUnit::None)
-    return std::nullopt;
-  int64_t window = (attention.windowStart + attention.windowEnd + 1) / 2;
-  int64_t granularity = std::max<int64_t>(attention.windowGranularity, 1);
-  window = (window + granularity - 1) / granularity * granularity;
-  if (attention.windowUnit == WindowUnit::Blocks)
-    window += 128;
-  return window;
-}
-
 /// CUDA: the outlined gpu.launch_func ops.
 void collectLaunchKernels(func::FuncOp func, std::optional<int64_t> windowKeys,
                           EntryStats &entry) {
@@ -373,57 +348,6 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
   entry.kernelSeconds += k.seconds;
   entry.idealSeconds += k.idealSeconds;
   entry.approximate |= k.approximate() || !k.workItems || !k.launches;
-}
-
-/// Runs ptxas -v on `ptx` for `chip` in `dir`, file stem `stem`.
-PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
-                   StringRef dir, StringRef stem) {
-  PTXASInfo info;
-  auto path = [&](StringRef ext) {
-    SmallString<128> p(dir);
-    llvm::sys::path::append(p, stem + ext);
-    return std::string(p);
-  };
-  std::string input = path(".ptx"), log = path(".log");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input, ec);
-    if (ec) {
-      info.error = "cannot write " + input + ": " + ec.message();
-      return info;
-    }
-    os << ptx;
-  }
-  std::string arch = ("-arch=" + chip).str();
-  SmallVector<StringRef> args = {ptxas, "-v", arch, input, "-o", "/dev/null"};
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
-                                          StringRef(log)};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
-                                     &message);
-  auto buffer = llvm::MemoryBuffer::getFile(log);
-  StringRef out = buffer ? (*buffer)->getBuffer() : StringRef();
-  if (rc != 0) {
-    StringRef last = out.rtrim().rsplit('\n').second;
-    if (last.empty())
-      last = out.rtrim();
-    info.error = (last.empty() ? message : last.trim().str());
-    if (info.error.empty())
-      info.error = "exit code " + std::to_string(rc);
-    return info;
-  }
-  // One entry function per PTX: "Used N registers" and "S bytes spill
-  // stores, L bytes spill loads".
-  SmallVector<StringRef> groups;
-  llvm::Regex regs("Used ([0-9]+) registers");
-  llvm::Regex spills("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
-  llvm::Regex smem("([0-9]+) bytes smem");
-  info.registers = regs.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
-  info.spillBytes = spills.match(out, &groups) ? std::stoll(groups[1].str()) +
-                                                     std::stoll(groups[2].str())
-                                               : 0;
-  info.sharedBytes = smem.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
-  return info;
 }
 
 /// ptxas columns of every kernel. PTX that is byte-identical (the same nest
@@ -486,67 +410,6 @@ bool assembleKernels(ModuleOp module, std::vector<EntryStats> &entries,
     failures = "ptxas failed on " + std::to_string(failed) +
                " kernel(s); first: " + first;
   return true;
-}
-
-/// A table with left-aligned text and right-aligned numeric columns.
-class Table {
-public:
-  explicit Table(std::vector<std::pair<std::string, bool>> header) {
-    for (auto &[title, right] : header) {
-      rightAligned.push_back(right);
-      widths.push_back(title.size());
-    }
-    std::vector<std::string> titles;
-    for (auto &h : header)
-      titles.push_back(h.first);
-    addRow(std::move(titles));
-  }
-  void addRow(std::vector<std::string> row) {
-    for (size_t i = 0; i < row.size(); ++i)
-      widths[i] = std::max(widths[i], row[i].size());
-    rows.push_back(std::move(row));
-  }
-  void print(llvm::raw_ostream &os, StringRef indent) const {
-    for (const auto &row : rows) {
-      std::string line(indent);
-      for (size_t i = 0; i < row.size(); ++i) {
-        std::string pad(widths[i] - row[i].size(), ' ');
-        line += i ? "  " : "";
-        line += rightAligned[i] ? pad + row[i] : row[i] + pad;
-      }
-      os << StringRef(line).rtrim() << "\n";
-    }
-  }
-
-private:
-  std::vector<bool> rightAligned;
-  std::vector<size_t> widths;
-  std::vector<std::vector<std::string>> rows;
-};
-
-/// 1234567 -> "1.23 M" (FLOPs), for the summary.
-std::string human(int64_t v) {
-  const char *units[] = {"", "k", "M", "G", "T", "P"};
-  double x = static_cast<double>(v);
-  size_t u = 0;
-  while (x >= 1000 && u + 1 < std::size(units)) {
-    x /= 1000;
-    ++u;
-  }
-  return llvm::formatv("{0:f2} {1}", x, units[u]).str();
-}
-
-/// A count of the cost report, "~" in front when approximate.
-std::string amount(double v, bool approximate = false) {
-  return (approximate ? "~" : "") + std::to_string(std::llround(v));
-}
-
-std::string micros(double seconds) {
-  return llvm::formatv("{0:f1}", seconds * 1e6).str();
-}
-
-std::string millis(double seconds) {
-  return llvm::formatv("{0:f3}", seconds * 1e3).str();
 }
 
 void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
@@ -657,24 +520,6 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
 }
 
 } // namespace
-
-std::string findPTXAS() {
-  auto inToolkit = [](StringRef root) -> std::string {
-    SmallString<256> p(root);
-    llvm::sys::path::append(p, "bin", "ptxas");
-    return llvm::sys::fs::can_execute(p) ? std::string(p) : std::string();
-  };
-  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *value = std::getenv(var); value && *value)
-      if (std::string p = inToolkit(value); !p.empty())
-        return p;
-  for (const char *root : {GPTC_CUDA_TOOLKIT_DIR, "/usr/local/cuda"})
-    if (std::string p = inToolkit(root); !p.empty())
-      return p;
-  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
-    return *onPath;
-  return "";
-}
 
 /// GEMM calls of the update step per optimizer group, in group order: the
 /// group of the parameter its location names ("update.PARAM"; a batched

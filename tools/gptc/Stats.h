@@ -17,6 +17,7 @@
 
 #include "frontend/ModelSpec.h"
 #include "passes/Pipeline.h"
+#include "tools/gptc/Ptxas.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/raw_ostream.h"
@@ -24,11 +25,6 @@
 #include <string>
 
 namespace gptc {
-
-/// ptxas of the CUDA toolkit: under $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, the
-/// configured GPTC_CUDA_TOOLKIT_DIR or /usr/local/cuda (bin/ptxas), else on
-/// PATH. Empty when there is none.
-std::string findPTXAS();
 
 /// Compiles `spec` for `target` and prints its kernel and GEMM table to
 /// `os`. Returns false after errors were emitted on `ctx`, or with `error`
