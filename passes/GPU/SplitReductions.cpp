@@ -114,9 +114,6 @@ struct SplitReductionsPass
     }
     if (results >= minResults || results == 0)
       return std::nullopt;
-    // The most parts of the longest reduction dimension (a divisor of its
-    // extent) that keeps at least min-terms terms per part and results x
-    // parts within the thread budget.
     // The inputs must index the split loop directly (they are expanded).
     AffineExpr dim = getAffineDimExpr(*longest, op.getContext());
     for (OpOperand *in : op.getDpsInputOperands())
@@ -128,6 +125,9 @@ struct SplitReductionsPass
                          return r != dim && r.isFunctionOfDim(*longest);
                        }))
         return std::nullopt;
+    // The most parts of the longest reduction dimension (a divisor of its
+    // extent) that keeps at least min-terms terms per part and results x
+    // parts within the thread budget.
     const int64_t extent = ranges[*longest];
     const int64_t maxParts =
         std::min<int64_t>(threads / results, terms / minTerms);
