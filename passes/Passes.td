@@ -74,6 +74,14 @@ def FuseCrossEntropyPass : Pass<"gptc-fuse-cross-entropy",
     // =>
     %nll = gpt.cross_entropy %l[%targets] : tensor<2x8x512xf32>, tensor<2x8xi32> -> tensor<2x8xf32>
     ```
+
+    Then the logits' producers fold into the op when it is their only
+    user: a softcap `c * f(x * s)` (`f` = `gpt.tanh` or `gpt.sigmoid`, both
+    scalings `gpt.mul_scalar`) becomes its `softcap` attribute, and a
+    widening `gpt.cast` (bf16 logits to f32) is dropped: the op reads the
+    bf16 logits and computes in f32. The softcapped f32 logits, the
+    largest tensors of a step, are then never stored, and the gradient
+    writes the bf16 logits' gradient in one pass.
   }];
   let dependentDialects = ["mlir::gpt::GPTDialect"];
 }
@@ -124,15 +132,20 @@ def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
     dimension (coalesced accesses to row-major buffers); a guard skips the
     items past the end of the last block. The grid stays within the device
     limits (x up to 2^31 - 1). Nests that stage shared tiles
-    (`gptc.workgroup_tile` allocas: the flash-attention kernels) and nests
-    with dynamic bounds or results are left alone.
+    (`gptc.workgroup_tile` allocas: the flash-attention and cross-entropy
+    kernels, already a loop over blocks around a loop over their threads)
+    and nests with dynamic bounds or results are left alone, but for their
+    `gpt.block_barrier`s, which become `gpu.barrier` here
+    (`convert-parallel-loops-to-gpu` only moves ops it knows into a
+    launch).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
            "Threads per block (a multiple of 32, at most 1024)">
   ];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::scf::SCFDialect"
   ];
 }
 
@@ -255,8 +268,9 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
     Option<"gpuKernels", "gpu-kernels", "bool", "false",
            "Kernels shaped for a GPU (CUDA): the flash-attention kernels "
            "with a thread block per tile, one thread per row, shared tiles "
-           "loaded by the whole block between barriers (CPU: the work item "
-           "loops over its rows)">,
+           "loaded by the whole block between barriers, and the "
+           "cross-entropy kernels with a thread block per row of logits "
+           "(CPU: the work item loops over its rows)">,
     Option<"columnEmbeddingGrad", "column-embedding-grad", "bool", "false",
            "gpt.embedding_grad as one kernel over the table's columns and "
            "slices of its rows, each work item adding its rows of its column "

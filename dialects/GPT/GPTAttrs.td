@@ -40,6 +40,15 @@ def GPT_WindowUnit : I32EnumAttr<"WindowUnit", "unit of a sliding window",
 }
 def GPT_WindowUnitAttr : EnumAttr<GPT_Dialect, GPT_WindowUnit, "window_unit">;
 
+def GPT_SoftcapTanh : I32EnumAttrCase<"tanh", 0>;
+def GPT_SoftcapSigmoid : I32EnumAttrCase<"sigmoid", 1>;
+def GPT_SoftcapKind : I32EnumAttr<"SoftcapKind", "squashing function of a logit softcap",
+    [GPT_SoftcapTanh, GPT_SoftcapSigmoid]> {
+  let cppNamespace = "::mlir::gpt";
+  let genSpecializedAttr = 0;
+}
+def GPT_SoftcapKindAttr : EnumAttr<GPT_Dialect, GPT_SoftcapKind, "softcap_kind">;
+
 def GPT_MaskAttr : AttrDef<GPT_Dialect, "Mask"> {
   let mnemonic = "mask";
   let summary = "The attention mask of a gpt.attention op.";
@@ -63,6 +72,29 @@ def GPT_MaskAttr : AttrDef<GPT_Dialect, "Mask"> {
   let extraClassDeclaration = [{
     bool hasWindow() const { return getWindow() != WindowUnit::none; }
     bool hasDocument() const { return getBos() >= 0; }
+  }];
+}
+
+def GPT_SoftcapAttr : AttrDef<GPT_Dialect, "Softcap"> {
+  let mnemonic = "softcap";
+  let summary = "The logit softcap a fused cross-entropy applies first.";
+  let description = [{
+    `softcap(z) = cap * f(z * scale)` elementwise, with `f` = `tanh`
+    (R9-R17: cap 30, scale 1/30) or `sigmoid` (R21: cap 30, scale 1/7.5):
+    the ops `gpt.mul_scalar`, `gpt.tanh` / `gpt.sigmoid`, `gpt.mul_scalar`
+    that the frontend emits, with the same constants, so that a fused
+    kernel rounds every element as the separate ops do.
+
+    Example:
+    `#gpt.softcap<kind = tanh, cap = 3.0e+01 : f64, scale = 0.0333 : f64>`
+  }];
+  let parameters = (ins "::mlir::gpt::SoftcapKind":$kind,
+                        "::mlir::FloatAttr":$cap, "::mlir::FloatAttr":$scale);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    double capValue() const { return getCap().getValueAsDouble(); }
+    double scaleValue() const { return getScale().getValueAsDouble(); }
   }];
 }
 

@@ -7,6 +7,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::gpt;
 
@@ -120,6 +122,21 @@ ArenaSlotAttr ArenaLayoutAttr::lookup(StringRef name) const {
 ArenaLayoutAttr ArenaLayoutAttr::withWorkspace(int64_t bytes, int64_t offset,
                                                int64_t size) const {
   return ArenaLayoutAttr::get(getContext(), bytes, offset, size, getSlots());
+}
+
+LogicalResult SoftcapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  SoftcapKind, FloatAttr capAttr,
+                                  FloatAttr scaleAttr) {
+  if (!capAttr || !scaleAttr || !capAttr.getType().isF64() ||
+      !scaleAttr.getType().isF64())
+    return emitError() << "softcap cap and scale must be f64 attributes";
+  double cap = capAttr.getValueAsDouble(), scale = scaleAttr.getValueAsDouble();
+  if (!(cap > 0.0) || !std::isfinite(cap) || !(scale > 0.0) ||
+      !std::isfinite(scale))
+    return emitError() << "softcap cap and scale must be positive and finite, "
+                          "got cap "
+                       << cap << ", scale " << scale;
+  return success();
 }
 
 LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -169,22 +169,28 @@ def GPT_AttentionGradOp : GPT_Op<"attention_grad", [Pure,
 def GPT_CrossEntropyOp : GPT_Op<"cross_entropy", [Pure, Differentiable]> {
   let summary = "fused softmax cross-entropy per position";
   let description = [{
-    `result[i...] = logsumexp(logits[i..., :]) - logits[i..., targets[i...]]`
-    over the last (vocabulary) dimension, with the log-sum-exp taken
-    relative to the row's max. One pass over each row; the probabilities
-    are never stored. The mean over positions stays a `gpt.reduce`.
+    `result[i...] = logsumexp(z[i..., :]) - z[i..., targets[i...]]` over
+    the last (vocabulary) dimension, with the log-sum-exp taken relative to
+    the row's max; `z = logits`, or `softcap(logits)` with the optional
+    `softcap` (the softcapped logits are never stored). The logits may be
+    narrower than the result (bf16 logits, f32 loss): everything is
+    computed in the result's element type. The probabilities are never
+    stored. The mean over positions stays a `gpt.reduce`.
 
     Example:
     ```mlir
     %nll = gpt.cross_entropy %logits[%targets]
-        : tensor<2x8x512xf32>, tensor<2x8xi32> -> tensor<2x8xf32>
+        softcap #gpt.softcap<kind = tanh, cap = 3.0e+01 : f64,
+                             scale = 0.0333 : f64>
+        : tensor<2x8x512xbf16>, tensor<2x8xi32> -> tensor<2x8xf32>
     ```
   }];
-  let arguments = (ins GPT_FloatTensor:$logits, GPT_IndexTensor:$targets);
+  let arguments = (ins GPT_FloatTensor:$logits, GPT_IndexTensor:$targets,
+                       OptionalAttr<GPT_SoftcapAttr>:$softcap);
   let results = (outs GPT_FloatTensor:$result);
   let assemblyFormat = [{
-    $logits `[` $targets `]` attr-dict `:` type($logits) `,` type($targets)
-    `->` type($result)
+    $logits `[` $targets `]` (`softcap` $softcap^)? attr-dict `:`
+    type($logits) `,` type($targets) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -193,10 +199,13 @@ def GPT_CrossEntropyGradOp : GPT_Op<"cross_entropy_grad",
     [Pure, AllTypesMatch<["logits", "logits_grad"]>]> {
   let summary = "the logits gradient of gpt.cross_entropy";
   let description = [{
-    `logits_grad[i..., j] = grad[i...] * (softmax(logits[i..., :])[j] -
-    (j == targets[i...]))`: the softmax is recomputed row by row from the
-    logits (max, sum of exponentials, then one write of the row). Nothing
-    flows to the max: it is a shift, not a function of the row's values.
+    `logits_grad[i..., j] = grad[i...] * (softmax(z[i..., :])[j] -
+    (j == targets[i...])) * dz/dlogits[i..., j]` with `z` as in
+    `gpt.cross_entropy` (with a `softcap`, the chain rule through it is
+    applied in the same kernel): the softmax is recomputed row by row from
+    the logits (max, sum of exponentials, then one write of the row).
+    Nothing flows to the max: it is a shift, not a function of the row's
+    values. Computed in the element type of `grad`, stored in the logits'.
 
     Example:
     ```mlir
@@ -205,15 +214,15 @@ def GPT_CrossEntropyGradOp : GPT_Op<"cross_entropy_grad",
     ```
   }];
   let arguments = (ins GPT_FloatTensor:$logits, GPT_IndexTensor:$targets,
-                       GPT_FloatTensor:$grad);
+                       GPT_FloatTensor:$grad,
+                       OptionalAttr<GPT_SoftcapAttr>:$softcap);
   let results = (outs GPT_FloatTensor:$logits_grad);
   let assemblyFormat = [{
-    $logits `[` $targets `]` `,` $grad attr-dict `:` type($logits) `,`
-    type($targets) `,` type($grad)
+    $logits `[` $targets `]` `,` $grad (`softcap` $softcap^)? attr-dict `:`
+    type($logits) `,` type($targets) `,` type($grad)
   }];
   let hasVerifier = 1;
 }
-
 
 def GPT_BlockBarrierOp : GPT_Op<"block_barrier",
     [MemoryEffects<[MemRead, MemWrite]>]> {

@@ -63,11 +63,13 @@ LogicalResult AttentionOp::buildVJP(OpBuilder &b, ValueRange grads,
   return success();
 }
 
-// d logits = g (softmax(logits) - onehot(targets)); targets have none.
+// d logits = g (softmax(z) - onehot(targets)) dz/dlogits, z the softcapped
+// logits; targets have none.
 LogicalResult CrossEntropyOp::buildVJP(OpBuilder &b, ValueRange grads,
                                        SmallVectorImpl<Value> &out) {
-  out.push_back(CrossEntropyGradOp::create(
-      b, getLoc(), getLogits().getType(), getLogits(), getTargets(), grads[0]));
+  out.push_back(CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(),
+                                           getLogits(), getTargets(), grads[0],
+                                           getSoftcapAttr()));
   out.push_back(Value());
   return success();
 }

@@ -254,10 +254,14 @@ static LogicalResult verifyCrossEntropy(Operation *op, RankedTensorType logits,
   if (targets.getShape() != logits.getShape().drop_back())
     return op->emitOpError("targets must have the logits' shape without the "
                            "vocabulary dimension");
-  if (perPosition.getShape() != targets.getShape() ||
-      perPosition.getElementType() != logits.getElementType())
+  auto narrow = dyn_cast<FloatType>(logits.getElementType());
+  auto wide = dyn_cast<FloatType>(perPosition.getElementType());
+  if (perPosition.getShape() != targets.getShape() || !narrow || !wide ||
+      wide.getWidth() < narrow.getWidth() ||
+      (wide.getWidth() == narrow.getWidth() && wide != narrow))
     return op->emitOpError("the per-position values must have the targets' "
-                           "shape and the logits' element type");
+                           "shape and the logits' element type or a wider "
+                           "float type");
   return success();
 }
 

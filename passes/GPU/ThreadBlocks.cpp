@@ -19,7 +19,10 @@
 #include "passes/Lowering/KernelEmitter.h"
 #include "passes/Passes.h"
 
+#include "dialects/GPT/GPTDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -86,6 +89,16 @@ struct ThreadBlocksPass : gptc::impl::ThreadBlocksPassBase<ThreadBlocksPass> {
           << static_cast<int64_t>(blockSize.getValue());
       return signalPassFailure();
     }
+    // A block barrier in a nest becomes gpu.barrier before the nest becomes
+    // a gpu.launch: convert-parallel-loops-to-gpu gives up on a thread loop
+    // whose body holds an op of a dialect it does not know.
+    getOperation().walk([](gpt::BlockBarrierOp barrier) {
+      if (!barrier->getParentOfType<scf::ParallelOp>())
+        return;
+      OpBuilder b(barrier);
+      gpu::BarrierOp::create(b, barrier.getLoc());
+      barrier.erase();
+    });
     SmallVector<scf::ParallelOp> nests;
     getOperation().walk<WalkOrder::PreOrder>([&](scf::ParallelOp op) {
       nests.push_back(op);

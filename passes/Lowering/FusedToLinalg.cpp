@@ -301,8 +301,27 @@ Value asRows(OpBuilder &b, Location loc, Value m, bool keepLast) {
   return memref::CollapseShapeOp::create(b, loc, m, groups);
 }
 
+/// Threads of the block that works on a row of logits (GPU kernels).
+constexpr int64_t kCrossEntropyThreads = 256;
+
+/// The logits and targets of a cross-entropy op as rows, for `gpuKernels`
+/// or the CPU.
+template <typename OpTy>
+CrossEntropyRows crossEntropyRows(OpBuilder &b, OpTy op, bool gpuKernels) {
+  Location loc = op.getLoc();
+  CrossEntropyRows rows;
+  rows.logits =
+      asRows(b, loc, readBuffer(b, loc, op.getLogits()), /*keepLast=*/true);
+  rows.targets =
+      asRows(b, loc, readBuffer(b, loc, op.getTargets()), /*keepLast=*/false);
+  rows.softcap = op.getSoftcapAttr();
+  rows.threads = gpuKernels ? kCrossEntropyThreads : 0;
+  return rows;
+}
+
 struct CrossEntropyToLoops : OpRewritePattern<CrossEntropyOp> {
-  using OpRewritePattern::OpRewritePattern;
+  CrossEntropyToLoops(MLIRContext *ctx, bool gpuKernels)
+      : OpRewritePattern(ctx), gpuKernels(gpuKernels) {}
   LogicalResult matchAndRewrite(CrossEntropyOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.getLogits().getType().hasStaticShape())
@@ -310,19 +329,18 @@ struct CrossEntropyToLoops : OpRewritePattern<CrossEntropyOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     Value nll = resultBuffer(rewriter, loc, type);
-    emitCrossEntropyForward(
-        rewriter, loc,
-        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getLogits()), true),
-        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getTargets()),
-               false),
-        asRows(rewriter, loc, nll, false));
+    CrossEntropyRows rows = crossEntropyRows(rewriter, op, gpuKernels);
+    emitCrossEntropyForward(rewriter, loc, rows,
+                            asRows(rewriter, loc, nll, /*keepLast=*/false));
     rewriter.replaceOp(op, asTensor(rewriter, loc, type, nll));
     return success();
   }
+  bool gpuKernels;
 };
 
 struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
-  using OpRewritePattern::OpRewritePattern;
+  CrossEntropyGradToLoops(MLIRContext *ctx, bool gpuKernels)
+      : OpRewritePattern(ctx), gpuKernels(gpuKernels) {}
   LogicalResult matchAndRewrite(CrossEntropyGradOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.getLogits().getType().hasStaticShape())
@@ -330,16 +348,16 @@ struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     Value dl = resultBuffer(rewriter, loc, type);
-    emitCrossEntropyBackward(
-        rewriter, loc,
-        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getLogits()), true),
-        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getTargets()),
-               false),
-        asRows(rewriter, loc, readBuffer(rewriter, loc, op.getGrad()), false),
-        asRows(rewriter, loc, dl, true));
+    CrossEntropyRows rows = crossEntropyRows(rewriter, op, gpuKernels);
+    emitCrossEntropyBackward(rewriter, loc, rows,
+                             asRows(rewriter, loc,
+                                    readBuffer(rewriter, loc, op.getGrad()),
+                                    /*keepLast=*/false),
+                             asRows(rewriter, loc, dl, /*keepLast=*/true));
     rewriter.replaceOp(op, asTensor(rewriter, loc, type, dl));
     return success();
   }
+  bool gpuKernels;
 };
 
 } // namespace
@@ -347,8 +365,8 @@ struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
 void populateFusedToLinalgPatterns(RewritePatternSet &patterns,
                                    bool gpuKernels) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<RMSNormToLinalg, RMSNormGradToLinalg, CrossEntropyToLoops,
-               CrossEntropyGradToLoops>(ctx);
+  patterns.add<RMSNormToLinalg, RMSNormGradToLinalg>(ctx);
+  patterns.add<CrossEntropyToLoops, CrossEntropyGradToLoops>(ctx, gpuKernels);
   AttentionTiling tiling =
       gpuKernels ? AttentionTiling::gpu() : AttentionTiling::cpu();
   patterns.add<AttentionToLoops, AttentionGradToLoops>(ctx, tiling);

@@ -16,8 +16,9 @@ void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// and slices of the rows.
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                           bool columnEmbeddingGrad = false);
-/// rms_norm (linalg), attention and attention_grad (loop nests on buffers;
-/// with `gpuKernels` one thread block per tile, AttentionTiling::gpu()).
+/// rms_norm (linalg), attention, attention_grad, cross_entropy and
+/// cross_entropy_grad (loop nests on buffers; with `gpuKernels` one thread
+/// block per tile, AttentionTiling::gpu(), and per row of logits).
 void populateFusedToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                    bool gpuKernels = false);
 

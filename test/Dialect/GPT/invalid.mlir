@@ -1037,6 +1037,30 @@ func.func @cross_entropy_result(%l: tensor<2x8x64xf32>, %t: tensor<2x8xi32>) {
 
 // -----
 
+func.func @cross_entropy_narrower(%l: tensor<8x64xf32>, %t: tensor<8xi32>, %g: tensor<8xbf16>) {
+  // expected-error @+1 {{'gpt.cross_entropy_grad' op the per-position values must have the targets' shape and the logits' element type or a wider float type}}
+  %0 = gpt.cross_entropy_grad %l[%t], %g : tensor<8x64xf32>, tensor<8xi32>, tensor<8xbf16>
+  return
+}
+
+// -----
+
+func.func @softcap_cap(%l: tensor<8x64xf32>, %t: tensor<8xi32>) {
+  // expected-error @+1 {{softcap cap and scale must be positive and finite, got cap -3.000000e+01, scale 5.000000e-01}}
+  %0 = gpt.cross_entropy %l[%t] softcap <kind = tanh, cap = -3.0e+01 : f64, scale = 0.5 : f64> : tensor<8x64xf32>, tensor<8xi32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @softcap_type(%l: tensor<8x64xf32>, %t: tensor<8xi32>) {
+  // expected-error @+1 {{softcap cap and scale must be f64 attributes}}
+  %0 = gpt.cross_entropy %l[%t] softcap <kind = tanh, cap = 3.0e+01 : f32, scale = 0.5 : f64> : tensor<8x64xf32>, tensor<8xi32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @cross_entropy_grad_shape(%l: tensor<2x8x64xf32>, %t: tensor<2x8xi32>, %g: tensor<16xf32>) {
   // expected-error @+1 {{'gpt.cross_entropy_grad' op the per-position values must have the targets' shape and the logits' element type}}
   %0 = gpt.cross_entropy_grad %l[%t], %g : tensor<2x8x64xf32>, tensor<2x8xi32>, tensor<16xf32>

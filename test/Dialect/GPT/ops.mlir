@@ -345,6 +345,21 @@ func.func @cross_entropy(%l: tensor<2x8x512xf32>, %t: tensor<2x8xi32>,
   return
 }
 
+// Softcapped, over bf16 logits with an f32 loss.
+// CHECK-LABEL: func.func @cross_entropy_softcap
+func.func @cross_entropy_softcap(%l: tensor<16x512xbf16>, %t: tensor<16xi32>,
+                                 %g: tensor<16xf32>) {
+  // CHECK: gpt.cross_entropy %{{.*}}[%{{.*}}] softcap <kind = tanh, cap = 3.000000e+01 : f64, scale = 0.033333333333333333 : f64> : tensor<16x512xbf16>, tensor<16xi32> -> tensor<16xf32>
+  %0 = gpt.cross_entropy %l[%t] softcap <kind = tanh,
+      cap = 3.0e+01 : f64, scale = 0.033333333333333333 : f64>
+      : tensor<16x512xbf16>, tensor<16xi32> -> tensor<16xf32>
+  // CHECK: gpt.cross_entropy_grad %{{.*}}[%{{.*}}], %{{.*}} softcap <kind = sigmoid, cap = 3.000000e+01 : f64, scale = 1.250000e-01 : f64> : tensor<16x512xbf16>, tensor<16xi32>, tensor<16xf32>
+  %1 = gpt.cross_entropy_grad %l[%t], %g softcap <kind = sigmoid,
+      cap = 3.0e+01 : f64, scale = 0.125 : f64>
+      : tensor<16x512xbf16>, tensor<16xi32>, tensor<16xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x2x256x32xf32>, %[[K:.*]]: tensor<1x2x256x32xf32>, %[[V:.*]]: tensor<1x2x256x32xf32>, %[[T:.*]]: tensor<1x256xi32>, %[[W:.*]]: tensor<i64>)
 func.func @attention(%q: tensor<1x2x256x32xf32>, %k: tensor<1x2x256x32xf32>,

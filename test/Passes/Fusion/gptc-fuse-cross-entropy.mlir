@@ -122,3 +122,80 @@ func.func @max_over_rows(%l: tensor<16x64xf32>, %t: tensor<16xi32>) -> tensor<16
   %nll = gpt.sub %r, %x : tensor<16xf32>
   return %nll : tensor<16xf32>
 }
+
+// -----
+
+// The logits' producers fold in: the bf16 -> f32 cast and the tanh softcap
+// 30 tanh(x / 30) (R9-R17), with the frontend's constants as they are.
+// CHECK-LABEL: func.func @softcap_tanh
+// CHECK-NEXT:    %[[NLL:.*]] = gpt.cross_entropy %arg0[%arg1] softcap <kind = tanh, cap = 3.000000e+01 : f64, scale = 0.033333333333333333 : f64> : tensor<16x64xbf16>, tensor<16xi32> -> tensor<16xf32>
+// CHECK-NEXT:    return %[[NLL]]
+func.func @softcap_tanh(%z: tensor<16x64xbf16>, %t: tensor<16xi32>) -> tensor<16xf32> {
+  %w = gpt.cast %z : tensor<16x64xbf16> to tensor<16x64xf32>
+  %a = gpt.mul_scalar %w, 0.033333333333333333 : tensor<16x64xf32>
+  %h = gpt.tanh %a : tensor<16x64xf32>
+  %l = gpt.mul_scalar %h, 3.000000e+01 : tensor<16x64xf32>
+  %nll = gpt.cross_entropy %l[%t] : tensor<16x64xf32>, tensor<16xi32> -> tensor<16xf32>
+  return %nll : tensor<16xf32>
+}
+
+// -----
+
+// The sigmoid softcap 30 sigmoid(x / 7.5) (R21), f32 logits: nothing to
+// widen.
+// CHECK-LABEL: func.func @softcap_sigmoid
+// CHECK-NEXT:    gpt.cross_entropy %arg0[%arg1] softcap <kind = sigmoid, cap = 3.000000e+01 : f64, scale = 0.13333333333333333 : f64> : tensor<16x64xf32>
+// CHECK-NEXT:    return
+func.func @softcap_sigmoid(%z: tensor<16x64xf32>, %t: tensor<16xi32>) -> tensor<16xf32> {
+  %a = gpt.mul_scalar %z, 0.13333333333333333 : tensor<16x64xf32>
+  %h = gpt.sigmoid %a : tensor<16x64xf32>
+  %l = gpt.mul_scalar %h, 3.000000e+01 : tensor<16x64xf32>
+  %nll = gpt.cross_entropy %l[%t] : tensor<16x64xf32>, tensor<16xi32> -> tensor<16xf32>
+  return %nll : tensor<16xf32>
+}
+
+// -----
+
+// Must not fire: the squashed logits have another user (they stay, and
+// so does the cast under them); only the outer scaling's sole user is the
+// op, which is not a softcap on its own.
+// CHECK-LABEL: func.func @softcap_used_twice
+// CHECK:         gpt.cast
+// CHECK:         gpt.tanh
+// CHECK:         gpt.mul_scalar
+// CHECK:         gpt.cross_entropy %{{.*}}[%arg1] : tensor<16x64xf32>
+// CHECK-NOT:     softcap
+func.func @softcap_used_twice(%z: tensor<16x64xbf16>, %t: tensor<16xi32>) -> (tensor<16xf32>, tensor<16x64xf32>) {
+  %w = gpt.cast %z : tensor<16x64xbf16> to tensor<16x64xf32>
+  %a = gpt.mul_scalar %w, 0.033333333333333333 : tensor<16x64xf32>
+  %h = gpt.tanh %a : tensor<16x64xf32>
+  %l = gpt.mul_scalar %h, 3.000000e+01 : tensor<16x64xf32>
+  %nll = gpt.cross_entropy %l[%t] : tensor<16x64xf32>, tensor<16xi32> -> tensor<16xf32>
+  return %nll, %h : tensor<16xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// Must not fire: not a softcap (an exp between the scalings; a negative
+// cap, which a softcap attribute refuses) and a narrowing cast.
+// CHECK-LABEL: func.func @not_softcaps
+// CHECK:         gpt.exp
+// CHECK:         gpt.cross_entropy %{{.*}}[%arg1] : tensor<16x64xf32>
+// CHECK:         gpt.tanh
+// CHECK:         gpt.cross_entropy %{{.*}}[%arg1] : tensor<16x64xf32>
+// CHECK:         gpt.cast %arg2 : tensor<16x64xf64> to tensor<16x64xf32>
+// CHECK:         gpt.cross_entropy %{{.*}}[%arg1] : tensor<16x64xf32>
+// CHECK-NOT:     softcap
+func.func @not_softcaps(%z: tensor<16x64xf32>, %t: tensor<16xi32>, %d: tensor<16x64xf64>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %a = gpt.mul_scalar %z, 0.5 : tensor<16x64xf32>
+  %e = gpt.exp %a : tensor<16x64xf32>
+  %l = gpt.mul_scalar %e, 3.000000e+01 : tensor<16x64xf32>
+  %n1 = gpt.cross_entropy %l[%t] : tensor<16x64xf32>, tensor<16xi32> -> tensor<16xf32>
+  %b = gpt.mul_scalar %z, 0.5 : tensor<16x64xf32>
+  %h = gpt.tanh %b : tensor<16x64xf32>
+  %m = gpt.mul_scalar %h, -3.000000e+01 : tensor<16x64xf32>
+  %n2 = gpt.cross_entropy %m[%t] : tensor<16x64xf32>, tensor<16xi32> -> tensor<16xf32>
+  %w = gpt.cast %d : tensor<16x64xf64> to tensor<16x64xf32>
+  %n3 = gpt.cross_entropy %w[%t] : tensor<16x64xf32>, tensor<16xi32> -> tensor<16xf32>
+  return %n1, %n2, %n3 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}

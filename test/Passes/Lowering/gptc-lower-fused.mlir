@@ -89,24 +89,77 @@ func.func @cross_entropy(%l: tensor<2x8x512xf32>, %t: tensor<2x8xi32>) -> tensor
 
 // -----
 
-// cross_entropy_grad: the same row kernel writes g * softmax once and
-// subtracts g at the target: no one-hot tensor (no scatter, no fill of
-// the logits' shape), no compare against the max.
+// cross_entropy_grad: the same row kernel (max, sum of exp) then one pass
+// writing g * softmax, g subtracted at the target: no one-hot tensor (no
+// scatter, no fill of the logits' shape), no compare against the max.
 // CHECK-LABEL: func.func @cross_entropy_grad
 // CHECK-NOT:     linalg.fill
 // CHECK:         scf.parallel
 // CHECK:           arith.maximumf
-// CHECK:           math.exp
-// CHECK:           memref.store
+// CHECK:           scf.for
+// CHECK:             math.exp
 // CHECK:           arith.divf
 // CHECK:           scf.for
+// CHECK:             math.exp
 // CHECK:             arith.mulf
-// CHECK:           arith.index_cast
-// CHECK:           arith.subf
+// CHECK:             arith.cmpi eq
+// CHECK:             arith.subf
+// CHECK:             arith.select
+// CHECK:             memref.store
 // CHECK-NOT:     arith.cmpf
 // CHECK-NOT:     linalg.
 // CHECK:         return
 func.func @cross_entropy_grad(%l: tensor<16x512xf32>, %t: tensor<16xi64>, %g: tensor<16xf32>) -> tensor<16x512xf32> {
   %d = gpt.cross_entropy_grad %l[%t], %g : tensor<16x512xf32>, tensor<16xi64>, tensor<16xf32>
   return %d : tensor<16x512xf32>
+}
+
+// -----
+
+// A softcapped cross-entropy over bf16 logits: the max over the raw
+// logits (then capped once), the softcap 30 tanh(x / 30) recomputed in
+// the sum pass, every value in f32; the softcapped logits never stored.
+// CHECK-LABEL: func.func @softcap
+// CHECK:         scf.parallel
+// CHECK:           scf.for
+// CHECK:             arith.extf {{.*}} : bf16 to f32
+// CHECK-NEXT:        arith.maximumf
+// CHECK:           math.tanh
+// CHECK:           scf.for
+// CHECK:             arith.extf
+// CHECK:             math.tanh
+// CHECK:             math.exp
+// CHECK:           math.log
+// CHECK:           memref.store {{.*}} : memref<16xf32>
+// CHECK-NOT:     memref.alloc() : memref<16x512
+// CHECK:         return
+func.func @softcap(%l: tensor<16x512xbf16>, %t: tensor<16xi32>) -> tensor<16xf32> {
+  %nll = gpt.cross_entropy %l[%t] softcap <kind = tanh, cap = 3.0e+01 : f64, scale = 0.033333333333333333 : f64> : tensor<16x512xbf16>, tensor<16xi32> -> tensor<16xf32>
+  return %nll : tensor<16xf32>
+}
+
+// -----
+
+// Its gradient goes through the sigmoid softcap in the writing pass, in
+// the order of the separate ops' VJPs (times the cap, times y (1 - y),
+// times the scale), and is stored in bf16.
+// CHECK-LABEL: func.func @softcap_grad
+// CHECK:         scf.parallel
+// CHECK:           scf.for
+// CHECK:           scf.for
+// CHECK:             math.exp
+// CHECK:           scf.for
+// CHECK:             arith.select
+// CHECK:             arith.mulf %{{.*}}, %[[CAP:.*]] : f32
+// CHECK:             arith.negf
+// CHECK:             arith.addf
+// CHECK:             arith.mulf
+// CHECK:             arith.mulf
+// CHECK:             arith.mulf
+// CHECK:             arith.truncf {{.*}} : f32 to bf16
+// CHECK:             memref.store {{.*}} : memref<16x512xbf16>
+// CHECK:         return
+func.func @softcap_grad(%l: tensor<16x512xbf16>, %t: tensor<16xi64>, %g: tensor<16xf32>) -> tensor<16x512xbf16> {
+  %d = gpt.cross_entropy_grad %l[%t], %g softcap <kind = sigmoid, cap = 3.0e+01 : f64, scale = 0.5 : f64> : tensor<16x512xbf16>, tensor<16xi64>, tensor<16xf32>
+  return %d : tensor<16x512xbf16>
 }

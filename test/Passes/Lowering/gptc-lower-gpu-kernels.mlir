@@ -118,3 +118,40 @@ func.func @attention_grad(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>
   %g:3 = gpt.attention_grad %q, %k, %v, %o, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
   return %g#0, %g#1, %g#2 : tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>
 }
+
+// -----
+
+// cross_entropy_grad: a block of 256 threads per row (the rows loop, then
+// the threads loop, the row's base offset between them), each thread
+// taking every 256th logit of the collapsed buffer; the partial maxima and
+// sums combined by a tree over a shared tile between barriers (256 -> 1 in
+// 8 halvings, then every thread reads element 0); one writing pass.
+// CHECK-LABEL: func.func @cross_entropy_grad
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape {{.*}} : memref<16x512xbf16> into memref<8192xbf16>
+// CHECK: scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%c16{{.*}})
+// CHECK: %[[BASE:.*]] = arith.muli %[[R]], %c512
+// CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c256{{.*}})
+// CHECK: scf.for %[[J:.*]] = %[[T]] to %c512{{.*}} step %c256
+// CHECK: %[[AT:.*]] = arith.addi %[[BASE]], %[[J]]
+// CHECK: memref.load %[[FLAT]][%[[AT]]]
+// CHECK: arith.maximumf
+// CHECK: %[[MAX:.*]] = memref.alloca() {gptc.workgroup_tile} : memref<256xf32>
+// CHECK-COUNT-9: gpt.block_barrier
+// CHECK: memref.load %[[MAX]][%c0
+// CHECK: gpt.block_barrier
+// CHECK: math.exp
+// CHECK: memref.alloca() {gptc.workgroup_tile} : memref<256xf32>
+// CHECK-COUNT-10: gpt.block_barrier
+// CHECK: scf.for %{{.*}} = %[[T]] to %c512{{.*}} step %c256
+// CHECK: arith.truncf
+// CHECK: memref.store
+// CHECK-NOT: gpt.block_barrier
+// CHECK: return
+// CPU-LABEL: func.func @cross_entropy_grad
+// CPU-NOT: gpt.block_barrier
+// CPU-NOT: gptc.workgroup_tile
+// CPU: return
+func.func @cross_entropy_grad(%l: tensor<16x512xbf16>, %t: tensor<16xi64>, %g: tensor<16xf32>) -> tensor<16x512xbf16> {
+  %d = gpt.cross_entropy_grad %l[%t], %g softcap <kind = tanh, cap = 3.0e+01 : f64, scale = 0.033333333333333333 : f64> : tensor<16x512xbf16>, tensor<16xi64>, tensor<16xf32>
+  return %d : tensor<16x512xbf16>
+}
