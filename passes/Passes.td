@@ -399,7 +399,12 @@ def FuseElementwisePass : Pass<"gptc-fuse-elementwise", "mlir::func::FuncOp"> {
   let description = [{
     Producer/consumer fusion of `linalg.generic` ops (upstream's elementwise
     fusion) restricted to generic consumers and single-use producers: GEMMs
-    stay named ops for `gptc-gemm-to-blas`, and nothing is recomputed.
+    stay named ops for `gptc-gemm-to-blas`, and no computation is repeated.
+    A producer with other users moves into its consumer when those users
+    only store it. A producer that only moves data (a generic without
+    inputs, or one that broadcasts or widens its input and so writes more
+    bytes than it reads) is cloned into each generic user it fuses with:
+    the users read the smaller source instead of a materialised copy.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }

@@ -182,6 +182,10 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 5. Buffers: one-shot bufferization, deallocation, GEMM library calls,
   //    temporaries placed in the arena by liveness.
   pm.addNestedPass<func::FuncOp>(createWriteSlotsInPlacePass());
+  // A kernel whose result is inserted into a slice of a larger tensor (the
+  // two halves of a rotary embedding, a concatenation) writes into that
+  // slice directly instead of into a temporary that is then copied.
+  addText(pm, "eliminate-empty-tensors");
   addText(pm, "one-shot-bufferize{bufferize-function-boundaries "
               "function-boundary-type-conversion=identity-layout-map}");
   addText(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");

@@ -13,14 +13,21 @@
 //    of being written, then read back by a second kernel;
 //  - a generic that reads no tensor (a scalar broadcast to a shape, e.g.
 //    a bias correction) is first cloned for each generic user, so that it
-//    is recomputed in every kernel instead of stored in a full-size buffer.
+//    is recomputed in every kernel instead of stored in a full-size buffer;
+//    so is a generic that only broadcasts or widens what it reads (the
+//    rotary cos/sin tables broadcast over batch and heads, a bf16 GEMM
+//    output widened to f32) when it writes more bytes than it reads: each
+//    user then reads the smaller source through its indexing map.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <optional>
 
 #define DEBUG_TYPE "gptc-fuse-elementwise"
 
@@ -105,19 +112,52 @@ struct FuseMultiUseProducer : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// A generic without inputs (a fill, or a scalar broadcast to a shape) with
-/// several generic users: one clone per generic user, which elementwise
-/// fusion then folds into that user.
-struct CloneInputlessGeneric : OpRewritePattern<linalg::GenericOp> {
+/// Bytes of a statically shaped tensor, or nothing.
+std::optional<int64_t> bytesOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() *
+         ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// Whether `op` only moves data: its body yields one of its inputs or an
+/// outside value, through widening conversions at most, and it writes
+/// more bytes than it reads (a broadcast, a widening cast).
+bool onlyBroadcastsOrWidens(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body.without_terminator())
+    if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(inner))
+      return false;
+  std::optional<int64_t> written = bytesOf(op->getResult(0));
+  int64_t read = 0;
+  for (Value input : op.getDpsInputs()) {
+    std::optional<int64_t> b = bytesOf(input);
+    if (!b)
+      return false;
+    read += *b;
+  }
+  return written && read < *written;
+}
+
+/// A generic without inputs (a fill, or a scalar broadcast to a shape), or
+/// one that only broadcasts or widens its input, with several generic
+/// users: one clone per generic user, which elementwise fusion then folds
+/// into that user. The one that reads an input is cloned only for users it
+/// fuses into (a clone left as a kernel would be a second copy).
+struct CloneDataMovementGeneric : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getNumDpsInputs() != 0 || op->getNumResults() != 1 ||
-        !allParallel(op) || op->hasOneUse())
+    if (op->getNumResults() != 1 || !allParallel(op) || op->hasOneUse())
+      return failure();
+    bool inputless = op.getNumDpsInputs() == 0;
+    if (!inputless && !onlyBroadcastsOrWidens(op))
       return failure();
     SmallVector<OpOperand *> genericUses;
     for (OpOperand &use : op->getResult(0).getUses())
-      if (isa<linalg::GenericOp>(use.getOwner()))
+      if (isa<linalg::GenericOp>(use.getOwner()) &&
+          (inputless || linalg::areElementwiseOpsFusable(&use)))
         genericUses.push_back(&use);
     bool othersRemain = genericUses.size() <
                         static_cast<size_t>(std::distance(op->getUses().begin(),
@@ -138,7 +178,7 @@ struct FuseElementwisePass
     : gptc::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<CloneInputlessGeneric, FuseMultiUseProducer>(&getContext());
+    patterns.add<CloneDataMovementGeneric, FuseMultiUseProducer>(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

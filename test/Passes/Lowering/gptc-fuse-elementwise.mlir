@@ -3,9 +3,10 @@
 // gptc-fuse-elementwise: a single-use elementwise linalg.generic is fused
 // into the linalg.generic that consumes it. A producer whose other users
 // only store it moves into its consumer, which then yields it too; a
-// generic without inputs (a broadcast scalar) is recomputed in each user.
-// Producers read by several kernels are not duplicated, and named GEMMs are
-// never fused (gptc-gemm-to-blas needs them).
+// generic without inputs (a broadcast scalar), or one that only
+// broadcasts or widens its input, is recomputed in each user. Producers
+// that compute, read by several kernels, are not duplicated, and named
+// GEMMs are never fused (gptc-gemm-to-blas needs them).
 
 #id1 = affine_map<(d0) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -152,9 +153,97 @@ func.func @broadcast_scalar_two_users(%s: f32, %x: tensor<4xf32>) -> (tensor<4xf
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 
+// A table broadcast over a leading dimension (the rotary cos table over
+// batch and heads) and a bf16 tensor widened to f32, each read by two
+// kernels: each kernel reads the small table and the bf16 values itself;
+// neither the broadcast nor the widened copy is materialised.
+// CHECK-LABEL: func.func @broadcast_and_widen_two_users
+// CHECK-SAME: (%[[T:[a-z0-9_]+]]: tensor<8xf32>, %[[H:[a-z0-9_]+]]: tensor<4x8xbf16>, %[[X:[a-z0-9_]+]]: tensor<4x8xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]{{.*}} ins(%[[X]], %[[T]], %[[H]] : tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xbf16>)
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[T]], %[[H]] : tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xbf16>)
+// CHECK: arith.extf
+// CHECK: arith.subf
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+#bcast = affine_map<(d0, d1) -> (d1)>
+func.func @broadcast_and_widen_two_users(%t: tensor<8xf32>, %h: tensor<4x8xbf16>, %x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#bcast, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<4x8xbf16>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %f = arith.extf %in : bf16 to f32
+    linalg.yield %f : f32
+  } -> tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b, %w : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32, %out: f32):
+    %m = arith.mulf %a, %c : f32
+    %r = arith.addf %m, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b, %w : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32, %out: f32):
+    %m = arith.subf %a, %c : f32
+    %r = arith.divf %m, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Must not fire
 //===----------------------------------------------------------------------===//
+
+// A plain copy (as many bytes read as written) and a narrowing cast read
+// by two kernels each: cloning would read as much or more than the copy;
+// both stay kernels of their own.
+// CHECK-LABEL: func.func @copy_and_narrow_two_users
+// CHECK: %[[C:.*]] = linalg.generic
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: linalg.yield
+// CHECK: %[[N:.*]] = linalg.generic
+// CHECK: arith.truncf
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %[[N]] :
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %[[N]] :
+func.func @copy_and_narrow_two_users(%x: tensor<4x8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xbf16>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %eb = tensor.empty() : tensor<4x8xbf16>
+  %c = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%eb : tensor<4x8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  %0 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %n : tensor<4x8xf32>, tensor<4x8xbf16>) outs(%eb : tensor<4x8xbf16>) {
+  ^bb0(%a: f32, %b: bf16, %out: bf16):
+    %f = arith.truncf %a : f32 to bf16
+    %r = arith.addf %f, %b : bf16
+    linalg.yield %r : bf16
+  } -> tensor<4x8xbf16>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %n : tensor<4x8xf32>, tensor<4x8xbf16>) outs(%eb : tensor<4x8xbf16>) {
+  ^bb0(%a: f32, %b: bf16, %out: bf16):
+    %f = arith.truncf %a : f32 to bf16
+    %r = arith.mulf %f, %b : bf16
+    linalg.yield %r : bf16
+  } -> tensor<4x8xbf16>
+  return %0, %1 : tensor<4x8xbf16>, tensor<4x8xbf16>
+}
 
 // exp has two users: fusing would recompute it, so the three generics stay.
 // CHECK-LABEL: func.func @two_users
