@@ -151,6 +151,13 @@ public:
     return e.fmul(e.fmul(g, slope), e.fc(rows.softcap.scaleValue()));
   }
 
+  /// The row's max of z and sum_j exp(z[r, j] - max): the statistics both
+  /// kernels start from.
+  std::pair<Value, Value> rowStats(const RowTeam &team, const RowIndex &r) {
+    Value max = rowMax(team, r);
+    return {max, rowSum(team, r, max)};
+  }
+
   /// The row's max of z: the softcap of the max of the logits.
   Value rowMax(const RowTeam &team, const RowIndex &r) {
     Value ninf = e.fc(-std::numeric_limits<double>::infinity());
@@ -227,8 +234,7 @@ void emitCrossEntropyForward(OpBuilder &b, Location loc,
             [&](KernelEmitter &e, const RowTeam &team, const RowIndex &r,
                 Value target) {
               RowMath row(e, rows, logits);
-              Value max = row.rowMax(team, r);
-              Value sum = row.rowSum(team, r, max);
+              auto [max, sum] = row.rowStats(team, r);
               team.once(e, [&] {
                 Value z = row.capped(row.logit(r, target));
                 e.store(e.fsub(e.fadd(max, e.log(sum)), z), nll, {r.row});
@@ -246,8 +252,7 @@ void emitCrossEntropyBackward(OpBuilder &b, Location loc,
             [&](KernelEmitter &e, const RowTeam &team, const RowIndex &r,
                 Value target) {
               RowMath row(e, rows, logits);
-              Value max = row.rowMax(team, r);
-              Value sum = row.rowSum(team, r, max);
+              auto [max, sum] = row.rowStats(team, r);
               Value g = e.load(grad, {r.row});
               Value scale = e.fdiv(g, sum);
               team.forEach(e, row.vocabulary(), [&](Value j) {
