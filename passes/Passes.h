@@ -3,6 +3,7 @@
 #ifndef GPTC_PASSES_PASSES_H
 #define GPTC_PASSES_PASSES_H
 
+#include "dialects/Comm/CommDialect.h"
 #include "dialects/GPT/GPTDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

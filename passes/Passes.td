@@ -501,6 +501,38 @@ def FuseNewtonSchulzPass : Pass<"gptc-fuse-newton-schulz",
                            "mlir::optim::OptimDialect"];
 }
 
+def DistributeNewtonSchulzPass : Pass<"gptc-distribute-newton-schulz",
+                                      "mlir::func::FuncOp"> {
+  let summary = "Split Newton-Schulz work over data-parallel ranks";
+  let description = [{
+    With `ranks` > 1 every rank holds the same momentum (the gradients were
+    averaged), so each rank orthogonalises only its share of the hidden
+    matrices and the results are exchanged. An `optim.newton_schulz` on K
+    matrices (`[K, rows, cols]`, batched by gptc-fuse-newton-schulz, or
+    one `[rows, cols]` matrix as K = 1) becomes:
+
+      stack the K matrices round-robin, padded to K' = ceil(K / ranks) *
+      ranks with copies of the last one: position r * K'/ranks + j holds
+      matrix j * ranks + r
+      %mine = comm.shard %stack world_size = ranks       [K'/ranks, ...]
+      %u    = optim.newton_schulz %mine                   (same settings)
+      %all  = comm.all_gather %u world_size = ranks      [K', ...]
+      the K results sliced back out in the original order
+
+    so rank r orthogonalises matrices r, r + ranks, r + 2 ranks, ... of each
+    same-shape group (modded-nanogpt's assignment), and every rank ends
+    with every update, bit-identical to computing them all itself. Nothing
+    changes with `ranks` = 1. Runs after gptc-fuse-newton-schulz, before
+    the Newton-Schulz ops are lowered.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"1",
+           "Data-parallel ranks (world size)">,
+  ];
+  let dependentDialects = ["mlir::gpt::GPTDialect",
+                           "mlir::comm::CommDialect"];
+}
+
 def BuildStepPass : Pass<"gptc-build-step", "mlir::ModuleOp"> {
   let summary = "Build the arena entry points of the training step";
   let description = [{
@@ -509,18 +541,53 @@ def BuildStepPass : Pass<"gptc-build-step", "mlir::ModuleOp"> {
     `gpt.name`, builds `@gptc_grad_step`, `@gptc_update_step` and
     `@gptc_eval_step`, each taking the whole arena as a `memref<Nxi8>`
     (runtime/gptrt.h). The grad step accumulates the loss and the gradients
-    scaled by 1/grad-accum. Slot offsets are 64-byte aligned and recorded in
+    scaled by 1/grad-accum; with `ranks` > 1 each micro-step's loss and
+    gradients are first averaged over the ranks (`comm.all_reduce avg`, one
+    per gradient: gptc-lower-comm issues each as soon as its gradient is
+    final and the runtime packs them into buckets), and so is the eval
+    loss. Slot offsets are 64-byte aligned and recorded in
     the module attribute `gptc.arena`, a `#gpt.arena` layout. The three
     tensor functions become private (inline them afterwards).
   }];
   let options = [
     Option<"gradAccum", "grad-accum", "int64_t", /*default=*/"1",
            "Micro-steps per optimizer step (gradients are averaged)">,
+    Option<"ranks", "ranks", "int64_t", /*default=*/"1",
+           "Data-parallel ranks: > 1 averages every micro-step's gradients "
+           "and loss, and the eval loss, over the ranks (comm.all_reduce "
+           "avg)">,
   ];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::comm::CommDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::gpt::GPTDialect"];
+}
+
+def LowerCommPass : Pass<"gptc-lower-comm", "mlir::ModuleOp"> {
+  let summary = "Turn comm collectives into calls of the runtime";
+  let description = [{
+    Collectives are not kernels: each comm op becomes a call of the
+    runtime's communication interface (runtime/gptrt.h, `gptc_comm_*`) on
+    contiguous buffers, its operand read through `bufferization.to_buffer`
+    and its result written into a new buffer (`memref.alloc` +
+    `bufferization.to_tensor restrict writable`). Addresses are passed as
+    integers, like the GEMM calls.
+
+    `comm.all_reduce` is split in two so that the backend can overlap it
+    with the rest of the step: `gptc_comm_all_reduce_start` right after the
+    operand's producer (the gradient is final there) returns a handle, and
+    `gptc_comm_wait` (given both buffers again, which keeps them live for
+    gptc-plan-buffers until then) comes just before the result's first
+    user. `comm.all_gather` (`gptc_comm_all_gather`) and `comm.shard`
+    (`gptc_comm_shard`, this rank's slice) are blocking calls. Element
+    types are passed as codes (`GPTC_DTYPE_*`), reductions as
+    `comm::ReductionKind` values. The callees are declared in the module.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 def CopyToLinalgPass : Pass<"gptc-copy-to-linalg", "mlir::func::FuncOp"> {

@@ -130,6 +130,7 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 3. Arena entry points; the optimizer as gpt math; everything inlined.
   BuildStepPassOptions step;
   step.gradAccum = options.gradAccum;
+  step.ranks = options.ranks;
   pm.addPass(createBuildStepPass(step));
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
@@ -137,12 +138,20 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // calls of the SVD backend there (a run on a function may not).
   LowerOptimPassOptions lower;
   lower.gemmEpilogues = options.fuse;
-  if (options.fuse) {
-    // Newton-Schulz of same-shape parameters batched, then lowered.
+  const bool distributed = options.ranks > 1;
+  if (options.fuse || distributed) {
+    // Newton-Schulz of same-shape parameters batched (fused builds), split
+    // among the ranks (distributed ones), then lowered.
     LowerOptimPassOptions keep;
     keep.keepNewtonSchulz = true;
     pm.addPass(createLowerOptimPass(keep));
-    pm.addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
+    if (options.fuse)
+      pm.addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
+    if (distributed) {
+      DistributeNewtonSchulzPassOptions split;
+      split.ranks = options.ranks;
+      pm.addNestedPass<func::FuncOp>(createDistributeNewtonSchulzPass(split));
+    }
     pm.addNestedPass<func::FuncOp>(createLowerOptimPass(lower));
   } else {
     pm.addPass(createLowerOptimPass(lower));
@@ -181,6 +190,9 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
 
   // 5. Buffers: one-shot bufferization, deallocation, GEMM library calls,
   //    temporaries placed in the arena by liveness.
+  // Collectives as runtime calls on buffers (distributed builds only).
+  if (distributed)
+    pm.addPass(createLowerCommPass());
   pm.addNestedPass<func::FuncOp>(createWriteSlotsInPlacePass());
   // A kernel whose result is inserted into a slice of a larger tensor (the
   // two halves of a rotary embedding, a concatenation) writes into that
@@ -294,6 +306,9 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<int64_t> gradAccum{*this, "grad-accum",
                             llvm::cl::desc("Micro-steps per optimizer step"),
                             llvm::cl::init(1)};
+  Option<int64_t> ranks{*this, "ranks",
+                        llvm::cl::desc("Data-parallel ranks (world size)"),
+                        llvm::cl::init(1)};
   Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Fuse attention, RMSNorm, cross-entropy, Newton-Schulz"),
@@ -309,6 +324,7 @@ void registerGPTCPipeline() {
         PipelineOptions options;
         options.stopAfter = parseStage(cl.stopAfter).value_or(Stage::LLVM);
         options.gradAccum = cl.gradAccum;
+        options.ranks = cl.ranks;
         options.fuse = cl.fuse;
         buildGPTCPipeline(pm, options);
       });

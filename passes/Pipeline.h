@@ -34,6 +34,9 @@ enum class Target { CPU, CUDA };
 struct PipelineOptions {
   Stage stopAfter = Stage::LLVM;
   int64_t gradAccum = 1;
+  /// Data-parallel ranks (training.ranks): > 1 averages gradients and
+  /// losses over the ranks and splits Newton-Schulz among them.
+  int64_t ranks = 1;
   Target target = Target::CPU;
   /// gptc-fuse-attention and gptc-fuse-rmsnorm; off (--no-fuse), every
   /// op stays a primitive all the way down.

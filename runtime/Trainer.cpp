@@ -5,6 +5,7 @@
 
 #include "runtime/Arena.h"
 #include "runtime/Divergence.h"
+#include "runtime/comm/Collectives.h"
 #include "runtime/data/DataLoader.h"
 
 #include <sys/resource.h>
@@ -126,6 +127,8 @@ bool Loop::init(TrainResult &result, std::string &error) {
   o.seqLen = m.seqLen;
   o.vocabSize = m.vocabSize;
   o.prefetch = config.prefetch;
+  o.rank = config.rank;
+  o.worldSize = config.worldSize;
   if (!trainLoader.init(o, error))
     return false;
   return initValidation(result, error);
@@ -134,7 +137,8 @@ bool Loop::init(TrainResult &result, std::string &error) {
 bool Loop::initValidation(TrainResult &result, std::string &error) {
   if (config.valTokens <= 0)
     return true;
-  const int64_t bt = m.microBatchTokens();
+  // Every validation batch is split among the ranks like a training one.
+  const int64_t bt = m.microBatchTokens() * config.worldSize;
   int64_t wanted = config.valTokens / bt;
   if (wanted == 0) {
     error = "validation tokens " + std::to_string(config.valTokens) +
@@ -147,6 +151,8 @@ bool Loop::initValidation(TrainResult &result, std::string &error) {
   o.batchSize = m.deviceBatch;
   o.seqLen = m.seqLen;
   o.vocabSize = m.vocabSize;
+  o.rank = config.rank;
+  o.worldSize = config.worldSize;
   if (!valLoader.init(o, error))
     return false;
   int64_t available = 0;
@@ -218,13 +224,16 @@ bool Loop::zeroGradients(std::string &error) {
 bool Loop::run(TrainResult &result, std::string &error) {
   using Clock = std::chrono::steady_clock;
   const int64_t n = config.steps;
-  const int64_t tokensPerStep = m.microBatchTokens() * m.gradAccum;
-  std::vector<double> stepSeconds;
+  const int64_t tokensPerStep =
+      m.microBatchTokens() * m.gradAccum * config.worldSize;
+  std::vector<double> stepSeconds, commSeconds;
+  comm::Collectives &collectives = comm::Collectives::get();
   if (validating && config.valEvery > 0 && !validate(0, result, error))
     return false;
 
   for (int64_t s = 0; s < n; ++s) {
     Clock::time_point start = Clock::now();
+    collectives.takeWaitSeconds(); // not validation's
     // With accumulation the grad step adds into the gradient slots; without,
     // it overwrites them (gptc-build-step).
     if (m.gradAccum > 1 && !zeroGradients(error))
@@ -240,6 +249,7 @@ bool Loop::run(TrainResult &result, std::string &error) {
       return false;
     double dt = seconds(start, Clock::now());
     stepSeconds.push_back(dt);
+    commSeconds.push_back(collectives.takeWaitSeconds());
     result.losses.push_back(*loss);
 
     char buf[256];
@@ -266,9 +276,12 @@ bool Loop::run(TrainResult &result, std::string &error) {
   // Mean step time without the warm-up steps (at least one step timed).
   int64_t skip = std::min<int64_t>(std::max<int64_t>(config.timingSkipSteps, 0),
                                    std::max<int64_t>(n - 1, 0));
-  double total = 0.0;
-  for (int64_t s = skip; s < n; ++s)
+  double total = 0.0, waiting = 0.0;
+  for (int64_t s = skip; s < n; ++s) {
     total += stepSeconds[size_t(s)];
+    waiting += commSeconds[size_t(s)];
+  }
+  result.commWaitShare = total > 0 ? waiting / total : 0.0;
   result.timedSteps = n - skip;
   result.meanStepSeconds = result.timedSteps ? total / result.timedSteps : 0.0;
   result.tokensPerSecond = result.meanStepSeconds > 0
@@ -288,10 +301,14 @@ bool Loop::run(TrainResult &result, std::string &error) {
         " | %.3g s/step over %lld steps (first %lld skipped) | %s tok/s",
         result.meanStepSeconds, (long long)result.timedSteps, (long long)skip,
         withThousands(int64_t(result.tokensPerSecond)).c_str());
+  if (config.worldSize > 1 && result.timedSteps > 0)
+    len += std::snprintf(buf + len, sizeof(buf) - size_t(len),
+                         " | %d ranks, %.1f%% waiting on communication",
+                         config.worldSize, 100.0 * result.commWaitShare);
   std::snprintf(buf + len, sizeof(buf) - size_t(len), " | peak RSS %.1f MiB",
                 double(result.peakRssKiB) / 1024.0);
   line(buf);
-  if (!config.saveParamsPath.empty()) {
+  if (!config.saveParamsPath.empty() && config.rank == 0) {
     if (!getParameters(error) ||
         !saveParams(m, arena, config.saveParamsPath, error))
       return false;

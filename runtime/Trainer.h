@@ -45,6 +45,10 @@ struct TrainConfig {
   bool prefetch = true;
   /// After the last step, write the parameters here (runtime/ParamFile.h).
   std::string saveParamsPath;
+  /// This process's place among the data-parallel ranks: it reads its
+  /// slice of every batch (runtime/data/DataLoader.h); only rank 0 writes
+  /// files. The compiled step averages over the ranks itself.
+  int rank = 0, worldSize = 1;
 };
 
 struct ValPoint {
@@ -59,6 +63,9 @@ struct TrainResult {
   int64_t timedSteps = 0; ///< steps in the mean
   double meanStepSeconds = 0.0;
   double tokensPerSecond = 0.0;
+  /// With several ranks: the share of the timed steps' time spent waiting
+  /// for collectives (runtime/comm/Collectives.h).
+  double commWaitShare = 0.0;
   int64_t peakRssKiB = 0;
 };
 

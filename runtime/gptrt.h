@@ -34,8 +34,9 @@
  *   state.NAME.KIND   same             optimizer state (adam m / v, muon
  *                                      momentum buffer)
  *
- * The generated code calls back into the runtime only for GEMMs and for
- * the SVD backend of Muon, through the functions below (OpenBLAS on the
+ * The generated code calls back into the runtime only for GEMMs, for
+ * the SVD backend of Muon and for communication between ranks, through
+ * the functions below (OpenBLAS on the
  * CPU). GEMM pointers are passed as integers (uintptr_t). Each matrix X is
  * given by its address, its row and column strides and the stride between
  * the matrices of a batch, all in elements; op(X) transposes X when trans_x
@@ -98,6 +99,38 @@ void _mlir_ciface_gptc_svd_orthogonalize_f32(gptc_matrices_f32 *in,
                                              gptc_matrices_f32 *out);
 void _mlir_ciface_gptc_svd_orthogonalize_f64(gptc_matrices_f64 *in,
                                              gptc_matrices_f64 *out);
+
+/* Communication between data-parallel ranks (the comm dialect, lowered by
+ * gptc-lower-comm). Buffers are contiguous, given by address (uintptr_t,
+ * device pointers on a GPU) and element count; dtype is a GPTC_DTYPE_*
+ * code, kind a comm::ReductionKind value (sum 0, avg 1, max 2, min 3,
+ * prod 4). With one rank every call is a copy.
+ *
+ *   gptc_comm_all_reduce_start(kind, dtype, in, out, count) -> handle
+ *       starts out = reduce over ranks of in; in and out must stay
+ *       untouched until gptc_comm_wait(handle, in, out) returns. The
+ *       runtime may hold a start back to pack it with later ones into one
+ *       bucket (runtime/comm/Collectives.h); wait issues what is held.
+ *   gptc_comm_all_gather(dtype, in, out, count)
+ *       out = concatenation of every rank's `count` elements, rank order.
+ *   gptc_comm_shard(in, out, bytes)
+ *       out = bytes [rank * bytes, (rank + 1) * bytes) of in.
+ *
+ * A failed collective ends the job (every rank) with a message naming the
+ * rank: the step has no error path. */
+enum {
+  GPTC_DTYPE_F32 = 0,
+  GPTC_DTYPE_BF16 = 1,
+  GPTC_DTYPE_F64 = 2,
+  GPTC_DTYPE_I32 = 3,
+  GPTC_DTYPE_I64 = 4
+};
+int64_t gptc_comm_all_reduce_start(int64_t kind, int64_t dtype, uintptr_t in,
+                                   uintptr_t out, int64_t count);
+void gptc_comm_wait(int64_t handle, uintptr_t in, uintptr_t out);
+void gptc_comm_all_gather(int64_t dtype, uintptr_t in, uintptr_t out,
+                          int64_t count);
+void gptc_comm_shard(uintptr_t in, uintptr_t out, int64_t bytes);
 
 /* A 1-D memref<N x i8> descriptor of the arena: pass
  * {arena, arena, 0, arena_bytes, 1}. */

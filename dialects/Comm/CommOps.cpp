@@ -63,3 +63,8 @@ LogicalResult AllGatherOp::verify() {
   return verifyShardedShapes(*this, getInput().getType(), getResult().getType(),
                              getWorldSizeAttr().getInt(), /*gather=*/true);
 }
+
+LogicalResult ShardOp::verify() {
+  return verifyShardedShapes(*this, getInput().getType(), getResult().getType(),
+                             getWorldSizeAttr().getInt(), /*gather=*/false);
+}

@@ -110,4 +110,30 @@ def Comm_AllGatherOp : Comm_Op<"all_gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Comm_ShardOp : Comm_Op<"shard", [Pure]> {
+  let summary = "this rank's part of a tensor every rank holds in full";
+  let description = [{
+    Every rank holds the same tensor; the input is cut into `world_size`
+    equal shards along dimension 0 and rank r keeps shard r. No data moves
+    between ranks: it is the local half of a work split whose results are
+    gathered again with `comm.all_gather` (distributed Muon: each rank
+    orthogonalises its share of the hidden matrices). `world_size` must
+    divide dimension 0. Lowers to a runtime call (the rank is known only
+    at run time), never to a kernel.
+
+    Example:
+    ```mlir
+    %mine = comm.shard %all world_size = 2
+        : tensor<4x64x64xf32> -> tensor<2x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Comm_Tensor:$input, I64Attr:$world_size);
+  let results = (outs Comm_Tensor:$result);
+  let assemblyFormat = [{
+    $input `world_size` `=` $world_size attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // GPTC_DIALECT_COMM_OPS_TD

@@ -136,8 +136,21 @@ private:
 struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
   using BuildStepPassBase::BuildStepPassBase;
 
+  /// `value` averaged over the data-parallel ranks (itself with one).
+  Value averageOverRanks(OpBuilder &b, Location loc, Value value) {
+    if (ranks == 1)
+      return value;
+    return comm::AllReduceOp::create(b, loc, value.getType(),
+                                     comm::ReductionKind::avg, value);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (ranks < 1) {
+      module.emitError("gptc-build-step: ranks must be at least 1, got ")
+          << ranks;
+      return signalPassFailure();
+    }
     auto forward = module.lookupSymbol<func::FuncOp>("forward");
     auto grad = module.lookupSymbol<func::FuncOp>("forward_grad");
     auto update = module.lookupSymbol<func::FuncOp>("update");
@@ -236,6 +249,7 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
         StringRef slot =
             i == 0 ? StringRef("loss") : StringRef(gradSlots[i - 1]);
         Value value = i == 0 ? toLossType(body, grad.getLoc(), result) : result;
+        value = averageOverRanks(body, grad.getLoc(), value);
         if (gradAccum == 1) {
           e.write(slot, value);
           continue;
@@ -269,8 +283,8 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       func::FuncOp fn = makeEntry("gptc_eval_step", forward.getLoc());
       OpBuilder body(fn.getBody().front().getTerminator());
       EntryBuilder e(body, forward.getLoc(), fn.getArgument(0), layout);
-      e.write("eval_loss",
-              toLossType(body, forward.getLoc(), e.call(forward)[0]));
+      Value loss = toLossType(body, forward.getLoc(), e.call(forward)[0]);
+      e.write("eval_loss", averageOverRanks(body, forward.getLoc(), loss));
     }
     for (func::FuncOp fn : {forward, grad, update})
       fn.setPrivate();

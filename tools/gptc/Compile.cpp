@@ -98,6 +98,7 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   PipelineOptions options;
   options.stopAfter = stage;
   options.gradAccum = spec.training.gradAccum();
+  options.ranks = spec.training.ranks;
   options.target = target;
   options.fuse = fuse;
   options.kernelMarks = kernelMarks;

@@ -6,7 +6,10 @@
 
 #include "runtime/Bundle.h"
 #include "runtime/Files.h"
+#include "runtime/Sha256.h"
 #include "runtime/Trainer.h"
+#include "runtime/comm/Collectives.h"
+#include "runtime/data/Shard.h"
 #ifdef GPTC_HAVE_CUDA_RUNTIME
 #include "runtime/cuda/CudaStepDevice.h"
 #endif
@@ -23,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
 
 namespace gptc {
 namespace runtime {
@@ -59,7 +63,14 @@ const char *trainCommandUsage() {
          "  --no-fuse          compile without attention/RMSNorm fusion "
          "(specs\n"
          "                     only)\n"
-         "  -h, --help         show this help\n";
+         "  --bucket-mb N      with several ranks, pack gradient all-reduces\n"
+         "                     into buckets of N MiB (default 25)\n"
+         "  -h, --help         show this help\n"
+         "\n"
+         "A bundle compiled with training.ranks = N trains data-parallel on N\n"
+         "ranks, started by MPI: mpirun -np N gptc train BUNDLE_DIR|SPEC.yaml\n"
+         "(every rank reads its slice of each batch; rank 0 compiles a spec,\n"
+         "prints and writes files).\n";
 }
 
 namespace {
@@ -114,14 +125,60 @@ std::unique_ptr<StepDevice> openDevice(const std::string &bundle,
   return nullptr;
 }
 
-/// What this runtime can run: one rank.
-bool checkRunnable(const Manifest &m, std::string &error) {
-  if (m.ranks != 1) {
+/// What this job can run: a bundle compiled for as many ranks as the job
+/// has (the CUDA runtime: one rank so far).
+bool checkRunnable(const Manifest &m, int worldSize, std::string &error) {
+  if (m.ranks != worldSize) {
+    error = m.path + ": ranks: the bundle trains on " +
+            std::to_string(m.ranks) + " rank" + (m.ranks == 1 ? "" : "s") +
+            " (training.ranks) and this job has " + std::to_string(worldSize) +
+            (m.ranks > 1 ? "; start it with mpirun -np " +
+                               std::to_string(m.ranks) + " gptc train ..."
+                         : "; recompile with training.ranks=" +
+                               std::to_string(worldSize));
+    return false;
+  }
+  if (m.ranks > 1 && m.target != "cpu") {
     error = m.path + ": ranks: " + std::to_string(m.ranks) +
-            "; this runtime runs one rank (compile with training.ranks=1)";
+            " ranks on target '" + m.target +
+            "' need NCCL, which this runtime does not drive yet (train "
+            "several ranks on the CPU, or one on the GPU)";
     return false;
   }
   return true;
+}
+
+/// What every rank must have the same of: the shard files' names and
+/// sizes (a SHA-256), or the glob's error.
+std::string dataDigest(const std::string &pattern) {
+  std::vector<std::string> paths;
+  std::string error;
+  if (!data::expandShardGlob(pattern, paths, error))
+    return "no files";
+  std::ostringstream text;
+  for (const std::string &p : paths) {
+    struct stat st;
+    text << p << " " << (stat(p.c_str(), &st) == 0 ? int64_t(st.st_size) : -1)
+         << "\n";
+  }
+  std::string t = text.str();
+  return sha256Hex(t.data(), t.size());
+}
+
+/// Every rank checks that all run the same bundle on the same data.
+bool checkSameJob(const Manifest &m, const TrainConfig &config,
+                  std::string &error) {
+  comm::Collectives &c = comm::Collectives::get();
+  return c.agree("bundle (step library SHA-256)", m.stepLibrary.sha256,
+                 error) &&
+         c.agree("training data (shard names and sizes, SHA-256)",
+                 dataDigest(config.trainPattern), error) &&
+         c.agree("run configuration (steps, seed, validation)",
+                 std::to_string(config.steps) + " " +
+                     std::to_string(config.seed) + " " +
+                     std::to_string(config.valEvery) + " " +
+                     std::to_string(config.valTokens),
+                 error);
 }
 
 int64_t countParameters(const Manifest &m) {
@@ -148,7 +205,8 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--save-params", nullptr, cli::ValueKind::String},
       {"--set", nullptr, cli::ValueKind::Repeated},
       {"--dtype", nullptr, cli::ValueKind::String},
-      {"--no-fuse", nullptr, cli::ValueKind::None}};
+      {"--no-fuse", nullptr, cli::ValueKind::None},
+      {"--bucket-mb", nullptr, cli::ValueKind::String}};
   return table;
 }
 
@@ -169,6 +227,8 @@ TrainConfig makeConfig(const cli::ParsedOptions &o, const Manifest &m) {
   config.valPattern = o.get("--val").value_or(d.val);
   config.timingSkipSteps = d.timingSkipSteps;
   config.saveParamsPath = o.get("--save-params").value_or("");
+  config.rank = comm::Collectives::get().rank();
+  config.worldSize = comm::Collectives::get().size();
   return config;
 }
 
@@ -180,8 +240,14 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
       << withThousands(countParameters(manifest)) << " params | B "
       << manifest.deviceBatch << " x T " << manifest.seqLen << " x accum "
       << manifest.gradAccum << " = " << withThousands(tokensPerStep)
-      << " tok/step | " << config.steps << " steps | seed " << config.seed
+      << " tok/step" << (config.worldSize > 1 ? " per rank" : "") << " | "
+      << config.steps << " steps | seed " << config.seed
       << "\n";
+  if (config.worldSize > 1)
+    out << kMe << config.worldSize << " ranks over "
+        << comm::Collectives::get().backendName() << " | "
+        << manifest.deviceBatch << " sequences per rank | buckets of "
+        << comm::Collectives::get().bucketBytes_() / (1 << 20) << " MiB\n";
   out << kMe << "data " << config.trainPattern << " | val "
       << (config.valTokens > 0 ? config.valPattern : std::string("off"))
       << "\n";
@@ -231,42 +297,73 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   }
 
   // Numbers are checked before anything is compiled or opened.
-  for (const char *name : {"--steps", "--val-every", "--val-tokens", "--seed"})
+  for (const char *name :
+       {"--steps", "--val-every", "--val-tokens", "--seed", "--bucket-mb"})
     if (auto v = o.get(name);
         v && !cli::parseCount(*v, std::string(name) != "--seed")) {
       err << kMe << "error: " << name << " '" << *v
           << "' is not a non-negative integer\n";
       return 2;
     }
-
-  // A spec compiles into a bundle first.
-  std::string bundle = o.positionals[0];
   std::string error;
+
+  // Under mpirun this process is one rank of a job: only rank 0 compiles,
+  // prints and writes; an error on any rank ends them all.
+  comm::Collectives &ranks = comm::Collectives::get();
+  if (!ranks.initialize(error)) {
+    err << kMe << "error: " << error << "\n";
+    return 1;
+  }
+  const bool leader = ranks.rank() == 0, job = ranks.size() > 1;
+  std::ostringstream discarded;
+  std::ostream &say = leader ? out : discarded;
+  auto fail = [&](const std::string &message) {
+    if (job)
+      ranks.fail(message);
+    err << kMe << "error: " << message << "\n";
+    return 1;
+  };
+  if (auto mb = o.get("--bucket-mb")) {
+    int64_t v = *cli::parseCount(*mb, true);
+    if (v > 1024)
+      return fail("--bucket-mb " + *mb + " is more than 1024");
+    ranks.setBucketBytes(v << 20);
+  }
+
+  // A spec compiles into a bundle first (on rank 0; the others wait).
+  std::string bundle = o.positionals[0];
   std::vector<std::string> overrides = o.all("--set");
   if (auto dtype = o.get("--dtype"))
     overrides.push_back("training.dtype=" + *dtype);
   bool isSpec = endsWith(bundle, ".yaml") || endsWith(bundle, ".yml") ||
                 (!isDirectory(bundle) && access(bundle.c_str(), F_OK) == 0);
   if (isSpec) {
-    if (!checkRegularFile(bundle, "spec", error)) {
-      err << kMe << "error: " << error << "\n";
-      return 1;
-    }
-    if (!compile) {
-      err << kMe << "error: " << bundle
-          << ": this program cannot compile specs; pass a bundle directory\n";
-      return 1;
-    }
+    if (!checkRegularFile(bundle, "spec", error))
+      return fail(error);
+    if (!compile)
+      return fail(bundle +
+                  ": this program cannot compile specs; pass a bundle "
+                  "directory");
     std::string outDir = bundleDirFor(bundle);
-    out << kMe << "compiling " << bundle << " -> " << outDir << "\n";
-    out.flush();
-    if (!compile(bundle, overrides, o.has("--no-fuse"), outDir, error)) {
-      // A spec error is already a located error line.
-      if (error.find(": error: ") == std::string::npos)
-        err << kMe << "error: ";
-      err << error << "\n";
-      return 1;
+    bool compiled = true;
+    if (leader) {
+      say << kMe << "compiling " << bundle << " -> " << outDir << "\n";
+      say.flush();
+      compiled = compile(bundle, overrides, o.has("--no-fuse"), outDir, error);
+      if (!compiled) {
+        // A spec error is already a located error line.
+        if (error.find(": error: ") == std::string::npos)
+          err << kMe << "error: ";
+        err << error << "\n";
+        err.flush();
+      }
     }
+    std::string agreeError;
+    if (job && !ranks.agree("compile of " + bundle, compiled ? "ok" : "failed",
+                            agreeError))
+      return 1; // rank 0 said why
+    if (!compiled)
+      return 1;
     bundle = outDir;
   } else {
     for (const char *specOnly : {"--set", "--dtype", "--no-fuse"})
@@ -277,33 +374,31 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
         return 2;
       }
   }
-  if (!isDirectory(bundle)) {
-    err << kMe << "error: " << bundle << ": no such bundle directory\n";
-    return 1;
-  }
+  if (!isDirectory(bundle))
+    return fail(bundle + ": no such bundle directory");
 
   Manifest manifest;
   StepLibrary step;
   std::unique_ptr<StepDevice> device = openDevice(bundle, error);
   if (!device || !openBundle(bundle, manifest, step, error) ||
-      !checkRunnable(manifest, error)) {
-    err << kMe << "error: " << error << "\n";
-    return 1;
-  }
+      !checkRunnable(manifest, ranks.size(), error))
+    return fail(error);
   TrainConfig config = makeConfig(o, manifest);
   // Outputs are checked before the run, not after it.
-  if (!config.saveParamsPath.empty() &&
-      !checkWritableDestination(config.saveParamsPath, error)) {
-    err << kMe << "error: --save-params: " << error << "\n";
+  if (leader && !config.saveParamsPath.empty() &&
+      !checkWritableDestination(config.saveParamsPath, error))
+    return fail("--save-params: " + error);
+  if (job && !checkSameJob(manifest, config, error)) {
+    // Every rank found the same difference: rank 0 says it.
+    if (leader)
+      err << kMe << "error: " << error << "\n";
     return 1;
   }
-  printHeader(manifest, config, *device, out);
+  printHeader(manifest, config, *device, say);
 
   TrainResult result;
-  if (!train(manifest, step, *device, config, out, result, error)) {
-    err << kMe << "error: " << error << "\n";
-    return 1;
-  }
+  if (!train(manifest, step, *device, config, say, result, error))
+    return fail(error);
   return 0;
 }
 

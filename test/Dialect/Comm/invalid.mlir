@@ -91,3 +91,19 @@ func.func @all_gather_shape(%x: tensor<2x4xf32>) {
   %r = comm.all_gather %x world_size = 8 : tensor<2x4xf32> -> tensor<2x32xf32>
   return
 }
+
+// -----
+
+func.func @shard_indivisible(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'comm.shard' op dimension 0 (3) must be divisible by world_size (2)}}
+  %r = comm.shard %x world_size = 2 : tensor<3x4xf32> -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
+func.func @shard_shape(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{'comm.shard' op result type must be 'tensor<2x4xf32>'}}
+  %r = comm.shard %x world_size = 2 : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}

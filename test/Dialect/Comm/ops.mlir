@@ -53,3 +53,10 @@ func.func @scatter_gather(%g: tensor<768x768xf32>) -> tensor<768x768xf32> {
       : tensor<96x768xf32> -> tensor<768x768xf32>
   return %full : tensor<768x768xf32>
 }
+
+// CHECK-LABEL: func.func @shard
+// CHECK: comm.shard %{{.*}} world_size = 2 : tensor<4x8x8xf32> -> tensor<2x8x8xf32>
+func.func @shard(%x: tensor<4x8x8xf32>) -> tensor<2x8x8xf32> {
+  %mine = comm.shard %x world_size = 2 : tensor<4x8x8xf32> -> tensor<2x8x8xf32>
+  return %mine : tensor<2x8x8xf32>
+}

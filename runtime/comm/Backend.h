@@ -1,0 +1,67 @@
+//===- Backend.h - The ranks of a job, as a backend sees them ---*- C++ -*-===//
+//
+// What a communication backend provides to runtime/comm/Collectives.h: the
+// job's rank and size, an in-place all-reduce that can be started and
+// waited for, a blocking all-gather of bytes, and a job-wide abort. Buffers
+// are host memory; the wire types are f32, f64, i32 and i64 (bf16 travels
+// as f32, packed by Collectives).
+//
+//   - SingleRank: one process, every collective is the identity.
+//   - MPI (MpiBackend.cpp): the ranks of `mpirun -np N`, Open MPI's
+//     non-blocking collectives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_COMM_BACKEND_H
+#define GPTC_RUNTIME_COMM_BACKEND_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gptc {
+namespace runtime {
+namespace comm {
+
+/// Element types (runtime/gptrt.h's GPTC_DTYPE_* codes).
+enum class Dtype { f32 = 0, bf16 = 1, f64 = 2, i32 = 3, i64 = 4 };
+/// comm::ReductionKind's values.
+enum class Reduction { sum = 0, avg = 1, max = 2, min = 3, prod = 4 };
+
+int64_t dtypeBytes(Dtype t);
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// "single process" or "MPI (Open MPI 4.1.4)" for the run's header.
+  virtual std::string name() const = 0;
+  /// Starts reducing `count` elements of `wire` type at `data` in place
+  /// (sum, max, min or prod over the ranks); `request` identifies it for
+  /// wait(). `data` must stay untouched until then.
+  virtual bool startAllReduce(void *data, int64_t count, Dtype wire,
+                              Reduction op, int64_t &request,
+                              std::string &error) = 0;
+  virtual bool wait(int64_t request, std::string &error) = 0;
+  /// out = every rank's `bytes` bytes of `in`, in rank order.
+  virtual bool allGather(const void *in, void *out, int64_t bytes,
+                         std::string &error) = 0;
+  /// Ends every rank of the job with exit code `code`.
+  [[noreturn]] virtual void abortJob(int code) = 0;
+};
+
+/// One process.
+std::unique_ptr<Backend> makeSingleRankBackend();
+
+/// Whether this process was started by an MPI launcher (mpirun), from its
+/// environment.
+bool launchedByMpi();
+/// MPI_COMM_WORLD after MPI_Init; null and `error` on failure.
+std::unique_ptr<Backend> makeMpiBackend(std::string &error);
+
+} // namespace comm
+} // namespace runtime
+} // namespace gptc
+
+#endif // GPTC_RUNTIME_COMM_BACKEND_H

@@ -1,0 +1,270 @@
+//===- Collectives.cpp - Buckets, checks and the gptc_comm_* callbacks ----===//
+
+#include "runtime/comm/Collectives.h"
+
+#include "runtime/cpu/Bf16.h"
+#include "runtime/gptrt.h"
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace gptc {
+namespace runtime {
+namespace comm {
+
+int64_t dtypeBytes(Dtype t) {
+  switch (t) {
+  case Dtype::bf16:
+    return 2;
+  case Dtype::f64:
+  case Dtype::i64:
+    return 8;
+  default:
+    return 4;
+  }
+}
+
+namespace {
+
+class SingleRank final : public Backend {
+public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  std::string name() const override { return "single process"; }
+  bool startAllReduce(void *, int64_t, Dtype, Reduction, int64_t &request,
+                      std::string &) override {
+    request = 0;
+    return true;
+  }
+  bool wait(int64_t, std::string &) override { return true; }
+  bool allGather(const void *in, void *out, int64_t bytes,
+                 std::string &) override {
+    std::memmove(out, in, size_t(bytes));
+    return true;
+  }
+  [[noreturn]] void abortJob(int code) override { std::_Exit(code); }
+};
+
+/// The type a bucket of `t` travels in: bf16 is summed in f32.
+Dtype wireType(Dtype t) { return t == Dtype::bf16 ? Dtype::f32 : t; }
+
+/// Adds the wall time of its scope to `total`.
+class WaitClock {
+public:
+  explicit WaitClock(double &total)
+      : total(total), start(std::chrono::steady_clock::now()) {}
+  ~WaitClock() {
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                           start)
+                 .count();
+  }
+
+private:
+  double &total;
+  std::chrono::steady_clock::time_point start;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeSingleRankBackend() {
+  return std::make_unique<SingleRank>();
+}
+
+Collectives::Collectives() : backend(makeSingleRankBackend()) {}
+
+Collectives &Collectives::get() {
+  static Collectives collectives;
+  return collectives;
+}
+
+bool Collectives::initialize(std::string &error) {
+  if (!launchedByMpi())
+    return true;
+  std::unique_ptr<Backend> mpi = makeMpiBackend(error);
+  if (!mpi)
+    return false;
+  backend = std::move(mpi);
+  return true;
+}
+
+bool Collectives::agree(const std::string &what, const std::string &value,
+                        std::string &error) {
+  constexpr int64_t kWidth = 128;
+  std::string mine = value.substr(0, kWidth);
+  mine.resize(size_t(kWidth), '\0');
+  std::vector<char> all(size_t(kWidth * size()));
+  if (!backend->allGather(mine.data(), all.data(), kWidth, error))
+    return false;
+  auto at = [&](int r) {
+    return std::string(all.data() + r * kWidth,
+                       strnlen(all.data() + r * kWidth, size_t(kWidth)));
+  };
+  for (int r = 1; r < size(); ++r)
+    if (at(r) != at(0)) {
+      error = "rank " + std::to_string(r) + " has a different " + what +
+              " (" + at(r) + ") than rank 0 (" + at(0) + ")";
+      return false;
+    }
+  return true;
+}
+
+void Collectives::fail(const std::string &message) {
+  std::fprintf(stderr, "gptc: rank %d: error: %s\n", rank(), message.c_str());
+  std::fflush(stderr);
+  backend->abortJob(1);
+}
+
+void Collectives::issue(Bucket &b) {
+  int64_t elements = int64_t(b.data.size()) / dtypeBytes(b.wire);
+  if (elements > INT_MAX)
+    fail("an all-reduce bucket of " + std::to_string(elements) +
+         " elements is too large (lower --bucket-mb)");
+  std::string error;
+  if (!backend->startAllReduce(b.data.data(), elements, b.wire, b.op,
+                               b.request, error))
+    fail(error);
+  b.issued = true;
+}
+
+void Collectives::finish(Bucket &b) {
+  std::string error;
+  {
+    WaitClock clock(waitSeconds);
+    if (!backend->wait(b.request, error))
+      fail(error);
+  }
+  // Unpack: avg divides the sum by the world size; bf16 rounds once.
+  const unsigned char *p = b.data.data();
+  const double n = double(size());
+  for (const Member &m : b.members) {
+    switch (m.dtype) {
+    case Dtype::f32:
+    case Dtype::bf16: {
+      const float *src = reinterpret_cast<const float *>(p);
+      for (int64_t i = 0; i < m.count; ++i) {
+        float v = b.op == Reduction::avg ? float(src[i] / float(n)) : src[i];
+        if (m.dtype == Dtype::f32)
+          static_cast<float *>(m.out)[i] = v;
+        else
+          static_cast<uint16_t *>(m.out)[i] = f32ToBf16(v);
+      }
+      break;
+    }
+    case Dtype::f64: {
+      const double *src = reinterpret_cast<const double *>(p);
+      double *dst = static_cast<double *>(m.out);
+      for (int64_t i = 0; i < m.count; ++i)
+        dst[i] = b.op == Reduction::avg ? src[i] / n : src[i];
+      break;
+    }
+    default:
+      std::memcpy(m.out, p, size_t(m.count * dtypeBytes(m.dtype)));
+    }
+    p += m.count * dtypeBytes(wireType(m.dtype));
+  }
+  b.done = true;
+}
+
+int64_t Collectives::startAllReduce(Reduction op, Dtype dtype, const void *in,
+                                    void *out, int64_t count) {
+  Dtype wire = wireType(dtype);
+  // A member joins the open bucket when it reduces the same way.
+  if (buckets.empty() || buckets.back().issued ||
+      buckets.back().wire != wire || buckets.back().op != op) {
+    if (!buckets.empty() && !buckets.back().issued)
+      issue(buckets.back());
+    buckets.emplace_back();
+    buckets.back().wire = wire;
+    buckets.back().op = op;
+  }
+  Bucket &b = buckets.back();
+  int64_t handle = nextHandle++;
+  b.members.push_back({in, out, count, dtype, handle});
+  size_t at = b.data.size();
+  b.data.resize(at + size_t(count * dtypeBytes(wire)));
+  if (dtype == Dtype::bf16) {
+    float *dst = reinterpret_cast<float *>(b.data.data() + at);
+    const uint16_t *src = static_cast<const uint16_t *>(in);
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = bf16ToF32(src[i]);
+  } else {
+    std::memcpy(b.data.data() + at, in, size_t(count * dtypeBytes(dtype)));
+  }
+  if (int64_t(b.data.size()) >= bucketBytes)
+    issue(b);
+  return handle;
+}
+
+void Collectives::wait(int64_t handle) {
+  for (Bucket &b : buckets) {
+    if (b.members.empty() || handle < b.members.front().handle ||
+        handle > b.members.back().handle)
+      continue;
+    if (!b.issued)
+      issue(b);
+    if (!b.done)
+      finish(b);
+    break;
+  }
+  while (!buckets.empty() && buckets.front().done)
+    buckets.pop_front();
+}
+
+void Collectives::allGather(Dtype dtype, const void *in, void *out,
+                            int64_t count) {
+  std::string error;
+  WaitClock clock(waitSeconds);
+  int64_t bytes = count * dtypeBytes(dtype);
+  if (bytes > INT_MAX)
+    fail("an all-gather of " + std::to_string(bytes) + " bytes is too large");
+  if (!backend->allGather(in, out, bytes, error))
+    fail(error);
+}
+
+void Collectives::shard(const void *in, void *out, int64_t bytes) {
+  std::memcpy(out, static_cast<const unsigned char *>(in) + rank() * bytes,
+              size_t(bytes));
+}
+
+double Collectives::takeWaitSeconds() {
+  double s = waitSeconds;
+  waitSeconds = 0.0;
+  return s;
+}
+
+} // namespace comm
+} // namespace runtime
+} // namespace gptc
+
+using gptc::runtime::comm::Collectives;
+using gptc::runtime::comm::Dtype;
+using gptc::runtime::comm::Reduction;
+
+extern "C" {
+
+int64_t gptc_comm_all_reduce_start(int64_t kind, int64_t dtype, uintptr_t in,
+                                   uintptr_t out, int64_t count) {
+  return Collectives::get().startAllReduce(
+      Reduction(kind), Dtype(dtype), reinterpret_cast<const void *>(in),
+      reinterpret_cast<void *>(out), count);
+}
+
+void gptc_comm_wait(int64_t handle, uintptr_t, uintptr_t) {
+  Collectives::get().wait(handle);
+}
+
+void gptc_comm_all_gather(int64_t dtype, uintptr_t in, uintptr_t out,
+                          int64_t count) {
+  Collectives::get().allGather(Dtype(dtype), reinterpret_cast<const void *>(in),
+                               reinterpret_cast<void *>(out), count);
+}
+
+void gptc_comm_shard(uintptr_t in, uintptr_t out, int64_t bytes) {
+  Collectives::get().shard(reinterpret_cast<const void *>(in),
+                           reinterpret_cast<void *>(out), bytes);
+}
+
+} // extern "C"

@@ -1,0 +1,101 @@
+//===- Collectives.h - The communication a compiled step calls --*- C++ -*-===//
+//
+// The process's view of the job's ranks, behind runtime/gptrt.h's
+// gptc_comm_* callbacks (which gptc-lower-comm's calls reach):
+//
+//   - all-reduces are bucketed: a started all-reduce is packed into the
+//     open bucket (bf16 widened to f32); when the bucket holds
+//     `bucketBytes` or more it is issued (Backend::startAllReduce) while
+//     the step goes on computing; waiting for any member issues what is
+//     still open and unpacks the whole bucket (avg divides by the world
+//     size, bf16 rounds once). The step starts each gradient's all-reduce
+//     as soon as the gradient is final, so buckets fill in backward order
+//     and the first ones travel during the rest of the backward.
+//   - all-gathers and shards are blocking.
+//
+// A collective that fails ends the whole job with one line naming the rank
+// (the step has no error path). One Collectives per process
+// (Collectives::get), single-rank until initialize() finds a launcher.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_COMM_COLLECTIVES_H
+#define GPTC_RUNTIME_COMM_COLLECTIVES_H
+
+#include "runtime/comm/Backend.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gptc {
+namespace runtime {
+namespace comm {
+
+class Collectives {
+public:
+  static Collectives &get();
+
+  /// Joins the job this process was launched in (MPI under mpirun), else
+  /// stays one rank. Returns false and sets `error` when the launcher's
+  /// job cannot be joined.
+  bool initialize(std::string &error);
+  int rank() const { return backend->rank(); }
+  int size() const { return backend->size(); }
+  std::string backendName() const { return backend->name(); }
+  void setBucketBytes(int64_t bytes) { bucketBytes = bytes; }
+  int64_t bucketBytes_() const { return bucketBytes; }
+
+  /// Checks that every rank has the same `value` of `what` (e.g. the
+  /// bundle's hash); false and one line naming the first rank that
+  /// differs, on every rank.
+  bool agree(const std::string &what, const std::string &value,
+             std::string &error);
+  /// Prints `message` as this rank's error and ends the job (exit 1).
+  [[noreturn]] void fail(const std::string &message);
+
+  /// The callbacks (runtime/gptrt.h).
+  int64_t startAllReduce(Reduction op, Dtype dtype, const void *in, void *out,
+                         int64_t count);
+  void wait(int64_t handle);
+  void allGather(Dtype dtype, const void *in, void *out, int64_t count);
+  void shard(const void *in, void *out, int64_t bytes);
+
+  /// Seconds spent inside wait() and the blocking collectives since the
+  /// last call (the time the step waited on communication).
+  double takeWaitSeconds();
+
+private:
+  Collectives();
+  struct Member {
+    const void *in;
+    void *out;
+    int64_t count;
+    Dtype dtype;
+    int64_t handle;
+  };
+  struct Bucket {
+    std::vector<Member> members;
+    Dtype wire = Dtype::f32;
+    Reduction op = Reduction::sum;
+    std::vector<unsigned char> data;
+    int64_t request = -1;
+    bool issued = false, done = false;
+  };
+  void issue(Bucket &b);
+  void finish(Bucket &b);
+
+  std::unique_ptr<Backend> backend;
+  int64_t bucketBytes = 25 << 20;
+  int64_t nextHandle = 0;
+  /// This step's buckets; the last one may be open (not issued).
+  std::deque<Bucket> buckets;
+  double waitSeconds = 0.0;
+};
+
+} // namespace comm
+} // namespace runtime
+} // namespace gptc
+
+#endif // GPTC_RUNTIME_COMM_COLLECTIVES_H
