@@ -102,7 +102,7 @@ struct DistributeNewtonSchulzPass
     if (ranks < 1) {
       getOperation().emitError("gptc-distribute-newton-schulz: ranks must be "
                                "at least 1, got ")
-          << ranks;
+          << static_cast<int64_t>(ranks);
       return signalPassFailure();
     }
     if (ranks == 1)

@@ -148,7 +148,7 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
     ModuleOp module = getOperation();
     if (ranks < 1) {
       module.emitError("gptc-build-step: ranks must be at least 1, got ")
-          << ranks;
+          << static_cast<int64_t>(ranks);
       return signalPassFailure();
     }
     auto forward = module.lookupSymbol<func::FuncOp>("forward");

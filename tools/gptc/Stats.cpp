@@ -19,6 +19,7 @@
 #include "tools/gptc/CostModel.h"
 #include "tools/gptc/KernelCost.h"
 #include "tools/gptc/Ptxas.h"
+#include "tools/gptc/RankShares.h"
 #include "tools/gptc/ReportTable.h"
 
 #include "frontend/Parameters.h"
@@ -781,6 +782,8 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
   for (auto &[group, calls] : gemmCallsPerGroup(*module, spec))
     os << " " << group << " " << calls;
   os << (fuse ? " (same-shape Newton-Schulz batched)" : "") << "\n";
+  if (!printNewtonSchulzShares(ctx, spec, target, fuse, os))
+    return false;
   // The table shows which kernels failed ("fail"); then the error.
   error = ptxasFailures;
   return error.empty();

@@ -1,0 +1,28 @@
+//===- RankShares.h - Each rank's share of Newton-Schulz --------*- C++ -*-===//
+//
+// With training.ranks > 1, gptc-distribute-newton-schulz gives each rank
+// a share of every same-shape group of hidden matrices; `gptc compile
+// --stats` prints how many matrices (and elements) each rank
+// orthogonalises, read off the compiled update step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_TOOLS_GPTC_RANKSHARES_H
+#define GPTC_TOOLS_GPTC_RANKSHARES_H
+
+#include "frontend/ModelSpec.h"
+#include "passes/Pipeline.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace gptc {
+
+/// Prints one line "Newton-Schulz over N ranks: rank 0 orthogonalises ...";
+/// nothing with one rank. False when the spec does not compile.
+bool printNewtonSchulzShares(mlir::MLIRContext &ctx, const ModelSpec &spec,
+                             Target target, bool fuse, llvm::raw_ostream &os);
+
+} // namespace gptc
+
+#endif // GPTC_TOOLS_GPTC_RANKSHARES_H
