@@ -79,3 +79,17 @@ for python in ("/usr/bin/python3", shutil.which("python3")):
         config.available_features.add("torch")
         config.substitutions.append(("%torch_python", python))
         break
+
+# Several ranks on the CPU: Open MPI's launcher (Debian's openmpi-bin,
+# installed by setup). Tests run as root in containers and on a machine
+# with fewer cores than some jobs have ranks; shared-memory transfers
+# without ptrace-based single copy (not allowed in most containers).
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    for var, value in [
+        ("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+        ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+        ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+        ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
+    ]:
+        config.environment[var] = value
