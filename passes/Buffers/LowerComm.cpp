@@ -53,10 +53,10 @@ func::FuncOp callee(ModuleOp module, StringRef name, unsigned args,
     return fn;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   Type i64 = b.getI64Type();
-  auto fn = func::FuncOp::create(
-      b, module.getLoc(), name,
-      b.getFunctionType(SmallVector<Type>(args, i64),
-                        SmallVector<Type>(results, i64)));
+  auto fn =
+      func::FuncOp::create(b, module.getLoc(), name,
+                           b.getFunctionType(SmallVector<Type>(args, i64),
+                                             SmallVector<Type>(results, i64)));
   fn.setPrivate();
   return fn;
 }
@@ -82,8 +82,9 @@ public:
     if (reduce && producer && producer->getBlock() == op->getBlock())
       b.setInsertionPointAfter(producer);
     Value in = bufferization::ToBufferOp::create(
-        b, loc, MemRefType::get(input.getType().getShape(),
-                                input.getType().getElementType()),
+        b, loc,
+        MemRefType::get(input.getType().getShape(),
+                        input.getType().getElementType()),
         input, /*read_only=*/true);
     Value out = memref::AllocOp::create(
         b, loc,
@@ -93,26 +94,24 @@ public:
     int64_t bytes = resultType.getNumElements() *
                     ((resultType.getElementTypeBitWidth() + 7) / 8);
     if (reduce) {
-      Value handle =
-          call(b, loc, "gptc_comm_all_reduce_start",
-               {constant(b, loc, int64_t(reduce.getKind())),
-                constant(b, loc, *dtype), address(b, loc, in),
-                address(b, loc, out), constant(b, loc, count)},
-               1)
-              .front();
+      Value handle = call(b, loc, "gptc_comm_all_reduce_start",
+                          {constant(b, loc, int64_t(reduce.getKind())),
+                           constant(b, loc, *dtype), address(b, loc, in),
+                           address(b, loc, out), constant(b, loc, count)},
+                          1)
+                         .front();
       b.setInsertionPoint(firstUser(op));
       call(b, loc, "gptc_comm_wait",
            {handle, address(b, loc, in), address(b, loc, out)}, 0);
     } else if (isa<comm::AllGatherOp>(op)) {
       call(b, loc, "gptc_comm_all_gather",
-           {constant(b, loc, *dtype), address(b, loc, in),
-            address(b, loc, out), constant(b, loc, count)},
+           {constant(b, loc, *dtype), address(b, loc, in), address(b, loc, out),
+            constant(b, loc, count)},
            0);
     } else {
       // comm.shard: the result is one of world_size equal slices.
       call(b, loc, "gptc_comm_shard",
-           {address(b, loc, in), address(b, loc, out),
-            constant(b, loc, bytes)},
+           {address(b, loc, in), address(b, loc, out), constant(b, loc, bytes)},
            0);
     }
     Value result = bufferization::ToTensorOp::create(

@@ -32,8 +32,8 @@ namespace {
 /// Matrix `i` of the stack `x` ([K, R, C]) as a [1, R, C] tensor.
 Value matrixOf(OpBuilder &b, Location loc, Value x, int64_t i) {
   auto type = cast<RankedTensorType>(x.getType());
-  auto one = RankedTensorType::get(
-      {1, type.getDimSize(1), type.getDimSize(2)}, type.getElementType());
+  auto one = RankedTensorType::get({1, type.getDimSize(1), type.getDimSize(2)},
+                                   type.getElementType());
   return gpt::SliceOp::create(b, loc, one, x,
                               b.getDenseI64ArrayAttr({i, 0, 0}));
 }
@@ -57,8 +57,8 @@ void distribute(optim::NewtonSchulzOp op, int64_t ranks) {
   Value x = op.getInput();
   bool single = type.getRank() == 2;
   if (single) {
-    auto one = RankedTensorType::get({1, type.getDimSize(0), type.getDimSize(1)},
-                                     type.getElementType());
+    auto one = RankedTensorType::get(
+        {1, type.getDimSize(0), type.getDimSize(1)}, type.getElementType());
     x = gpt::ReshapeOp::create(b, loc, one, x);
   }
   auto stackType = cast<RankedTensorType>(x.getType());
@@ -110,8 +110,7 @@ struct DistributeNewtonSchulzPass
     SmallVector<optim::NewtonSchulzOp> ops;
     getOperation().walk([&](optim::NewtonSchulzOp op) {
       auto type = cast<RankedTensorType>(op.getInput().getType());
-      if (type.hasStaticShape() &&
-          (type.getRank() == 2 || type.getRank() == 3))
+      if (type.hasStaticShape() && (type.getRank() == 2 || type.getRank() == 3))
         ops.push_back(op);
     });
     for (optim::NewtonSchulzOp op : ops)

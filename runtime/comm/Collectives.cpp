@@ -57,9 +57,9 @@ public:
   explicit WaitClock(double &total)
       : total(total), start(std::chrono::steady_clock::now()) {}
   ~WaitClock() {
-    total += std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                           start)
-                 .count();
+    total +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
   }
 
 private:
@@ -104,8 +104,8 @@ bool Collectives::agree(const std::string &what, const std::string &value,
   };
   for (int r = 1; r < size(); ++r)
     if (at(r) != at(0)) {
-      error = "rank " + std::to_string(r) + " has a different " + what +
-              " (" + at(r) + ") than rank 0 (" + at(0) + ")";
+      error = "rank " + std::to_string(r) + " has a different " + what + " (" +
+              at(r) + ") than rank 0 (" + at(0) + ")";
       return false;
     }
   return true;
@@ -123,8 +123,8 @@ void Collectives::issue(Bucket &b) {
     fail("an all-reduce bucket of " + std::to_string(elements) +
          " elements is too large (lower --bucket-mb)");
   std::string error;
-  if (!backend->startAllReduce(b.data.data(), elements, b.wire, b.op,
-                               b.request, error))
+  if (!backend->startAllReduce(b.data.data(), elements, b.wire, b.op, b.request,
+                               error))
     fail(error);
   b.issued = true;
 }
@@ -172,8 +172,8 @@ int64_t Collectives::startAllReduce(Reduction op, Dtype dtype, const void *in,
                                     void *out, int64_t count) {
   Dtype wire = wireType(dtype);
   // A member joins the open bucket when it reduces the same way.
-  if (buckets.empty() || buckets.back().issued ||
-      buckets.back().wire != wire || buckets.back().op != op) {
+  if (buckets.empty() || buckets.back().issued || buckets.back().wire != wire ||
+      buckets.back().op != op) {
     if (!buckets.empty() && !buckets.back().issued)
       issue(buckets.back());
     buckets.emplace_back();

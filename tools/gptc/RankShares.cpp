@@ -54,9 +54,8 @@ bool printNewtonSchulzShares(MLIRContext &ctx, const ModelSpec &spec,
   os << "Newton-Schulz over " << ranks << " ranks (round-robin in each "
      << "same-shape group):";
   for (int64_t r = 0; r < ranks; ++r)
-    os << (r ? "," : "") << " rank " << r << " "
-       << matrices[size_t(r)] << " matrices (" << elements[size_t(r)]
-       << " elements)";
+    os << (r ? "," : "") << " rank " << r << " " << matrices[size_t(r)]
+       << " matrices (" << elements[size_t(r)] << " elements)";
   os << "; " << padding << " padding matri" << (padding == 1 ? "x" : "ces")
      << "\n";
   return true;

@@ -241,8 +241,7 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
       << manifest.deviceBatch << " x T " << manifest.seqLen << " x accum "
       << manifest.gradAccum << " = " << withThousands(tokensPerStep)
       << " tok/step" << (config.worldSize > 1 ? " per rank" : "") << " | "
-      << config.steps << " steps | seed " << config.seed
-      << "\n";
+      << config.steps << " steps | seed " << config.seed << "\n";
   if (config.worldSize > 1)
     out << kMe << config.worldSize << " ranks over "
         << comm::Collectives::get().backendName() << " | "
@@ -341,9 +340,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     if (!checkRegularFile(bundle, "spec", error))
       return fail(error);
     if (!compile)
-      return fail(bundle +
-                  ": this program cannot compile specs; pass a bundle "
-                  "directory");
+      return fail(bundle + ": this program cannot compile specs; pass a bundle "
+                           "directory");
     std::string outDir = bundleDirFor(bundle);
     bool compiled = true;
     if (leader) {
