@@ -9,6 +9,8 @@
 //   - SingleRank: one process, every collective is the identity.
 //   - MPI (MpiBackend.cpp): the ranks of `mpirun -np N`, Open MPI's
 //     non-blocking collectives.
+//   - NCCL (runtime/cuda/NcclBackend.h): a device backend, over MPI for
+//     its bootstrap.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +51,27 @@ public:
                          std::string &error) = 0;
   /// Ends every rank of the job with exit code `code`.
   [[noreturn]] virtual void abortJob(int code) = 0;
+
+  /// Device backends (NCCL) work on the step's own device buffers, in the
+  /// order of the step's stream, with no packing: Collectives hands them
+  /// each bucket whole. The host collectives above stay those of the
+  /// process (MPI), for the start-up checks.
+  virtual bool onDevice() const { return false; }
+  struct DeviceReduce {
+    const void *in;
+    void *out;
+    int64_t count;
+    Dtype dtype;
+  };
+  /// out = reduce over ranks of in, for every member, as one group.
+  virtual bool deviceAllReduce(const DeviceReduce *members, size_t count,
+                               Reduction op, std::string &error);
+  /// out = every rank's `bytes` bytes of in, rank order.
+  virtual bool deviceAllGather(const void *in, void *out, int64_t bytes,
+                               std::string &error);
+  /// out = in, `bytes` bytes of device memory.
+  virtual bool deviceCopy(void *out, const void *in, int64_t bytes,
+                          std::string &error);
 };
 
 /// One process.

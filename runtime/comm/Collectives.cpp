@@ -69,6 +69,21 @@ private:
 
 } // namespace
 
+bool Backend::deviceAllReduce(const DeviceReduce *, size_t, Reduction,
+                              std::string &error) {
+  error = name() + " has no device collectives";
+  return false;
+}
+bool Backend::deviceAllGather(const void *, void *, int64_t,
+                              std::string &error) {
+  error = name() + " has no device collectives";
+  return false;
+}
+bool Backend::deviceCopy(void *, const void *, int64_t, std::string &error) {
+  error = name() + " has no device collectives";
+  return false;
+}
+
 std::unique_ptr<Backend> makeSingleRankBackend() {
   return std::make_unique<SingleRank>();
 }
@@ -115,14 +130,25 @@ void Collectives::fail(const std::string &message) {
   std::fprintf(stderr, "gptc: rank %d: error: %s\n", rank(), message.c_str());
   std::fflush(stderr);
   backend->abortJob(1);
+  std::_Exit(1); // abortJob does not return
 }
 
 void Collectives::issue(Bucket &b) {
+  std::string error;
+  if (backend->onDevice()) {
+    // In stream order on the step's buffers: nothing to wait for here.
+    std::vector<Backend::DeviceReduce> members;
+    for (const Member &m : b.members)
+      members.push_back({m.in, m.out, m.count, m.dtype});
+    if (!backend->deviceAllReduce(members.data(), members.size(), b.op, error))
+      fail(error);
+    b.issued = b.done = true;
+    return;
+  }
   int64_t elements = int64_t(b.data.size()) / dtypeBytes(b.wire);
   if (elements > INT_MAX)
     fail("an all-reduce bucket of " + std::to_string(elements) +
          " elements is too large (lower --bucket-mb)");
-  std::string error;
   if (!backend->startAllReduce(b.data.data(), elements, b.wire, b.op, b.request,
                                error))
     fail(error);
@@ -183,6 +209,13 @@ int64_t Collectives::startAllReduce(Reduction op, Dtype dtype, const void *in,
   Bucket &b = buckets.back();
   int64_t handle = nextHandle++;
   b.members.push_back({in, out, count, dtype, handle});
+  if (backend->onDevice()) {
+    // A device bucket is its members (no packing); its size is theirs.
+    b.deviceBytes += count * dtypeBytes(dtype);
+    if (b.deviceBytes >= bucketBytes)
+      issue(b);
+    return handle;
+  }
   size_t at = b.data.size();
   b.data.resize(at + size_t(count * dtypeBytes(wire)));
   if (dtype == Dtype::bf16) {
@@ -220,13 +253,20 @@ void Collectives::allGather(Dtype dtype, const void *in, void *out,
   int64_t bytes = count * dtypeBytes(dtype);
   if (bytes > INT_MAX)
     fail("an all-gather of " + std::to_string(bytes) + " bytes is too large");
-  if (!backend->allGather(in, out, bytes, error))
+  bool ok = backend->onDevice()
+                ? backend->deviceAllGather(in, out, bytes, error)
+                : backend->allGather(in, out, bytes, error);
+  if (!ok)
     fail(error);
 }
 
 void Collectives::shard(const void *in, void *out, int64_t bytes) {
-  std::memcpy(out, static_cast<const unsigned char *>(in) + rank() * bytes,
-              size_t(bytes));
+  const void *mine = static_cast<const unsigned char *>(in) + rank() * bytes;
+  std::string error;
+  if (!backend->onDevice())
+    std::memcpy(out, mine, size_t(bytes));
+  else if (!backend->deviceCopy(out, mine, bytes, error))
+    fail(error);
 }
 
 double Collectives::takeWaitSeconds() {

@@ -45,6 +45,12 @@ public:
   int size() const { return backend->size(); }
   std::string backendName() const { return backend->name(); }
   void setBucketBytes(int64_t bytes) { bucketBytes = bytes; }
+  /// Swaps the backend (a device backend that bootstraps over the one
+  /// initialize() made); returns the old one.
+  std::unique_ptr<Backend> swapBackend(std::unique_ptr<Backend> next) {
+    std::swap(backend, next);
+    return next;
+  }
   int64_t bucketBytes_() const { return bucketBytes; }
 
   /// Checks that every rank has the same `value` of `what` (e.g. the
@@ -79,7 +85,8 @@ private:
     std::vector<Member> members;
     Dtype wire = Dtype::f32;
     Reduction op = Reduction::sum;
-    std::vector<unsigned char> data;
+    std::vector<unsigned char> data; ///< host backends: the packed members
+    int64_t deviceBytes = 0;         ///< device backends: their bytes
     int64_t request = -1;
     bool issued = false, done = false;
   };

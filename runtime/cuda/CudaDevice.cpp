@@ -9,6 +9,7 @@
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/DeviceState.h"
 
+#include <cstdlib>
 #include <memory>
 
 namespace gptc {
@@ -21,7 +22,22 @@ constexpr size_t kGemmWorkspaceBytes = 32u << 20;
 
 CudaDevice *openedDevice = nullptr;
 
-/// Opens device 0; null and `error` on failure.
+/// The device this process uses: its rank on the node (mpirun's local
+/// rank) among the node's devices, device 0 without a launcher.
+int deviceOrdinal(const DriverApi &cu) {
+  int count = 0, local = 0;
+  if (cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count < 1)
+    return 0;
+  for (const char *var :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char *v = std::getenv(var); v && *v) {
+      local = std::atoi(v);
+      break;
+    }
+  return local % count;
+}
+
+/// Opens the process's device (deviceOrdinal); null and `error` on failure.
 CudaDevice::State *openState(std::string &error) {
   auto s = std::make_unique<CudaDevice::State>();
   s->cu = DriverApi::load(error);
@@ -34,7 +50,8 @@ CudaDevice::State *openState(std::string &error) {
   char name[256] = {};
   int major = 0, minor = 0;
   if (!s->check(cu.cuInit(0), "cuInit", error) ||
-      !s->check(cu.cuDeviceGet(&s->device, 0), "cuDeviceGet", error) ||
+      !s->check(cu.cuDeviceGet(&s->device, deviceOrdinal(cu)), "cuDeviceGet",
+                error) ||
       !s->check(cu.cuDeviceGetName(name, sizeof(name) - 1, s->device),
                 "cuDeviceGetName", error) ||
       !s->check(

@@ -25,6 +25,7 @@ namespace cuda {
   X(cuInit)                                                                    \
   X(cuGetErrorName)                                                            \
   X(cuDeviceGet)                                                               \
+  X(cuDeviceGetCount)                                                          \
   X(cuDeviceGetName)                                                           \
   X(cuDeviceGetAttribute)                                                      \
   X(cuDevicePrimaryCtxRetain)                                                  \
@@ -35,6 +36,7 @@ namespace cuda {
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD8)                                                                \
+  X(cuMemcpyDtoDAsync)                                                         \
   X(cuStreamCreate)                                                            \
   X(cuStreamSynchronize)                                                       \
   X(cuModuleLoadData)                                                          \

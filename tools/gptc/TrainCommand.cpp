@@ -12,6 +12,7 @@
 #include "runtime/data/Shard.h"
 #ifdef GPTC_HAVE_CUDA_RUNTIME
 #include "runtime/cuda/CudaStepDevice.h"
+#include "runtime/cuda/NcclBackend.h"
 #endif
 #include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
@@ -138,14 +139,27 @@ bool checkRunnable(const Manifest &m, int worldSize, std::string &error) {
                                std::to_string(worldSize));
     return false;
   }
-  if (m.ranks > 1 && m.target != "cpu") {
-    error = m.path + ": ranks: " + std::to_string(m.ranks) +
-            " ranks on target '" + m.target +
-            "' need NCCL, which this runtime does not drive yet (train "
-            "several ranks on the CPU, or one on the GPU)";
-    return false;
-  }
   return true;
+}
+
+/// A job of GPU ranks communicates over NCCL, bootstrapped over the job's
+/// MPI ranks.
+bool joinDeviceRanks(const Manifest &m, std::string &error) {
+  comm::Collectives &ranks = comm::Collectives::get();
+  if (m.target == "cpu" || ranks.size() == 1)
+    return true;
+#ifdef GPTC_HAVE_CUDA_RUNTIME
+  if (m.target == "cuda") {
+    std::unique_ptr<comm::Backend> host = ranks.swapBackend(nullptr);
+    std::unique_ptr<comm::Backend> nccl =
+        cuda::makeNcclBackend(host, *cuda::CudaDevice::current(), error);
+    const bool joined = nccl != nullptr;
+    ranks.swapBackend(joined ? std::move(nccl) : std::move(host));
+    return joined;
+  }
+#endif
+  error = m.path + ": target: '" + m.target + "' has no collectives here";
+  return false;
 }
 
 /// What every rank must have the same of: the shard files' names and
@@ -380,6 +394,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   std::unique_ptr<StepDevice> device = openDevice(bundle, error);
   if (!device || !openBundle(bundle, manifest, step, error) ||
       !checkRunnable(manifest, ranks.size(), error))
+    return fail(error);
+  if (!joinDeviceRanks(manifest, error))
     return fail(error);
   TrainConfig config = makeConfig(o, manifest);
   // Outputs are checked before the run, not after it.

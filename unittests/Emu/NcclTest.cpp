@@ -1,0 +1,182 @@
+//===- NcclTest.cpp - The emulated libnccl.so.2 between processes ---------===//
+//
+// Each test forks one process per rank; every rank opens its own emulated
+// device, joins the communicator of a unique id made before the fork, runs
+// collectives on device buffers and checks what it got. A rank reports a
+// failed check by its exit code (the line of the check).
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmuTestUtil.h"
+
+#include <nccl.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+namespace gptc::emu::test {
+namespace {
+
+#define RANK_CHECK(cond)                                                       \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      return __LINE__;                                                         \
+  } while (0)
+
+/// Runs `body(rank, comm)` in `n` forked ranks; returns their exit codes.
+std::vector<int> runRanks(int n,
+                          const std::function<int(int, ncclComm_t)> &body,
+                          const std::function<bool(int)> &joins = nullptr) {
+  ncclUniqueId id;
+  EXPECT_EQ(ncclGetUniqueId(&id), ncclSuccess);
+  std::vector<pid_t> pids;
+  for (int r = 0; r < n; ++r) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      CUdevice dev;
+      CUcontext ctx;
+      if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
+          cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+          cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
+        _exit(200);
+      ncclComm_t comm = nullptr;
+      if (ncclCommInitRank(&comm, n, id, r) != ncclSuccess)
+        _exit(201);
+      int code = body(r, comm);
+      ncclCommDestroy(comm);
+      _exit(code);
+    }
+    pids.push_back(pid);
+  }
+  std::vector<int> codes;
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 255);
+  }
+  return codes;
+}
+
+template <class T> CUdeviceptr upload(const std::vector<T> &host) {
+  CUdeviceptr p = 0;
+  cuMemAlloc(&p, host.size() * sizeof(T));
+  cuMemcpyHtoD(p, host.data(), host.size() * sizeof(T));
+  return p;
+}
+
+template <class T> std::vector<T> download(CUdeviceptr p, size_t n) {
+  std::vector<T> host(n);
+  cuMemcpyDtoH(host.data(), p, n * sizeof(T));
+  return host;
+}
+
+const void *dev(CUdeviceptr p) { return reinterpret_cast<const void *>(p); }
+void *devOut(CUdeviceptr p) { return reinterpret_cast<void *>(p); }
+
+TEST(EmuNccl, AllReduceSumAndAvgAcrossChunks) {
+  // 3 M floats: more than one 4 MiB slot, so the chunks are exercised.
+  constexpr size_t n = 3u << 20;
+  auto codes = runRanks(3, [](int rank, ncclComm_t comm) {
+    std::vector<float> x(n);
+    for (size_t i = 0; i < n; ++i)
+      x[i] = float((rank + 1) * int(i % 7));
+    CUdeviceptr in = upload(x), out = upload(std::vector<float>(n));
+    RANK_CHECK(ncclAllReduce(dev(in), devOut(out), n, ncclFloat32, ncclSum,
+                             comm, nullptr) == ncclSuccess);
+    std::vector<float> sum = download<float>(out, n);
+    for (size_t i = 0; i < n; ++i)
+      RANK_CHECK(sum[i] == float(6 * int(i % 7)));
+    RANK_CHECK(ncclAllReduce(dev(in), devOut(out), n, ncclFloat32, ncclAvg,
+                             comm, nullptr) == ncclSuccess);
+    std::vector<float> avg = download<float>(out, n);
+    for (size_t i = 0; i < n; ++i)
+      RANK_CHECK(avg[i] == float(6 * int(i % 7)) / 3.0f);
+    // In place, max.
+    RANK_CHECK(ncclAllReduce(dev(in), devOut(in), n, ncclFloat32, ncclMax, comm,
+                             nullptr) == ncclSuccess);
+    RANK_CHECK(download<float>(in, 8)[6] == 18.0f);
+    return 0;
+  });
+  EXPECT_EQ(codes, std::vector<int>({0, 0, 0}));
+}
+
+TEST(EmuNccl, GatherBroadcastReduceScatter) {
+  auto codes = runRanks(2, [](int rank, ncclComm_t comm) {
+    int count = 0, me = -1;
+    RANK_CHECK(ncclCommCount(comm, &count) == ncclSuccess && count == 2);
+    RANK_CHECK(ncclCommUserRank(comm, &me) == ncclSuccess && me == rank);
+    std::vector<int32_t> mine(5);
+    for (int i = 0; i < 5; ++i)
+      mine[size_t(i)] = rank * 10 + i;
+    CUdeviceptr in = upload(mine), all = upload(std::vector<int32_t>(10));
+    RANK_CHECK(ncclAllGather(dev(in), devOut(all), 5, ncclInt32, comm,
+                             nullptr) == ncclSuccess);
+    std::vector<int32_t> got = download<int32_t>(all, 10);
+    for (int i = 0; i < 10; ++i)
+      RANK_CHECK(got[size_t(i)] == (i / 5) * 10 + i % 5);
+    // Rank 1's values to everyone.
+    CUdeviceptr b = upload(std::vector<double>{rank + 0.5, rank + 1.5});
+    RANK_CHECK(ncclBroadcast(dev(b), devOut(b), 2, ncclFloat64, 1, comm,
+                             nullptr) == ncclSuccess);
+    RANK_CHECK(download<double>(b, 2) == std::vector<double>({1.5, 2.5}));
+    // Sum of [r, r, r, r, 10r, 10r, 10r, 10r]: rank 0 keeps the first 4.
+    std::vector<float> rs = {float(rank), float(rank), float(rank),
+                             float(rank), 10.f * rank, 10.f * rank,
+                             10.f * rank, 10.f * rank};
+    CUdeviceptr src = upload(rs), dst = upload(std::vector<float>(4));
+    RANK_CHECK(ncclReduceScatter(dev(src), devOut(dst), 4, ncclFloat32, ncclSum,
+                                 comm, nullptr) == ncclSuccess);
+    RANK_CHECK(download<float>(dst, 4)[0] == (rank == 0 ? 1.f : 10.f));
+    // bf16: 1 + 1 = 2, summed in f32 and rounded once.
+    uint16_t one = 0x3f80;
+    CUdeviceptr h = upload(std::vector<uint16_t>{one});
+    RANK_CHECK(ncclAllReduce(dev(h), devOut(h), 1, ncclBfloat16, ncclSum, comm,
+                             nullptr) == ncclSuccess);
+    RANK_CHECK(download<uint16_t>(h, 1)[0] == 0x4000);
+    return 0;
+  });
+  EXPECT_EQ(codes, std::vector<int>({0, 0}));
+}
+
+TEST(EmuNccl, RejectsWhatTheDeviceDoesNotHold) {
+  auto codes = runRanks(2, [](int, ncclComm_t comm) {
+    float host[4] = {};
+    CUdeviceptr small = upload(std::vector<float>(4));
+    // A host pointer, and a device buffer too small for the count.
+    RANK_CHECK(ncclAllReduce(host, host, 4, ncclFloat32, ncclSum, comm,
+                             nullptr) == ncclInvalidArgument);
+    RANK_CHECK(ncclAllReduce(dev(small), devOut(small), 5, ncclFloat32, ncclSum,
+                             comm, nullptr) == ncclInvalidArgument);
+    RANK_CHECK(ncclAllReduce(dev(small), devOut(small), 4, ncclFloat32,
+                             ncclRedOp_t(9), comm,
+                             nullptr) == ncclInvalidArgument);
+    RANK_CHECK(std::string(ncclGetErrorString(ncclInvalidArgument))
+                   .find("invalid argument") == 0);
+    return 0;
+  });
+  EXPECT_EQ(codes, std::vector<int>({0, 0}));
+}
+
+TEST(EmuNccl, APeerThatLeavesIsAnErrorNotAHang) {
+  setenv("GPTC_EMU_NCCL_TIMEOUT", "1", 1);
+  auto codes = runRanks(2, [](int rank, ncclComm_t comm) {
+    if (rank == 1)
+      return 0; // gone without a word
+    CUdeviceptr x = upload(std::vector<float>(16));
+    RANK_CHECK(ncclAllReduce(dev(x), devOut(x), 16, ncclFloat32, ncclSum, comm,
+                             nullptr) == ncclRemoteError);
+    ncclResult_t async = ncclSuccess;
+    RANK_CHECK(ncclCommGetAsyncError(comm, &async) == ncclSuccess &&
+               async == ncclRemoteError);
+    return 0;
+  });
+  unsetenv("GPTC_EMU_NCCL_TIMEOUT");
+  EXPECT_EQ(codes, std::vector<int>({0, 0}));
+}
+
+} // namespace
+} // namespace gptc::emu::test
