@@ -17,6 +17,8 @@
 #include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <cblas.h>
 #include <omp.h>
 
@@ -26,6 +28,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <sstream>
 
@@ -64,6 +67,8 @@ const char *trainCommandUsage() {
          "  --no-fuse          compile without attention/RMSNorm fusion "
          "(specs\n"
          "                     only)\n"
+         "  --ranks N          start the job's N ranks with mpirun (found on\n"
+         "                     PATH); the same as mpirun -np N gptc train ...\n"
          "  --bucket-mb N      with several ranks, pack gradient all-reduces\n"
          "                     into buckets of N MiB (default 25)\n"
          "  -h, --help         show this help\n"
@@ -220,7 +225,8 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--set", nullptr, cli::ValueKind::Repeated},
       {"--dtype", nullptr, cli::ValueKind::String},
       {"--no-fuse", nullptr, cli::ValueKind::None},
-      {"--bucket-mb", nullptr, cli::ValueKind::String}};
+      {"--bucket-mb", nullptr, cli::ValueKind::String},
+      {"--ranks", nullptr, cli::ValueKind::String}};
   return table;
 }
 
@@ -291,6 +297,59 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
 
 } // namespace
 
+/// `gptc train --ranks N ARGS` outside a job: replaces this process with
+/// `mpirun -np N THIS-PROGRAM train ARGS` (without --ranks). Returns only
+/// on failure, with `error` set.
+static void launchRanks(const std::vector<std::string> &args, int64_t ranks,
+                        std::string &error) {
+  std::string mpirun;
+  if (const char *path = std::getenv("PATH"))
+    for (llvm::StringRef part : llvm::split(llvm::StringRef(path), ':')) {
+      std::string dir = part.str();
+      std::string candidate = (dir.empty() ? "." : dir) + "/mpirun";
+      if (access(candidate.c_str(), X_OK) == 0) {
+        mpirun = candidate;
+        break;
+      }
+    }
+  if (mpirun.empty()) {
+    error = "--ranks " + std::to_string(ranks) +
+            ": mpirun not found on PATH (Debian's openmpi-bin); start the "
+            "job with an MPI launcher yourself";
+    return;
+  }
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) {
+    error = "--ranks: cannot find this program (/proc/self/exe)";
+    return;
+  }
+  self[n] = '\0';
+  std::vector<std::string> argv = {mpirun, "-np", std::to_string(ranks)};
+  // Open MPI refuses root unless told, and more ranks than cores unless
+  // told: a user who asks for N ranks here means both.
+  if (geteuid() == 0)
+    argv.push_back("--allow-run-as-root");
+  argv.push_back("--oversubscribe");
+  argv.insert(argv.end(), {self, "train"});
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--ranks") {
+      ++i;
+      continue;
+    }
+    if (args[i].rfind("--ranks=", 0) == 0)
+      continue;
+    argv.push_back(args[i]);
+  }
+  std::vector<char *> cargv;
+  for (std::string &a : argv)
+    cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  std::fflush(stdout);
+  execv(mpirun.c_str(), cargv.data());
+  error = "--ranks: cannot run " + mpirun + ": " + std::strerror(errno);
+}
+
 int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
                     std::ostream &err, const CompileHook &compile) {
   cli::ParsedOptions o;
@@ -310,8 +369,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   }
 
   // Numbers are checked before anything is compiled or opened.
-  for (const char *name :
-       {"--steps", "--val-every", "--val-tokens", "--seed", "--bucket-mb"})
+  for (const char *name : {"--steps", "--val-every", "--val-tokens", "--seed",
+                           "--bucket-mb", "--ranks"})
     if (auto v = o.get(name);
         v && !cli::parseCount(*v, std::string(name) != "--seed")) {
       err << kMe << "error: " << name << " '" << *v
@@ -319,6 +378,19 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
       return 2;
     }
   std::string error;
+  if (auto r = o.get("--ranks")) {
+    int64_t n = *cli::parseCount(*r, true);
+    if (n < 1 || n > 4096) {
+      err << kMe << "error: --ranks " << *r << " is not in [1, 4096]\n";
+      return 2;
+    }
+    if (!comm::launchedByMpi()) {
+      out.flush();
+      launchRanks(args, n, error);
+      err << kMe << "error: " << error << "\n";
+      return 1;
+    }
+  }
 
   // Under mpirun this process is one rank of a job: only rank 0 compiles,
   // prints and writes; an error on any rank ends them all.
@@ -328,6 +400,12 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     return 1;
   }
   const bool leader = ranks.rank() == 0, job = ranks.size() > 1;
+  if (auto r = o.get("--ranks");
+      r && *cli::parseCount(*r, true) != ranks.size()) {
+    err << kMe << "error: --ranks " << *r << " but this job has "
+        << ranks.size() << " rank" << (ranks.size() == 1 ? "" : "s") << "\n";
+    return 2;
+  }
   std::ostringstream discarded;
   std::ostream &say = leader ? out : discarded;
   auto fail = [&](const std::string &message) {
