@@ -51,7 +51,8 @@ void printSummary(const ModelSpec &spec, llvm::raw_ostream &os) {
              : std::string())
      << " softcap(" << toString(m.softcap) << ")\n";
   os << "  batch:     " << t.batch << " x " << t.seqLen << " tokens per step ("
-     << t.ranks << " ranks x " << t.deviceBatch << " sequences x "
+     << t.ranks << (t.ranks == 1 ? " rank x " : " ranks x ") << t.deviceBatch
+     << " sequences x "
      << t.gradAccum() << " micro-steps), " << t.steps << " steps, "
      << toString(t.dtype) << "\n";
 
