@@ -507,9 +507,9 @@ def DistributeNewtonSchulzPass : Pass<"gptc-distribute-newton-schulz",
   let description = [{
     With `ranks` > 1 every rank holds the same momentum (the gradients were
     averaged), so each rank orthogonalises only its share of the hidden
-    matrices and the results are exchanged. An `optim.newton_schulz` on K
-    matrices (`[K, rows, cols]`, batched by gptc-fuse-newton-schulz, or
-    one `[rows, cols]` matrix as K = 1) becomes:
+    matrices and the results are exchanged. An `optim.newton_schulz` on K > 1
+    matrices (`[K, rows, cols]`, batched by gptc-fuse-newton-schulz)
+    becomes:
 
       stack the K matrices round-robin, padded to K' = ceil(K / ranks) *
       ranks with copies of the last one: position r * K'/ranks + j holds
@@ -521,8 +521,10 @@ def DistributeNewtonSchulzPass : Pass<"gptc-distribute-newton-schulz",
 
     so rank r orthogonalises matrices r, r + ranks, r + 2 ranks, ... of each
     same-shape group (modded-nanogpt's assignment), and every rank ends
-    with every update, bit-identical to computing them all itself. Nothing
-    changes with `ranks` = 1. Runs after gptc-fuse-newton-schulz, before
+    with every update, bit-identical to computing them all itself. A
+    single matrix has nothing to split (every rank computes it: --no-fuse
+    builds, whose Newton-Schulz ops are not batched, replicate it all), and
+    nothing changes with `ranks` = 1. Runs after gptc-fuse-newton-schulz, before
     the Newton-Schulz ops are lowered.
   }];
   let options = [

@@ -76,10 +76,12 @@ public:
              << resultType.getElementType();
     Location loc = op->getLoc();
     OpBuilder b(op);
-    // An all-reduce starts where its operand is final.
+    // An all-reduce starts where its operand is final; only when nothing
+    // else uses the operand, which the backend may read until the wait.
     auto reduce = dyn_cast<comm::AllReduceOp>(op);
     Operation *producer = input.getDefiningOp();
-    if (reduce && producer && producer->getBlock() == op->getBlock())
+    if (reduce && producer && producer->getBlock() == op->getBlock() &&
+        input.hasOneUse())
       b.setInsertionPointAfter(producer);
     Value in = bufferization::ToBufferOp::create(
         b, loc,

@@ -10,7 +10,8 @@
 //
 // Position p = r * J + j of the stack holds matrix i = j * N + r (the last
 // matrix where i >= K), so rank r orthogonalises matrices r, r + N, ... A
-// single [R, C] matrix is K = 1.
+// single matrix ([R, C], or a stack of one) has nothing to split: every
+// rank computes it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,14 +54,7 @@ Value stackOf(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> order) {
 void distribute(optim::NewtonSchulzOp op, int64_t ranks) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto type = cast<RankedTensorType>(op.getInput().getType());
   Value x = op.getInput();
-  bool single = type.getRank() == 2;
-  if (single) {
-    auto one = RankedTensorType::get(
-        {1, type.getDimSize(0), type.getDimSize(1)}, type.getElementType());
-    x = gpt::ReshapeOp::create(b, loc, one, x);
-  }
   auto stackType = cast<RankedTensorType>(x.getType());
   int64_t k = stackType.getDimSize(0);
   int64_t per = (k + ranks - 1) / ranks; // J
@@ -88,8 +82,6 @@ void distribute(optim::NewtonSchulzOp op, int64_t ranks) {
   Value all = comm::AllGatherOp::create(b, loc, stackedType, ns.getResult(),
                                         b.getI64IntegerAttr(ranks));
   Value result = stackOf(b, loc, all, where);
-  if (single)
-    result = gpt::ReshapeOp::create(b, loc, type, result);
   op.getResult().replaceAllUsesWith(result);
   op.erase();
 }
@@ -110,7 +102,8 @@ struct DistributeNewtonSchulzPass
     SmallVector<optim::NewtonSchulzOp> ops;
     getOperation().walk([&](optim::NewtonSchulzOp op) {
       auto type = cast<RankedTensorType>(op.getInput().getType());
-      if (type.hasStaticShape() && (type.getRank() == 2 || type.getRank() == 3))
+      if (type.hasStaticShape() && type.getRank() == 3 &&
+          type.getDimSize(0) > 1)
         ops.push_back(op);
     });
     for (optim::NewtonSchulzOp op : ops)

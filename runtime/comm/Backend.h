@@ -46,6 +46,9 @@ public:
                               Reduction op, int64_t &request,
                               std::string &error) = 0;
   virtual bool wait(int64_t request, std::string &error) = 0;
+  /// Lets started reductions advance (MPI progresses non-blocking
+  /// collectives only inside its calls); called as the step starts more.
+  virtual void progress() {}
   /// out = every rank's `bytes` bytes of `in`, in rank order.
   virtual bool allGather(const void *in, void *out, int64_t bytes,
                          std::string &error) = 0;

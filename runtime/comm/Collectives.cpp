@@ -136,7 +136,9 @@ void Collectives::fail(const std::string &message) {
 void Collectives::issue(Bucket &b) {
   std::string error;
   if (backend->onDevice()) {
-    // In stream order on the step's buffers: nothing to wait for here.
+    // In stream order on the step's buffers: nothing to wait for later
+    // (the time of the call is what the host spends on it).
+    WaitClock clock(waitSeconds);
     std::vector<Backend::DeviceReduce> members;
     for (const Member &m : b.members)
       members.push_back({m.in, m.out, m.count, m.dtype});
@@ -212,10 +214,11 @@ int64_t Collectives::startAllReduce(Reduction op, Dtype dtype, const void *in,
   if (backend->onDevice()) {
     // A device bucket is its members (no packing); its size is theirs.
     b.deviceBytes += count * dtypeBytes(dtype);
-    if (b.deviceBytes >= bucketBytes)
+    if (b.deviceBytes >= bucketLimitBytes)
       issue(b);
     return handle;
   }
+  backend->progress();
   size_t at = b.data.size();
   b.data.resize(at + size_t(count * dtypeBytes(wire)));
   if (dtype == Dtype::bf16) {
@@ -226,7 +229,7 @@ int64_t Collectives::startAllReduce(Reduction op, Dtype dtype, const void *in,
   } else {
     std::memcpy(b.data.data() + at, in, size_t(count * dtypeBytes(dtype)));
   }
-  if (int64_t(b.data.size()) >= bucketBytes)
+  if (int64_t(b.data.size()) >= bucketLimitBytes)
     issue(b);
   return handle;
 }

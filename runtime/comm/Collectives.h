@@ -5,7 +5,7 @@
 //
 //   - all-reduces are bucketed: a started all-reduce is packed into the
 //     open bucket (bf16 widened to f32); when the bucket holds
-//     `bucketBytes` or more it is issued (Backend::startAllReduce) while
+//     `bucketLimitBytes` or more it is issued (Backend::startAllReduce) while
 //     the step goes on computing; waiting for any member issues what is
 //     still open and unpacks the whole bucket (avg divides by the world
 //     size, bf16 rounds once). The step starts each gradient's all-reduce
@@ -44,14 +44,14 @@ public:
   int rank() const { return backend->rank(); }
   int size() const { return backend->size(); }
   std::string backendName() const { return backend->name(); }
-  void setBucketBytes(int64_t bytes) { bucketBytes = bytes; }
+  void setBucketBytes(int64_t bytes) { bucketLimitBytes = bytes; }
   /// Swaps the backend (a device backend that bootstraps over the one
   /// initialize() made); returns the old one.
   std::unique_ptr<Backend> swapBackend(std::unique_ptr<Backend> next) {
     std::swap(backend, next);
     return next;
   }
-  int64_t bucketBytes_() const { return bucketBytes; }
+  int64_t bucketBytes() const { return bucketLimitBytes; }
 
   /// Checks that every rank has the same `value` of `what` (e.g. the
   /// bundle's hash); false and one line naming the first rank that
@@ -94,7 +94,7 @@ private:
   void finish(Bucket &b);
 
   std::unique_ptr<Backend> backend;
-  int64_t bucketBytes = 25 << 20;
+  int64_t bucketLimitBytes = 25 << 20;
   int64_t nextHandle = 0;
   /// This step's buckets; the last one may be open (not issued).
   std::deque<Bucket> buckets;

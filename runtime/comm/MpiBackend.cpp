@@ -108,6 +108,13 @@ public:
     request = int64_t(requests.size()) - 1;
     return true;
   }
+  void progress() override {
+    for (MPI_Request &r : requests)
+      if (r != MPI_REQUEST_NULL) {
+        int done = 0;
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      }
+  }
   bool wait(int64_t request, std::string &error) override {
     int rc = MPI_Wait(&requests[size_t(request)], MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {

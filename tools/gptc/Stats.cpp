@@ -596,7 +596,8 @@ static void printDataParallelCost(const ModelSpec &spec,
      << "all-reduce of " << human(static_cast<int64_t>(gradBytes))
      << "B of gradients " << millis(reduce) << " ms, all-gather of "
      << human(static_cast<int64_t>(hiddenBytes)) << "B of Muon updates "
-     << millis(gather) << " ms per step (overlappable with the backward)\n";
+     << millis(gather)
+     << " ms per step (on the step's stream: not overlapped yet)\n";
 }
 
 /// The cost summary of one training step (gptc_grad_step x grad_accum +

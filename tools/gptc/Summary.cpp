@@ -52,9 +52,8 @@ void printSummary(const ModelSpec &spec, llvm::raw_ostream &os) {
      << " softcap(" << toString(m.softcap) << ")\n";
   os << "  batch:     " << t.batch << " x " << t.seqLen << " tokens per step ("
      << t.ranks << (t.ranks == 1 ? " rank x " : " ranks x ") << t.deviceBatch
-     << " sequences x "
-     << t.gradAccum() << " micro-steps), " << t.steps << " steps, "
-     << toString(t.dtype) << "\n";
+     << " sequences x " << t.gradAccum() << " micro-steps), " << t.steps
+     << " steps, " << toString(t.dtype) << "\n";
 
   int64_t total = 0;
   std::vector<int64_t> perGroup(spec.groups.size(), 0);

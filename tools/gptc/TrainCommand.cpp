@@ -132,7 +132,7 @@ std::unique_ptr<StepDevice> openDevice(const std::string &bundle,
 }
 
 /// What this job can run: a bundle compiled for as many ranks as the job
-/// has (the CUDA runtime: one rank so far).
+/// has.
 bool checkRunnable(const Manifest &m, int worldSize, std::string &error) {
   if (m.ranks != worldSize) {
     error = m.path + ": ranks: the bundle trains on " +
@@ -192,11 +192,15 @@ bool checkSameJob(const Manifest &m, const TrainConfig &config,
                  error) &&
          c.agree("training data (shard names and sizes, SHA-256)",
                  dataDigest(config.trainPattern), error) &&
-         c.agree("run configuration (steps, seed, validation)",
+         c.agree("validation data (shard names and sizes, SHA-256)",
+                 config.valTokens > 0 ? dataDigest(config.valPattern) : "off",
+                 error) &&
+         c.agree("run configuration (steps, seed, validation, --bucket-mb)",
                  std::to_string(config.steps) + " " +
                      std::to_string(config.seed) + " " +
                      std::to_string(config.valEvery) + " " +
-                     std::to_string(config.valTokens),
+                     std::to_string(config.valTokens) + " " +
+                     std::to_string(c.bucketBytes()),
                  error);
 }
 
@@ -266,7 +270,7 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
     out << kMe << config.worldSize << " ranks over "
         << comm::Collectives::get().backendName() << " | "
         << manifest.deviceBatch << " sequences per rank | buckets of "
-        << comm::Collectives::get().bucketBytes_() / (1 << 20) << " MiB\n";
+        << comm::Collectives::get().bucketBytes() / (1 << 20) << " MiB\n";
   out << kMe << "data " << config.trainPattern << " | val "
       << (config.valTokens > 0 ? config.valPattern : std::string("off"))
       << "\n";

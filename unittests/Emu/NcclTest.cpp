@@ -154,6 +154,16 @@ TEST(EmuNccl, RejectsWhatTheDeviceDoesNotHold) {
     RANK_CHECK(ncclAllReduce(dev(small), devOut(small), 4, ncclFloat32,
                              ncclRedOp_t(9), comm,
                              nullptr) == ncclInvalidArgument);
+    // What this library cannot reduce is refused by every rank at once.
+    RANK_CHECK(ncclAllReduce(dev(small), devOut(small), 4, ncclFloat16, ncclSum,
+                             comm, nullptr) == ncclInvalidArgument);
+    RANK_CHECK(ncclReduceScatter(dev(small), devOut(small), 2, ncclFloat32,
+                                 ncclRedOp_t(7), comm,
+                                 nullptr) == ncclInvalidArgument);
+    // The communicator still works afterwards.
+    RANK_CHECK(ncclAllReduce(dev(small), devOut(small), 4, ncclFloat32, ncclSum,
+                             comm, nullptr) == ncclSuccess);
+    RANK_CHECK(ncclCommDestroy(nullptr) == ncclSuccess);
     RANK_CHECK(std::string(ncclGetErrorString(ncclInvalidArgument))
                    .find("invalid argument") == 0);
     return 0;

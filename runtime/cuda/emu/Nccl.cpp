@@ -42,19 +42,16 @@
 namespace {
 
 constexpr size_t kSlotBytes = 4u << 20;
-constexpr uint32_t kMagic = 0x6e63636c; // "nccl"
 
+/// The barrier at the start of the segment.
 struct Header {
   std::atomic<uint32_t> arrived;
   std::atomic<uint32_t> generation;
-  std::atomic<uint32_t> joined;
-  uint32_t magic;
 };
 
 } // namespace
 
 struct ncclComm {
-  std::string name;
   int nranks = 0, rank = 0;
   Header *header = nullptr;
   uint8_t *slots = nullptr;
@@ -186,9 +183,35 @@ void reduceBf16(uint8_t *out, const uint8_t *slots, size_t count, int nranks,
   }
 }
 
+/// The types reductions support here (not f16 and fp8).
+bool reducible(ncclDataType_t t) {
+  switch (t) {
+  case ncclInt8:
+  case ncclUint8:
+  case ncclInt32:
+  case ncclUint32:
+  case ncclInt64:
+  case ncclUint64:
+  case ncclFloat32:
+  case ncclFloat64:
+  case ncclBfloat16:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool validOp(ncclRedOp_t op) { return op >= ncclSum && op < ncclNumOps; }
+
 bool reduceChunk(uint8_t *out, const uint8_t *slots, size_t count,
                  ncclDataType_t t, int nranks, ncclRedOp_t op) {
   switch (t) {
+  case ncclInt8:
+    reduceInto<int8_t>(out, slots, count, nranks, op);
+    return true;
+  case ncclUint8:
+    reduceInto<uint8_t>(out, slots, count, nranks, op);
+    return true;
   case ncclFloat32:
     reduceInto<float>(out, slots, count, nranks, op);
     return true;
@@ -225,7 +248,7 @@ ncclResult_t exchange(ncclComm *c, const uint8_t *in, size_t bytes,
   for (size_t off = 0; off < bytes || (bytes == 0 && off == 0);
        off += kSlotBytes) {
     size_t chunk = std::min(kSlotBytes, bytes - off);
-    if (chunk)
+    if (chunk && in)
       std::memcpy(c->slots + size_t(c->rank) * kSlotBytes, in + off, chunk);
     if (!barrier(c))
       return fail(c, ncclRemoteError);
@@ -297,8 +320,10 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
   int fd = shm_open(name.c_str(), O_CREAT | O_RDWR, 0600);
   if (fd < 0)
     return ncclSystemError;
-  if (ftruncate(fd, off_t(bytes)) != 0) {
+  // Backed now, or an error now (a small /dev/shm), not SIGBUS later.
+  if (posix_fallocate(fd, 0, off_t(bytes)) != 0) {
     close(fd);
+    shm_unlink(name.c_str());
     return ncclSystemError;
   }
   void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -306,17 +331,16 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
   if (p == MAP_FAILED)
     return ncclSystemError;
   auto *c = new ncclComm;
-  c->name = name;
   c->nranks = nranks;
   c->rank = rank;
   c->header = static_cast<Header *>(p);
   c->slots = static_cast<uint8_t *>(p) + 4096;
   c->mapped = bytes;
-  c->header->joined.fetch_add(1);
   // Every rank has mapped the segment before any uses it.
   if (!barrier(c)) {
     munmap(p, bytes);
     delete c;
+    shm_unlink(name.c_str());
     return ncclRemoteError;
   }
   // Nobody opens it by name any more: the name can go.
@@ -332,6 +356,8 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  if (!comm)
+    return ncclSuccess;
   if (!validComm(comm))
     return ncclInvalidArgument;
   munmap(comm->header, comm->mapped);
@@ -380,7 +406,7 @@ ncclResult_t ncclGroupEnd() { return ncclSuccess; }
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t) {
-  if (!validComm(comm) || op < ncclSum || op >= ncclNumOps)
+  if (!validComm(comm) || !validOp(op) || !reducible(datatype))
     return ncclInvalidArgument;
   size_t size = typeBytes(datatype), bytes = count * size;
   const uint8_t *in = hostOf(sendbuff, bytes);
@@ -394,9 +420,7 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                 in + first * size, n * size);
     if (!barrier(comm))
       return fail(comm, ncclRemoteError);
-    if (!reduceChunk(out + first * size, comm->slots, n, datatype, comm->nranks,
-                     op))
-      return ncclInvalidArgument;
+    reduceChunk(out + first * size, comm->slots, n, datatype, comm->nranks, op);
     if (!barrier(comm))
       return fail(comm, ncclRemoteError);
   }
@@ -429,10 +453,7 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
   uint8_t *out = hostOf(recvbuff, bytes);
   if (size == 0 || (bytes && (!out || (comm->rank == root && !in))))
     return ncclInvalidArgument;
-  std::string none(comm->rank == root ? 0 : bytes, '\0');
-  const uint8_t *mine =
-      comm->rank == root ? in : reinterpret_cast<const uint8_t *>(none.data());
-  return exchange(comm, mine, bytes,
+  return exchange(comm, in, bytes,
                   [&](int r, size_t off, const uint8_t *slot, size_t chunk) {
                     if (r == root)
                       std::memmove(out + off, slot, chunk);
@@ -448,7 +469,7 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
                                size_t recvcount, ncclDataType_t datatype,
                                ncclRedOp_t op, ncclComm_t comm,
                                cudaStream_t stream) {
-  if (!validComm(comm))
+  if (!validComm(comm) || !validOp(op) || !reducible(datatype))
     return ncclInvalidArgument;
   size_t size = typeBytes(datatype);
   size_t total = recvcount * size_t(comm->nranks);

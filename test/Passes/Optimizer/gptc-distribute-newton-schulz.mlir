@@ -29,18 +29,16 @@ func.func @three_over_two(%x: tensor<3x8x16xf32>) -> tensor<3x8x16xf32> {
 
 // -----
 
-// One matrix: rank 0 orthogonalises it, rank 1 a copy (the padding); the
-// result is rank 0's.
+// Must not fire: one matrix (or a stack of one) has nothing to split;
+// every rank computes it.
 // CHECK-LABEL: func.func @single
-// CHECK:      %[[SHAPED:.*]] = gpt.reshape %arg0 : tensor<8x16xf32> to tensor<1x8x16xf32>
-// CHECK:      comm.shard %{{.*}} world_size = 2 : tensor<2x8x16xf32> -> tensor<1x8x16xf32>
-// CHECK:      %[[ALL:.*]] = comm.all_gather %{{.*}} world_size = 2 : tensor<1x8x16xf32> -> tensor<2x8x16xf32>
-// CHECK-NEXT: %[[R0:.*]] = gpt.slice %[[ALL]] offsets = [0, 0, 0]
-// CHECK-NEXT: gpt.concat %[[R0]] dim = 0
-// CHECK-NEXT: gpt.reshape %{{.*}} : tensor<1x8x16xf32> to tensor<8x16xf32>
-func.func @single(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+// CHECK-NOT: comm.
+// CHECK: optim.newton_schulz %arg0
+// CHECK: optim.newton_schulz %arg1
+func.func @single(%x: tensor<8x16xf32>, %y: tensor<1x8x16xf32>) -> (tensor<8x16xf32>, tensor<1x8x16xf32>) {
   %0 = optim.newton_schulz %x steps = 5 coefficients = [3.4445, -4.775, 2.0315] eps = 1.0e-7 form = polynomial_then_apply transpose = short_side normalize = after_cast compute_dtype = bf16 : tensor<8x16xf32>
-  return %0 : tensor<8x16xf32>
+  %1 = optim.newton_schulz %y steps = 5 coefficients = [3.4445, -4.775, 2.0315] eps = 1.0e-7 form = polynomial_then_apply transpose = short_side normalize = after_cast compute_dtype = bf16 : tensor<1x8x16xf32>
+  return %0, %1 : tensor<8x16xf32>, tensor<1x8x16xf32>
 }
 
 // -----
