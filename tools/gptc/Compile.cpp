@@ -7,6 +7,7 @@
 #include "frontend/Parameters.h"
 #include "frontend/SpecParser.h"
 #include "runtime/Files.h"
+#include "runtime/Sha256.h"
 #include "tools/gptc/Manifest.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,6 +28,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -345,6 +347,36 @@ bool writeBundle(ModuleOp module, const ModelSpec &spec, Target target,
     runtime::removeTree(staging);
     return false;
   }
+  return true;
+}
+
+/// The SHA-256 of this executable's file (computed once): a rebuilt gptc
+/// keys its bundles apart from an older one's.
+static const std::string &executableDigest() {
+  static const std::string digest = [] {
+    auto buffer = llvm::MemoryBuffer::getFile("/proc/self/exe",
+                                              /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return std::string("unknown");
+    return sha256Hex((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+  }();
+  return digest;
+}
+
+bool planSpecBundle(const std::string &specPath,
+                    const std::vector<std::string> &overrides, bool fuse,
+                    std::string &key, int64_t &ranks, std::string &error) {
+  ModelSpec spec;
+  SpecError specError;
+  if (!parseSpecFile(specPath, overrides, spec, specError)) {
+    error = specError.str();
+    return false;
+  }
+  std::string text = spec.resolvedYaml + "\n# fuse " + (fuse ? "1" : "0") +
+                     " target cpu gptc " + executableDigest() + "\n";
+  key = sha256Hex(text.data(), text.size());
+  ranks = spec.training.ranks;
   return true;
 }
 

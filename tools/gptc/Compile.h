@@ -50,6 +50,15 @@ bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec, Target target,
                  const std::string &outDir, std::string &error);
 
+/// What `gptc train SPEC` keys its compiled bundle by, before compiling:
+/// the SHA-256 (hex) of the resolved spec (extends merged, overrides
+/// applied), the flags that change the bundle (fusion, target) and gptc's
+/// own executable; and the ranks the spec trains on. False and `error`
+/// (the spec's located error) when the spec does not parse or check.
+bool planSpecBundle(const std::string &specPath,
+                    const std::vector<std::string> &overrides, bool fuse,
+                    std::string &key, int64_t &ranks, std::string &error);
+
 /// compileToStage(LLVM) + writeBundle (CPU), for `gptc train SPEC`.
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,

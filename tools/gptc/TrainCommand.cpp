@@ -40,8 +40,10 @@ const char *trainCommandUsage() {
          "\n"
          "Trains a compiled bundle (the directory `gptc compile SPEC -o DIR`\n"
          "writes: manifest.json, step.so, spec.yaml). Given a spec, compiles\n"
-         "it first into SPEC-BASENAME.gptc/ in the working directory (or\n"
-         "under $TMPDIR when that is not writable). Prints one line per\n"
+         "it first into SPEC-BASENAME-KEY.gptc/ in the working directory (or\n"
+         "under $TMPDIR when that is not writable), KEY a digest of the\n"
+         "resolved spec, the flags and gptc itself: a later run with the\n"
+         "same ones reuses that bundle. Prints one line per\n"
          "step, the validation loss every --val-every steps and a summary.\n"
          "Defaults come from the bundle's manifest (the spec's training,\n"
          "data and validation keys).\n"
@@ -93,13 +95,16 @@ bool endsWith(const std::string &s, const std::string &suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// Where a spec compiles to: SPEC-BASENAME.gptc in the working directory,
-/// or under $TMPDIR (/tmp) when the working directory is not writable.
-std::string bundleDirFor(const std::string &specPath) {
+/// Where a spec compiles to: SPEC-BASENAME-KEY.gptc (KEY: the first 12
+/// digits of `key`; none without one) in the working directory, or under
+/// $TMPDIR (/tmp) when the working directory is not writable.
+std::string bundleDirFor(const std::string &specPath, const std::string &key) {
   std::string base = specPath.substr(specPath.find_last_of('/') + 1);
   size_t dot = base.find_last_of('.');
   if (dot != std::string::npos && dot > 0)
     base = base.substr(0, dot);
+  if (!key.empty())
+    base += "-" + key.substr(0, 12);
   base += ".gptc";
   if (access(".", W_OK) == 0)
     return base;
@@ -355,7 +360,8 @@ static void launchRanks(const std::vector<std::string> &args, int64_t ranks,
 }
 
 int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
-                    std::ostream &err, const CompileHook &compile) {
+                    std::ostream &err, const CompileHook &compile,
+                    const PlanHook &plan) {
   cli::ParsedOptions o;
   bool help = false;
   if (!cli::parseOptions(args, trainOptions(), "train", err, o, help))
@@ -438,9 +444,38 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     if (!compile)
       return fail(bundle + ": this program cannot compile specs; pass a bundle "
                            "directory");
-    std::string outDir = bundleDirFor(bundle);
+    // The bundle's key, and what the runtime cannot run, before compiling.
+    std::string key;
+    int64_t specRanks = ranks.size();
+    if (plan &&
+        !plan(bundle, overrides, o.has("--no-fuse"), key, specRanks, error)) {
+      if (error.find(": error: ") == std::string::npos)
+        err << kMe << "error: ";
+      err << error << "\n";
+      return 1;
+    }
+    if (specRanks != ranks.size())
+      return fail(bundle + ": training.ranks is " + std::to_string(specRanks) +
+                  " and this job has " + std::to_string(ranks.size()) +
+                  (specRanks > 1 ? "; start it with mpirun -np " +
+                                       std::to_string(specRanks) +
+                                       " gptc train ... (or --ranks " +
+                                       std::to_string(specRanks) + ")"
+                                 : ""));
+    std::string outDir = bundleDirFor(bundle, key);
     bool compiled = true;
-    if (leader) {
+    Manifest cached;
+    StepLibrary cachedStep;
+    std::string stale;
+    bool reuse = !key.empty() && isDirectory(outDir) &&
+                 openBundle(outDir, cached, cachedStep, stale);
+    if (leader && reuse) {
+      say << kMe << "reusing " << outDir
+          << " (compiled before from the same spec, flags and gptc)\n";
+      say.flush();
+    } else if (leader) {
+      if (!stale.empty())
+        say << kMe << "recompiling " << outDir << ": " << stale << "\n";
       say << kMe << "compiling " << bundle << " -> " << outDir << "\n";
       say.flush();
       compiled = compile(bundle, overrides, o.has("--no-fuse"), outDir, error);

@@ -398,7 +398,13 @@ int main(int argc, char **argv) {
                       const std::string &outDir, std::string &error) {
       return gptc::compileSpecToBundle(spec, overrides, outDir, error, !noFuse);
     };
-    return gptc::runtime::runTrainCommand(args, std::cout, std::cerr, compile);
+    auto plan = [](const std::string &spec,
+                   const std::vector<std::string> &overrides, bool noFuse,
+                   std::string &key, int64_t &ranks, std::string &error) {
+      return gptc::planSpecBundle(spec, overrides, !noFuse, key, ranks, error);
+    };
+    return gptc::runtime::runTrainCommand(args, std::cout, std::cerr, compile,
+                                          plan);
   }
   if (command == "data") {
     std::vector<std::string> args(argv + 2, argv + argc);
