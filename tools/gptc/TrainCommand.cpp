@@ -359,9 +359,23 @@ static void launchRanks(const std::vector<std::string> &args, int64_t ranks,
   error = "--ranks: cannot run " + mpirun + ": " + std::strerror(errno);
 }
 
+/// Whether this process is a rank other than 0 of a launcher's job (from
+/// the environment, before MPI is initialised).
+static bool laterRank() {
+  for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char *v = std::getenv(var); v && *v)
+      return std::string(v) != "0";
+  return false;
+}
+
 int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
-                    std::ostream &err, const CompileHook &compile,
+                    std::ostream &allErr, const CompileHook &compile,
                     const PlanHook &plan) {
+  // In a job every rank meets the same usage, spec or configuration error:
+  // rank 0 says it, once (a rank's own failure goes through
+  // Collectives::fail, one line naming the rank).
+  std::ostringstream quiet;
+  std::ostream &err = laterRank() ? quiet : allErr;
   cli::ParsedOptions o;
   bool help = false;
   if (!cli::parseOptions(args, trainOptions(), "train", err, o, help))
