@@ -1,4 +1,4 @@
-//===- RankShares.cpp - Each rank's share of Newton-Schulz ----------------===//
+//===- RankShares.cpp - What --stats says of data-parallel ranks ----------===//
 //
 // In the update step at Stage::Step, every distributed group is
 //   %mine = comm.shard %stack world_size = N     ([K'/N, R, C] per rank)
@@ -13,9 +13,11 @@
 #include "tools/gptc/RankShares.h"
 
 #include "tools/gptc/Compile.h"
+#include "tools/gptc/ReportTable.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/GPT/GPTDialect.h"
+#include "frontend/Parameters.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -23,6 +25,8 @@
 #include <vector>
 
 using namespace mlir;
+using gptc::report::human;
+using gptc::report::millis;
 
 namespace gptc {
 
@@ -59,6 +63,31 @@ bool printNewtonSchulzShares(MLIRContext &ctx, const ModelSpec &spec,
   os << "; " << padding << " padding matri" << (padding == 1 ? "x" : "ces")
      << "\n";
   return true;
+}
+
+/// The communication of a data-parallel step on 8 H100s over NVLink 4:
+/// the gradients' all-reduce (a ring moves 2 (N-1)/N of the bytes through
+/// each GPU) and the all-gather of the Muon updates ((N-1)/N of them), at
+/// NCCL's bus bandwidth.
+void printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
+  constexpr double kRanks = 8, kBusBytesPerSecond = 450e9;
+  double gradBytes = 0, hiddenBytes = 0;
+  for (const ParameterInfo &p : enumerateParameters(spec)) {
+    double n = 4; // f32 parameters and gradients
+    for (int64_t d : p.shape)
+      n *= double(d);
+    gradBytes += n;
+    if (p.shape.size() >= 2 && StringRef(p.name).starts_with("blocks."))
+      hiddenBytes += n;
+  }
+  double reduce = 2 * (kRanks - 1) / kRanks * gradBytes / kBusBytesPerSecond;
+  double gather = (kRanks - 1) / kRanks * hiddenBytes / kBusBytesPerSecond;
+  os << "  on 8 ranks over NVLink 4 (NCCL bus bandwidth 450 GB/s assumed): "
+     << "all-reduce of " << human(static_cast<int64_t>(gradBytes))
+     << "B of gradients " << millis(reduce) << " ms, all-gather of "
+     << human(static_cast<int64_t>(hiddenBytes)) << "B of Muon updates "
+     << millis(gather)
+     << " ms per step (on the step's stream: not overlapped yet)\n";
 }
 
 } // namespace gptc

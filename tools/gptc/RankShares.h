@@ -1,9 +1,10 @@
-//===- RankShares.h - Each rank's share of Newton-Schulz --------*- C++ -*-===//
+//===- RankShares.h - What --stats says of data-parallel ranks --*- C++ -*-===//
 //
 // With training.ranks > 1, gptc-distribute-newton-schulz gives each rank
 // a share of every same-shape group of hidden matrices; `gptc compile
 // --stats` prints how many matrices (and elements) each rank
-// orthogonalises, read off the compiled update step.
+// orthogonalises, read off the compiled update step. The CUDA cost report
+// adds what the collectives of 8 ranks would cost.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,10 @@ namespace gptc {
 /// nothing with one rank. False when the spec does not compile.
 bool printNewtonSchulzShares(mlir::MLIRContext &ctx, const ModelSpec &spec,
                              Target target, bool fuse, llvm::raw_ostream &os);
+
+/// One line of the CUDA cost report: the all-reduce of the gradients and
+/// the all-gather of the Muon updates on 8 H100s over NVLink 4.
+void printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os);
 
 } // namespace gptc
 

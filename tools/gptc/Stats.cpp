@@ -574,32 +574,6 @@ static void modelFlops(const ModelSpec &spec, int64_t &params,
            spec.training.gradAccum();
 }
 
-/// The communication of a data-parallel step on 8 H100s over NVLink 4:
-/// the gradients' all-reduce (a ring moves 2 (N-1)/N of the bytes through
-/// each GPU) and the all-gather of the Muon updates ((N-1)/N of them), at
-/// NCCL's bus bandwidth.
-static void printDataParallelCost(const ModelSpec &spec,
-                                  llvm::raw_ostream &os) {
-  constexpr double kRanks = 8, kBusBytesPerSecond = 450e9;
-  double gradBytes = 0, hiddenBytes = 0;
-  for (const ParameterInfo &p : enumerateParameters(spec)) {
-    double n = 4; // f32 parameters and gradients
-    for (int64_t d : p.shape)
-      n *= double(d);
-    gradBytes += n;
-    if (p.shape.size() >= 2 && StringRef(p.name).starts_with("blocks."))
-      hiddenBytes += n;
-  }
-  double reduce = 2 * (kRanks - 1) / kRanks * gradBytes / kBusBytesPerSecond;
-  double gather = (kRanks - 1) / kRanks * hiddenBytes / kBusBytesPerSecond;
-  os << "  on 8 ranks over NVLink 4 (NCCL bus bandwidth 450 GB/s assumed): "
-     << "all-reduce of " << human(static_cast<int64_t>(gradBytes))
-     << "B of gradients " << millis(reduce) << " ms, all-gather of "
-     << human(static_cast<int64_t>(hiddenBytes)) << "B of Muon updates "
-     << millis(gather)
-     << " ms per step (on the step's stream: not overlapped yet)\n";
-}
-
 /// The cost summary of one training step (gptc_grad_step x grad_accum +
 /// gptc_update_step) on one H100 and the kernels that take most of it.
 static void printStepCost(const ModelSpec &spec,
