@@ -61,6 +61,7 @@ public:
   bool allocate(const Manifest &manifest, std::string &error);
 
   uint8_t *data() { return base; }
+  const uint8_t *data() const { return base; }
   int64_t size() const { return bytes; }
   /// The memref descriptor the entry points take: {base, base, 0, size, 1}.
   gptc_arena_ref *ref() { return &descriptor; }
@@ -98,6 +99,8 @@ public:
 
   /// Element `i` of a float slot (f32, f64 or bf16) as double.
   double element(const Slot &s, int64_t i) const;
+  /// Sets element `i` of slot `s`, rounded to its dtype.
+  void store(const Slot &s, int64_t i, double v);
 
 private:
   template <typename T> T *typed(const std::string &name, SlotType t) {
@@ -105,8 +108,6 @@ private:
     return s && s->dtype == t ? reinterpret_cast<T *>(base + s->offset)
                               : nullptr;
   }
-  void store(const Slot &s, int64_t i, double v);
-
   void release();
 
   const Manifest *manifest = nullptr;

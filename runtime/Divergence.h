@@ -43,6 +43,17 @@ public:
   /// false and sets `error` (one line) when the run diverged.
   bool check(int64_t step, double loss, std::string &error);
 
+  /// The loss later ones are compared with (false before the first step);
+  /// a resumed run restores it from its checkpoint.
+  bool firstLossSeen(double &loss) const {
+    loss = firstLoss;
+    return haveFirst;
+  }
+  void restoreFirstLoss(double loss) {
+    firstLoss = loss;
+    haveFirst = true;
+  }
+
 private:
   struct Group {
     std::string name;

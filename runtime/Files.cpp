@@ -237,6 +237,24 @@ bool commitDirectory(
   return fsyncPath(parentOf(target), /*directory=*/true, error);
 }
 
+bool makeDirectories(const std::string &dir, std::string &error) {
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i < dir.size() && dir[i] != '/')
+      continue;
+    std::string prefix = dir.substr(0, i);
+    if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) {
+      error = prefix + ": cannot create the directory: " + std::strerror(errno);
+      return false;
+    }
+  }
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = dir + ": not a directory";
+    return false;
+  }
+  return true;
+}
+
 bool checkWritableDestination(const std::string &path, std::string &error) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {

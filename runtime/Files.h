@@ -69,6 +69,9 @@ void removeTree(const std::string &path);
 /// killed writer left behind.
 void removeStagingDirectories(const std::string &target);
 
+/// Creates the directory `dir` and its missing parents (mkdir -p).
+bool makeDirectories(const std::string &dir, std::string &error);
+
 /// False with `error` when no file can be created at `path` (its directory
 /// is missing or not writable, or `path` is a directory).
 bool checkWritableDestination(const std::string &path, std::string &error);

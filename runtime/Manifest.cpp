@@ -14,6 +14,13 @@
 namespace gptc {
 namespace runtime {
 
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 const char *toString(SlotType t) {
   switch (t) {
   case SlotType::I32:
@@ -85,13 +92,6 @@ bool parseSlotType(llvm::StringRef s, SlotType &t) {
       return true;
     }
   return false;
-}
-
-std::string shapeStr(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 /// Reads fields of JSON objects, recording the first error as
@@ -167,7 +167,7 @@ public:
       out.push_back(n);
       elements *= n;
       if (elements > kMaxBytes)
-        return fail(prefix + "shape", shapeStr(out) + "... is too large");
+        return fail(prefix + "shape", shapeText(out) + "... is too large");
     }
     return true;
   }
@@ -206,7 +206,7 @@ bool parseSlot(Reader &r, const llvm::json::Value &v, size_t index,
     if (bytes != slot.numBytes())
       return r.fail(at + ".bytes",
                     std::to_string(bytes) + " does not match shape " +
-                        shapeStr(slot.shape) + " of " + dtype + " (" +
+                        shapeText(slot.shape) + " of " + dtype + " (" +
                         std::to_string(slot.numBytes()) + " bytes)");
   }
   return true;
@@ -265,7 +265,7 @@ bool parseParam(Reader &r, const llvm::json::Value &v, size_t index,
     if (int64_t(p.values.size()) != elements)
       return r.fail(at + ".values",
                     std::to_string(p.values.size()) + " values for shape " +
-                        shapeStr(p.shape) + " (" + std::to_string(elements) +
+                        shapeText(p.shape) + " (" + std::to_string(elements) +
                         " elements)");
   } else {
     return r.fail(at + ".init", "unknown init '" + init +
@@ -330,8 +330,8 @@ bool requireSlot(Reader &r, const Manifest &m, const std::string &name,
   if (s->dtype != dtype || s->shape != shape)
     return r.fail("slots (" + name + ")",
                   std::string("is ") + toString(s->dtype) + " " +
-                      shapeStr(s->shape) + ", expected " + toString(dtype) +
-                      " " + shapeStr(shape));
+                      shapeText(s->shape) + ", expected " + toString(dtype) +
+                      " " + shapeText(shape));
   return true;
 }
 
@@ -403,8 +403,8 @@ bool checkManifest(Reader &r, const Manifest &m) {
     if (!s)
       return r.fail(at, "no slot 'param." + p.name + "'");
     if (s->shape != p.shape)
-      return r.fail(at + ".shape", shapeStr(p.shape) + " but slot 'param." +
-                                       p.name + "' is " + shapeStr(s->shape));
+      return r.fail(at + ".shape", shapeText(p.shape) + " but slot 'param." +
+                                       p.name + "' is " + shapeText(s->shape));
     if (s->dtype != SlotType::F32 && s->dtype != SlotType::F64 &&
         s->dtype != SlotType::BF16)
       return r.fail("slots (param." + p.name + ")", std::string("dtype ") +
@@ -414,8 +414,8 @@ bool checkManifest(Reader &r, const Manifest &m) {
     if (g && (g->shape != s->shape || g->dtype != s->dtype))
       return r.fail("slots (grad." + p.name + ")",
                     std::string("is ") + toString(g->dtype) + " " +
-                        shapeStr(g->shape) + " but param." + p.name + " is " +
-                        toString(s->dtype) + " " + shapeStr(s->shape));
+                        shapeText(g->shape) + " but param." + p.name + " is " +
+                        toString(s->dtype) + " " + shapeText(s->shape));
   }
   for (const Slot &s : m.slots) {
     if (s.name.rfind("param.", 0) == 0 && !params.count(s.name.substr(6)))

@@ -26,6 +26,8 @@ enum class SlotType { I32, I64, F32, F64, BF16 };
 const char *toString(SlotType t);
 /// Bytes per element.
 int64_t byteWidth(SlotType t);
+/// "[264, 64]" (a shape in error lines).
+std::string shapeText(const std::vector<int64_t> &shape);
 
 /// A named region of the arena.
 struct Slot {

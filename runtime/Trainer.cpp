@@ -4,15 +4,19 @@
 #include "runtime/ParamFile.h"
 
 #include "runtime/Arena.h"
+#include "runtime/Checkpoint.h"
 #include "runtime/Divergence.h"
 #include "runtime/comm/Collectives.h"
 #include "runtime/data/DataLoader.h"
 
+#include <signal.h>
 #include <sys/resource.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 namespace gptc {
@@ -43,6 +47,38 @@ int64_t peakRssKiB() {
   return int64_t(ru.ru_maxrss); // KiB on Linux
 }
 
+/// The signal that asked the run to stop (SIGINT, SIGTERM), or 0.
+std::atomic<int> stopRequest{0};
+
+void requestStop(int signal) { stopRequest.store(signal); }
+
+/// While alive: SIGINT and SIGTERM set stopRequest once (a second one
+/// ends the process the default way).
+class StopOnSignal {
+public:
+  explicit StopOnSignal(bool enable) : enabled(enable) {
+    stopRequest.store(0);
+    if (!enabled)
+      return;
+    struct sigaction sa = {};
+    sa.sa_handler = requestStop;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &oldInt);
+    sigaction(SIGTERM, &sa, &oldTerm);
+  }
+  ~StopOnSignal() {
+    if (!enabled)
+      return;
+    sigaction(SIGINT, &oldInt, nullptr);
+    sigaction(SIGTERM, &oldTerm, nullptr);
+  }
+
+private:
+  bool enabled;
+  struct sigaction oldInt = {}, oldTerm = {};
+};
+
 /// The loop's state: the arena, the loaders and the slots it touches.
 class Loop {
 public:
@@ -67,8 +103,13 @@ private:
     return put(slot.tokens, error) && put(slot.targets, error) &&
            put(slot.step, error);
   }
-  bool getParameters(std::string &error);
+  bool getSlots(const char *prefix, std::string &error);
+  bool getParameters(std::string &error) { return getSlots("param.", error); }
   bool zeroGradients(std::string &error);
+  /// Restores --resume's checkpoint or --init's weights into the arena.
+  bool restore(std::string &error);
+  /// Writes checkpointDir/step_`done` (rank 0).
+  bool saveCheckpoint(int64_t done, std::string &error);
   bool call(void (StepLibrary::*entry)(gptc_arena_ref *) const,
             const char *name, std::string &error) {
     (step.*entry)(device.ref());
@@ -89,6 +130,9 @@ private:
   data::DataLoader trainLoader, valLoader;
   std::unique_ptr<DivergenceGuard> divergence;
   bool validating = false;
+  CheckpointState resumed; ///< what --resume read
+  int64_t firstStep = 0;   ///< steps done before this run
+  int64_t savedStep = -1;  ///< the step of the last checkpoint written
   struct {
     const Slot *tokens, *targets, *step, *loss, *evalLoss, *lrMult;
   } slot = {};
@@ -105,7 +149,11 @@ bool Loop::init(TrainResult &result, std::string &error) {
   if (!arena.allocate(m, error))
     return false;
   arena.initialize(config.seed);
+  if (!restore(error))
+    return false;
   divergence = std::make_unique<DivergenceGuard>(m, arena);
+  if (resumed.haveFirstLoss)
+    divergence->restoreFirstLoss(resumed.firstLoss);
   tokens = arena.i32("tokens");
   targets = arena.i32("targets");
   stepSlot = arena.i64("step");
@@ -131,7 +179,67 @@ bool Loop::init(TrainResult &result, std::string &error) {
   o.worldSize = config.worldSize;
   if (!trainLoader.init(o, error))
     return false;
+  if (!config.resumePath.empty()) {
+    // The batches continue where the checkpoint's run stopped, in the
+    // same shards.
+    const auto &files = trainLoader.files();
+    size_t at = resumed.data.shard;
+    std::string name = at < files.size()
+                           ? files[at].substr(files[at].find_last_of('/') + 1)
+                           : "";
+    if (at >= files.size() || name != resumed.shardName ||
+        trainLoader.shardSizes()[at] != resumed.shardTokens) {
+      error = config.resumePath + ": the checkpoint's run was reading " +
+              resumed.shardName + " (" + withThousands(resumed.shardTokens) +
+              " tokens) as training shard " + std::to_string(at) + ", but " +
+              config.trainPattern + " is other data";
+      return false;
+    }
+    if (!trainLoader.seek(resumed.data, error))
+      return false;
+  }
+  result.firstStep = firstStep;
   return initValidation(result, error);
+}
+
+bool Loop::restore(std::string &error) {
+  if (!config.initPath.empty())
+    return loadInitialWeights(m, arena, config.initPath, error);
+  if (config.resumePath.empty())
+    return true;
+  if (!loadCheckpoint(m, arena, config.resumePath, resumed, error))
+    return false;
+  firstStep = resumed.step;
+  savedStep = firstStep;
+  if (firstStep > config.steps) {
+    error = config.resumePath + ": the checkpoint is at step " +
+            std::to_string(firstStep) + ", past --steps " +
+            std::to_string(config.steps);
+    return false;
+  }
+  return true;
+}
+
+bool Loop::saveCheckpoint(int64_t done, std::string &error) {
+  if (config.rank != 0 || done == savedStep)
+    return true;
+  if (!getParameters(error) || !getSlots("state.", error))
+    return false;
+  CheckpointState state;
+  state.step = done;
+  state.seed = config.seed;
+  state.data = trainLoader.nextPosition();
+  const std::string &file = trainLoader.files()[state.data.shard];
+  state.shardName = file.substr(file.find_last_of('/') + 1);
+  state.shardTokens = trainLoader.shardSizes()[state.data.shard];
+  state.haveFirstLoss = divergence->firstLossSeen(state.firstLoss);
+  std::string written;
+  if (!runtime::saveCheckpoint(m, arena, state, config.checkpointDir,
+                               config.keep, written, error))
+    return false;
+  savedStep = done;
+  line(("saved checkpoint " + written).c_str());
+  return true;
 }
 
 bool Loop::initValidation(TrainResult &result, std::string &error) {
@@ -206,9 +314,9 @@ bool Loop::validate(int64_t stepsDone, TrainResult &result,
   return true;
 }
 
-bool Loop::getParameters(std::string &error) {
+bool Loop::getSlots(const char *prefix, std::string &error) {
   for (const Slot &s : m.slots)
-    if (s.name.rfind("param.", 0) == 0 && !get(&s, error))
+    if (s.name.rfind(prefix, 0) == 0 && !get(&s, error))
       return false;
   return true;
 }
@@ -228,10 +336,14 @@ bool Loop::run(TrainResult &result, std::string &error) {
       m.microBatchTokens() * m.gradAccum * config.worldSize;
   std::vector<double> stepSeconds, commSeconds;
   comm::Collectives &collectives = comm::Collectives::get();
-  if (validating && config.valEvery > 0 && !validate(0, result, error))
+  if (validating && config.valEvery > 0 && firstStep == 0 &&
+      !validate(0, result, error))
     return false;
+  // Several ranks would stop at different steps; mpirun ends them all.
+  StopOnSignal stopOnSignal(config.stopOnSignal && config.worldSize == 1);
 
-  for (int64_t s = 0; s < n; ++s) {
+  int64_t last = firstStep;
+  for (int64_t s = firstStep; s < n; ++s) {
     Clock::time_point start = Clock::now();
     collectives.takeWaitSeconds(); // not validation's
     // With accumulation the grad step adds into the gradient slots; without,
@@ -265,24 +377,41 @@ bool Loop::run(TrainResult &result, std::string &error) {
     if (!divergence->check(s + 1, double(*loss), error))
       return false;
     int64_t done = s + 1;
+    last = done;
+    if (stopRequest.load()) {
+      result.stoppedBySignal = stopRequest.load();
+      line(("stopping after step " + std::to_string(done) + " (" +
+            strsignal(result.stoppedBySignal) + ")")
+               .c_str());
+      if (!saveCheckpoint(done, error))
+        return false;
+      break;
+    }
     bool due = config.valEvery > 0 && done % config.valEvery == 0;
     if (validating && (due || done == n) && !validate(done, result, error))
       return false;
+    if (config.saveEvery > 0 && done % config.saveEvery == 0 &&
+        !saveCheckpoint(done, error))
+      return false;
   }
-  if (validating && n == 0 && config.valEvery == 0 &&
-      !validate(0, result, error))
+  if (validating && n == firstStep && config.valEvery == 0 &&
+      !validate(n, result, error))
+    return false;
+  if ((config.saveEvery > 0 || config.saveAtEnd) &&
+      !saveCheckpoint(last, error))
     return false;
 
   // Mean step time without the warm-up steps (at least one step timed).
+  const int64_t ran = int64_t(stepSeconds.size());
   int64_t skip = std::min<int64_t>(std::max<int64_t>(config.timingSkipSteps, 0),
-                                   std::max<int64_t>(n - 1, 0));
+                                   std::max<int64_t>(ran - 1, 0));
   double total = 0.0, waiting = 0.0;
-  for (int64_t s = skip; s < n; ++s) {
+  for (int64_t s = skip; s < ran; ++s) {
     total += stepSeconds[size_t(s)];
     waiting += commSeconds[size_t(s)];
   }
   result.commWaitShare = total > 0 ? waiting / total : 0.0;
-  result.timedSteps = n - skip;
+  result.timedSteps = ran - skip;
   result.meanStepSeconds = result.timedSteps ? total / result.timedSteps : 0.0;
   result.tokensPerSecond = result.meanStepSeconds > 0
                                ? double(tokensPerStep) / result.meanStepSeconds
@@ -290,7 +419,13 @@ bool Loop::run(TrainResult &result, std::string &error) {
   result.peakRssKiB = peakRssKiB();
 
   char buf[512];
-  int len = std::snprintf(buf, sizeof(buf), "done: %lld steps", (long long)n);
+  int len =
+      firstStep > 0 || result.stoppedBySignal
+          ? std::snprintf(buf, sizeof(buf), "%s: steps %lld-%lld of %lld",
+                          result.stoppedBySignal ? "stopped" : "done",
+                          (long long)(firstStep + 1), (long long)last,
+                          (long long)n)
+          : std::snprintf(buf, sizeof(buf), "done: %lld steps", (long long)n);
   if (!result.val.empty())
     len += std::snprintf(buf + len, sizeof(buf) - size_t(len),
                          " | val_loss %.4f (first %.4f)",

@@ -45,6 +45,20 @@ struct TrainConfig {
   bool prefetch = true;
   /// After the last step, write the parameters here (runtime/ParamFile.h).
   std::string saveParamsPath;
+  /// Checkpoints (runtime/Checkpoint.h) go to checkpointDir/step_S: every
+  /// saveEvery steps (0 = not periodically), after the last step when
+  /// saveEvery > 0 or saveAtEnd, and when a signal stops the run; keep > 0
+  /// keeps only the newest `keep`.
+  std::string checkpointDir = "checkpoints";
+  int64_t saveEvery = 0, keep = 0;
+  bool saveAtEnd = false;
+  /// Continue from this checkpoint directory (a step_S), or start from the
+  /// weights of this safetensors file.
+  std::string resumePath, initPath;
+  /// On SIGINT or SIGTERM, finish the step, save a checkpoint, print the
+  /// summary and stop (TrainResult::stoppedBySignal). A second signal
+  /// ends the process at once.
+  bool stopOnSignal = true;
   /// This process's place among the data-parallel ranks: it reads its
   /// slice of every batch (runtime/data/DataLoader.h); only rank 0 writes
   /// files. The compiled step averages over the ranks itself.
@@ -67,6 +81,8 @@ struct TrainResult {
   /// for collectives (runtime/comm/Collectives.h).
   double commWaitShare = 0.0;
   int64_t peakRssKiB = 0;
+  int64_t firstStep = 0;   ///< steps done before this run (a resumed one)
+  int stoppedBySignal = 0; ///< the signal that stopped the run, or 0
 };
 
 /// Trains `step` (laid out by `manifest`) per `config`. Returns false and

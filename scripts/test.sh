@@ -9,11 +9,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # python3-torch: test/Training/torch-agreement.test compares gptc's losses
 # with PyTorch's from the same weights. clang: the libFuzzer targets.
-GPTC_EXTRA_PACKAGES="python3-torch python3-numpy clang clang-format-22" \
+GPTC_EXTRA_PACKAGES="python3-torch python3-numpy python3-venv python3-pip clang clang-format-22" \
   bash scripts/setup.sh
+# The safetensors package (PyPI only) for checkpoint-safetensors.test, in a
+# virtual environment over Debian's python3 (python3-venv) in the build dir.
+build=${GPTC_BUILD_DIR:-build}
+if ! "$build/pyenv/bin/python3" -c "import safetensors" 2>/dev/null; then
+  echo "test: installing safetensors (PyPI) into $build/pyenv"
+  /usr/bin/python3 -m venv --system-site-packages "$build/pyenv"
+  "$build/pyenv/bin/pip" install -q --disable-pip-version-check safetensors
+fi
 # The C/C++ sources follow .clang-format (clang-format 22).
 bash scripts/check-format.sh
-build=${GPTC_BUILD_DIR:-build}
 ctest --test-dir "$build" --output-on-failure
 bash scripts/sanitize.sh
 if [ "${GPTC_FUZZ_SECONDS:-20}" != 0 ]; then

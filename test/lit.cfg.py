@@ -80,6 +80,17 @@ for python in ("/usr/bin/python3", shutil.which("python3")):
         config.substitutions.append(("%torch_python", python))
         break
 
+# The `safetensors` package (PyPI; Debian has none) reads gptc's
+# checkpoints in test/Training/checkpoint-safetensors.test. scripts/test.sh
+# installs it into BUILD/pyenv, a virtual environment over Debian's python3
+# (numpy and torch come from there); UNSUPPORTED without it.
+pyenv_python = os.path.join(config.gptc_obj_root, "pyenv", "bin", "python3")
+if os.path.exists(pyenv_python) and subprocess.run(
+        [pyenv_python, "-c", "import numpy, safetensors.numpy"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("safetensors")
+    config.substitutions.append(("%safetensors_python", pyenv_python))
+
 # Several ranks on the CPU: Open MPI's launcher (Debian's openmpi-bin,
 # installed by setup). Tests run as root in containers and on a machine
 # with fewer cores than some jobs have ranks; shared-memory transfers

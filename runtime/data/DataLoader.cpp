@@ -122,16 +122,44 @@ bool DataLoader::produce(std::vector<int32_t> &out, Cursor &at,
     out[i] = int32_t(t);
   }
   at = cursor;
-  // Advance; move on when the rest is too short for the next step.
+  advance(cursor);
+  return true;
+}
+
+void DataLoader::advance(Cursor &c) const {
+  // Move on when the rest is too short for the next step.
   const uint64_t step = uint64_t(tokensPerStep());
-  cursor.pos += step;
-  if (cursor.pos + step + 1 > sizes[cursor.shard]) {
-    cursor.pos = 0;
-    if (++cursor.shard == paths.size()) {
-      cursor.shard = 0;
-      ++cursor.epoch;
+  c.pos += step;
+  if (c.pos + step + 1 > sizes[c.shard]) {
+    c.pos = 0;
+    if (++c.shard == paths.size()) {
+      c.shard = 0;
+      ++c.epoch;
     }
   }
+}
+
+DataLoader::Position DataLoader::nextPosition() const {
+  if (stepsReturned == 0)
+    return cursor;
+  Cursor c = returned;
+  advance(c);
+  return c;
+}
+
+bool DataLoader::seek(const Position &at, std::string &error) {
+  const uint64_t step = uint64_t(tokensPerStep());
+  if (at.shard >= paths.size() || at.pos % step != 0 ||
+      at.pos + step + 1 > sizes[at.shard]) {
+    error = opts.pattern + ": no batch starts at token " +
+            std::to_string(at.pos) + " of shard " + std::to_string(at.shard) +
+            " (" + std::to_string(paths.size()) + " shards)";
+    return false;
+  }
+  joinPrefetch();
+  cursor = at;
+  returned = Cursor();
+  stepsReturned = 0;
   return true;
 }
 

@@ -95,16 +95,28 @@ public:
   /// The step's base position in its shard (rank 0's window start).
   uint64_t position() const { return returned.pos; }
 
+  /// A place in the stream of training batches.
+  struct Position {
+    size_t shard = 0; ///< index into files()
+    uint64_t pos = 0; ///< the step's base position in that shard
+    uint64_t epoch = 0;
+  };
+  /// Where the batch after the last one returned starts (the first batch
+  /// before any): what a checkpoint records to continue the stream.
+  Position nextPosition() const;
+  /// Continues from `at` (a nextPosition() of a loader over the same
+  /// shards, B, T and ranks): the next batch is read there. False with
+  /// `error` when `at` is not a batch start of these shards.
+  bool seek(const Position &at, std::string &error);
+
   const std::vector<std::string> &files() const { return paths; }
   const std::vector<uint64_t> &shardSizes() const { return sizes; }
   uint64_t totalTokens() const;
 
 private:
-  struct Cursor {
-    size_t shard = 0;
-    uint64_t pos = 0;
-    uint64_t epoch = 0;
-  };
+  using Cursor = Position;
+  /// Moves `c` to the next step's window.
+  void advance(Cursor &c) const;
 
   /// Reads the window at `cursor` into `window` (B*T + 1 tokens), sets `at`
   /// to where it came from and advances the cursor.

@@ -5,6 +5,7 @@
 #include "tools/gptc/CommandOptions.h"
 
 #include "runtime/Bundle.h"
+#include "runtime/Checkpoint.h"
 #include "runtime/Files.h"
 #include "runtime/Sha256.h"
 #include "runtime/Trainer.h"
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -63,6 +65,20 @@ const char *trainCommandUsage() {
          "                     (default: validation.tokens)\n"
          "  --save-params FILE after the last step, write the parameters to\n"
          "                     FILE (float32; format in runtime/ParamFile.h)\n"
+         "  --save-every N     every N steps and after the last one, save a\n"
+         "                     checkpoint: DIR/step_S/ with "
+         "model.safetensors,\n"
+         "                     optimizer.safetensors, checkpoint.json\n"
+         "  --checkpoint-dir DIR  where checkpoints go (default checkpoints;\n"
+         "                     given alone: one checkpoint after the last "
+         "step)\n"
+         "  --keep K           keep only the newest K checkpoints\n"
+         "  --resume PATH      continue from a checkpoint (a step_S "
+         "directory,\n"
+         "                     or a directory of them: the newest); --steps\n"
+         "                     stays the total\n"
+         "  --init FILE        start from the weights of a safetensors file\n"
+         "                     (tensors named as the manifest's parameters)\n"
          "  --set key=value    override a spec key (specs only; repeatable)\n"
          "  --dtype D          the same as --set training.dtype=D (specs "
          "only)\n"
@@ -78,7 +94,11 @@ const char *trainCommandUsage() {
          "A bundle compiled with training.ranks = N trains data-parallel on N\n"
          "ranks, started by MPI: mpirun -np N gptc train BUNDLE_DIR|SPEC.yaml\n"
          "(every rank reads its slice of each batch; rank 0 compiles a spec,\n"
-         "prints and writes files).\n";
+         "prints and writes files).\n"
+         "\n"
+         "Ctrl-C (SIGINT) or SIGTERM finishes the current step, saves a\n"
+         "checkpoint, prints the summary and exits with 130; a second one\n"
+         "stops at once.\n";
 }
 
 namespace {
@@ -231,12 +251,45 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--val-every", nullptr, cli::ValueKind::String},
       {"--val-tokens", nullptr, cli::ValueKind::String},
       {"--save-params", nullptr, cli::ValueKind::String},
+      {"--save-every", nullptr, cli::ValueKind::String},
+      {"--checkpoint-dir", nullptr, cli::ValueKind::String},
+      {"--keep", nullptr, cli::ValueKind::String},
+      {"--resume", nullptr, cli::ValueKind::String},
+      {"--init", nullptr, cli::ValueKind::String},
       {"--set", nullptr, cli::ValueKind::Repeated},
       {"--dtype", nullptr, cli::ValueKind::String},
       {"--no-fuse", nullptr, cli::ValueKind::None},
       {"--bucket-mb", nullptr, cli::ValueKind::String},
       {"--ranks", nullptr, cli::ValueKind::String}};
   return table;
+}
+
+/// --resume, --init and the checkpoint directory, before the run: the
+/// checkpoint found (config.resumePath), the weights file a regular file,
+/// the directory writable.
+bool checkCheckpointOptions(const cli::ParsedOptions &o, bool leader,
+                            TrainConfig &config, std::string &error) {
+  if (o.has("--resume") && o.has("--init")) {
+    error = "--resume and --init both set the weights; give one";
+    return false;
+  }
+  if (auto r = o.get("--resume");
+      r && !findCheckpoint(*r, config.resumePath, error)) {
+    error = "--resume: " + error;
+    return false;
+  }
+  if (!config.initPath.empty() &&
+      !checkRegularFile(config.initPath, "--init weights file", error))
+    return false;
+  bool saving = config.saveEvery > 0 || config.saveAtEnd;
+  if (leader && saving &&
+      (!makeDirectories(config.checkpointDir, error) ||
+       !checkWritableDestination(config.checkpointDir + "/checkpoint.json",
+                                 error))) {
+    error = "--checkpoint-dir: " + error;
+    return false;
+  }
+  return true;
 }
 
 /// The configuration of the run: the command line (its numbers checked
@@ -256,6 +309,11 @@ TrainConfig makeConfig(const cli::ParsedOptions &o, const Manifest &m) {
   config.valPattern = o.get("--val").value_or(d.val);
   config.timingSkipSteps = d.timingSkipSteps;
   config.saveParamsPath = o.get("--save-params").value_or("");
+  config.saveEvery = count("--save-every", 0);
+  config.keep = count("--keep", 0);
+  config.saveAtEnd = o.has("--checkpoint-dir");
+  config.checkpointDir = o.get("--checkpoint-dir").value_or("checkpoints");
+  config.initPath = o.get("--init").value_or("");
   config.rank = comm::Collectives::get().rank();
   config.worldSize = comm::Collectives::get().size();
   return config;
@@ -394,7 +452,7 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
 
   // Numbers are checked before anything is compiled or opened.
   for (const char *name : {"--steps", "--val-every", "--val-tokens", "--seed",
-                           "--bucket-mb", "--ranks"})
+                           "--bucket-mb", "--ranks", "--save-every", "--keep"})
     if (auto v = o.get(name);
         v && !cli::parseCount(*v, std::string(name) != "--seed")) {
       err << kMe << "error: " << name << " '" << *v
@@ -533,6 +591,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   if (leader && !config.saveParamsPath.empty() &&
       !checkWritableDestination(config.saveParamsPath, error))
     return fail("--save-params: " + error);
+  if (!checkCheckpointOptions(o, leader, config, error))
+    return fail(error);
   if (job && !checkSameJob(manifest, config, error)) {
     // Every rank found the same difference: rank 0 says it.
     if (leader)
@@ -544,7 +604,7 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   TrainResult result;
   if (!train(manifest, step, *device, config, say, result, error))
     return fail(error);
-  return 0;
+  return result.stoppedBySignal ? 128 + SIGINT : 0;
 }
 
 } // namespace runtime

@@ -121,6 +121,51 @@ TEST_F(DataLoaderTest, ShardBoundaryAndEpochs) {
   EXPECT_EQ(loader.epoch(), 0u);
 }
 
+TEST_F(DataLoaderTest, SeekContinuesTheStreamAcrossShardsAndEpochs) {
+  // A loader stopped after k batches, and a new one seeked to its
+  // nextPosition(), read the same batches as one that never stopped; with
+  // and without prefetch, over a shard boundary and an epoch.
+  makeShards("s", {100, 70});
+  for (bool prefetch : {false, true}) {
+    DataLoaderOptions o = options("s", 4, 8);
+    o.prefetch = prefetch;
+    std::vector<Batch> whole = read(o, 9);
+    for (int k = 0; k <= 8; ++k) {
+      DataLoader first, second;
+      std::string error;
+      ASSERT_TRUE(first.init(o, error)) << error;
+      std::vector<int32_t> in, tg;
+      for (int i = 0; i < k; ++i)
+        ASSERT_TRUE(first.next(in, tg, error)) << error;
+      ASSERT_TRUE(second.init(o, error)) << error;
+      ASSERT_TRUE(second.seek(first.nextPosition(), error)) << error;
+      for (int i = k; i < 9; ++i) {
+        ASSERT_TRUE(second.next(in, tg, error)) << error;
+        EXPECT_EQ(in, whole[size_t(i)].inputs) << "k " << k << " i " << i;
+        EXPECT_EQ(tg, whole[size_t(i)].targets);
+      }
+    }
+  }
+}
+
+TEST_F(DataLoaderTest, SeekRefusesWhatIsNotABatchStart) {
+  makeShards("s", {100, 70});
+  DataLoader loader;
+  std::string error;
+  ASSERT_TRUE(loader.init(options("s", 4, 8), error)) << error;
+  EXPECT_FALSE(loader.seek({2, 0, 0}, error)); // no shard 2
+  EXPECT_NE(error.find("no batch starts at token 0 of shard 2"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(loader.seek({0, 16, 0}, error)); // not a multiple of 32
+  EXPECT_FALSE(loader.seek({1, 64, 0}, error)); // past shard 1's last step
+  EXPECT_TRUE(loader.seek({1, 32, 3}, error)) << error;
+  std::vector<int32_t> in, tg;
+  ASSERT_TRUE(loader.next(in, tg, error)) << error;
+  EXPECT_EQ(in[0], 132);
+  EXPECT_EQ(loader.epoch(), 3u);
+}
+
 TEST_F(DataLoaderTest, ValidationIsFixedAndRepeatable) {
   makeShards("val", {1000});
   DataLoaderOptions o = options("val", 2, 8, 1, 2);

@@ -1,0 +1,456 @@
+//===- Checkpoint.cpp - Saving and resuming a training run ----------------===//
+
+#include "runtime/Checkpoint.h"
+
+#include "runtime/Files.h"
+#include "runtime/SafeTensors.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace gptc::runtime {
+
+namespace {
+
+constexpr const char *kFormat = "gptc-checkpoint/1";
+constexpr const char *kModelFile = "model.safetensors";
+constexpr const char *kOptimizerFile = "optimizer.safetensors";
+constexpr const char *kStateFile = "checkpoint.json";
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+/// The step of a "step_S" name, or -1.
+int64_t stepOfName(const std::string &name) {
+  if (name.compare(0, 5, "step_") != 0 || name.size() == 5 ||
+      name.size() > 5 + 18)
+    return -1;
+  int64_t v = 0;
+  for (size_t i = 5; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9')
+      return -1;
+    v = v * 10 + (name[i] - '0');
+  }
+  return v;
+}
+
+/// The complete checkpoints of `dir` (step_S directories with a
+/// checkpoint.json), by step.
+std::vector<std::pair<int64_t, std::string>>
+listCheckpoints(const std::string &dir) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  if (DIR *d = ::opendir(dir.c_str())) {
+    while (dirent *e = ::readdir(d)) {
+      int64_t s = stepOfName(e->d_name);
+      std::string path = dir + "/" + e->d_name;
+      if (s >= 0 && exists(path + "/" + kStateFile))
+        found.push_back({s, path});
+    }
+    ::closedir(d);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+/// Removes the staging directories (step_S.partial-*) of saves that were
+/// killed: one run writes into a checkpoint directory at a time.
+void removeKilledSaves(const std::string &dir) {
+  std::vector<std::string> partial;
+  if (DIR *d = ::opendir(dir.c_str())) {
+    while (dirent *e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name.compare(0, 5, "step_") == 0 &&
+          name.find(".partial-") != std::string::npos)
+        partial.push_back(dir + "/" + name);
+    }
+    ::closedir(d);
+  }
+  for (const std::string &p : partial)
+    removeTree(p);
+}
+
+/// The `prefix` slots of `arena` as tensors named without `strip`.
+std::vector<TensorToWrite> slotTensors(const Manifest &m, const Arena &arena,
+                                       const std::string &prefix,
+                                       size_t strip) {
+  std::vector<TensorToWrite> out;
+  for (const Slot &s : m.slots)
+    if (s.name.compare(0, prefix.size(), prefix) == 0)
+      out.push_back(
+          {s.name.substr(strip), s.dtype, s.shape, arena.data() + s.offset});
+  return out;
+}
+
+bool writeTensorFile(const std::string &path,
+                     const std::vector<TensorToWrite> &tensors,
+                     const std::map<std::string, std::string> &metadata,
+                     std::string &error) {
+  std::FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f) {
+    error = path + ": cannot create: " + std::strerror(errno);
+    return false;
+  }
+  bool ok = writeSafeTensors(f, path, tensors, metadata, error);
+  if (std::fclose(f) != 0 && ok) {
+    error = path + ": cannot write: " + std::strerror(errno);
+    ok = false;
+  }
+  return ok;
+}
+
+/// Copies the tensors of `file` into the slots starting with `prefix`
+/// (tensors named without it when `strip`): the same set, dtypes and
+/// shapes, else an error naming the tensor.
+bool restoreSlots(const Manifest &m, Arena &arena, const SafeTensorsFile &file,
+                  const std::string &prefix, bool strip, std::string &error) {
+  size_t expected = 0;
+  for (const Slot &s : m.slots) {
+    if (s.name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    ++expected;
+    std::string name = s.name.substr(strip ? prefix.size() : 0);
+    const SafeTensorsFile::Tensor *t = file.find(name);
+    if (!t) {
+      error = file.path() + ": no tensor '" + name + "', which this bundle " +
+              "has (the checkpoint is of another model)";
+      return false;
+    }
+    if (t->dtype != s.dtype || t->shape != s.shape) {
+      error = file.path() + ": tensor '" + name + "' is " +
+              safeTensorsDtype(t->dtype) + " " + shapeText(t->shape) +
+              ", the bundle's is " + safeTensorsDtype(s.dtype) + " " +
+              shapeText(s.shape);
+      return false;
+    }
+    std::memcpy(arena.data() + s.offset, file.data(*t), size_t(t->bytes));
+  }
+  if (file.tensors().size() != expected) {
+    for (const SafeTensorsFile::Tensor &t : file.tensors())
+      if (!m.findSlot(strip ? prefix + t.name : t.name)) {
+        error = file.path() + ": tensor '" + t.name +
+                "' is not in this bundle (the checkpoint is of another model)";
+        return false;
+      }
+  }
+  return true;
+}
+
+bool readJson(const std::string &path, llvm::json::Value &value,
+              std::string &error) {
+  if (!checkRegularFile(path, "checkpoint file", error))
+    return false;
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = path + ": cannot read: " + buffer.getError().message();
+    return false;
+  }
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    error = path + ": not JSON (" + llvm::toString(parsed.takeError()) + ")";
+    return false;
+  }
+  value = std::move(*parsed);
+  return true;
+}
+
+/// modded-nanogpt's state-dict name of an R8-shaped model's parameter as
+/// gptc's (docs/checkpoints.md), or `name` itself:
+///   [_orig_mod.]transformer.wte.weight          -> wte
+///   [_orig_mod.]transformer.h.I.attn.c_q.weight -> blocks.I.attn.q (c_k,
+///                                                  c_v, c_proj likewise)
+///   [_orig_mod.]transformer.h.I.mlp.c_fc.weight -> blocks.I.mlp.fc (c_proj)
+///   [_orig_mod.]lm_head.weight                  -> lm_head
+std::string gptcName(std::string name) {
+  const std::string compiled = "_orig_mod.", block = "transformer.h.",
+                    weight = ".weight";
+  if (name.compare(0, compiled.size(), compiled) == 0)
+    name = name.substr(compiled.size());
+  if (name.size() <= weight.size() ||
+      name.compare(name.size() - weight.size(), weight.size(), weight) != 0)
+    return name;
+  std::string stem = name.substr(0, name.size() - weight.size());
+  if (stem == "transformer.wte")
+    return "wte";
+  if (stem == "lm_head")
+    return "lm_head";
+  if (stem.compare(0, block.size(), block) != 0)
+    return name;
+  size_t dot = stem.find('.', block.size());
+  if (dot == std::string::npos)
+    return name;
+  std::string index = stem.substr(block.size(), dot - block.size());
+  std::string rest = stem.substr(dot + 1);
+  for (const auto &[from, to] : {std::pair{"attn.c_q", "attn.q"},
+                                 {"attn.c_k", "attn.k"},
+                                 {"attn.c_v", "attn.v"},
+                                 {"attn.c_proj", "attn.proj"},
+                                 {"mlp.c_fc", "mlp.fc"},
+                                 {"mlp.c_proj", "mlp.proj"}})
+    if (rest == from)
+      return "blocks." + index + "." + to;
+  return name;
+}
+
+} // namespace
+
+bool saveCheckpoint(const Manifest &m, const Arena &arena,
+                    const CheckpointState &state, const std::string &dir,
+                    int64_t keep, std::string &written, std::string &error) {
+  if (!makeDirectories(dir, error))
+    return false;
+  const std::string target = dir + "/step_" + std::to_string(state.step);
+  removeKilledSaves(dir);
+  std::string staging;
+  if (!makeStagingDirectory(target, staging, error))
+    return false;
+  // mkdtemp's 0700 would hide the checkpoint from the user's group.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(staging.c_str(), 0777 & ~mask);
+  std::map<std::string, std::string> meta = {
+      {"format", "pt"},
+      {"gptc.spec", m.specName},
+      {"gptc.step", std::to_string(state.step)}};
+  std::string modelSha, optimizerSha;
+  int64_t ignored = 0;
+  bool ok =
+      writeTensorFile(staging + "/" + kModelFile,
+                      slotTensors(m, arena, "param.", 6), meta, error) &&
+      writeTensorFile(staging + "/" + kOptimizerFile,
+                      slotTensors(m, arena, "state.", 0), meta, error) &&
+      sha256File(staging + "/" + kModelFile, modelSha, ignored, error) &&
+      sha256File(staging + "/" + kOptimizerFile, optimizerSha, ignored, error);
+  if (ok) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::json::OStream j(os, 2);
+    j.object([&] {
+      j.attribute("format", kFormat);
+      j.attribute("spec_name", m.specName);
+      j.attribute("step", state.step);
+      j.attribute("seed", int64_t(state.seed));
+      j.attribute("layout_sha256", m.layoutSha256);
+      j.attribute("step_library_sha256", m.stepLibrary.sha256);
+      j.attributeObject("data", [&] {
+        j.attribute("shard", int64_t(state.data.shard));
+        j.attribute("shard_file", state.shardName);
+        j.attribute("shard_tokens", int64_t(state.shardTokens));
+        j.attribute("position", int64_t(state.data.pos));
+        j.attribute("epoch", int64_t(state.data.epoch));
+      });
+      if (state.haveFirstLoss)
+        j.attribute("first_loss", state.firstLoss);
+      j.attributeObject("sha256", [&] {
+        j.attribute(kModelFile, modelSha);
+        j.attribute(kOptimizerFile, optimizerSha);
+      });
+    });
+    os << "\n";
+    os.flush();
+    std::string path = staging + "/" + kStateFile;
+    std::FILE *f = std::fopen(path.c_str(), "wb");
+    ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if ((f && std::fclose(f) != 0) || !ok) {
+      error = path + ": cannot write: " + std::strerror(errno);
+      ok = false;
+    }
+  }
+  ok = ok && commitDirectory(
+                 staging, target,
+                 [](const std::string &old) {
+                   return exists(old + "/" + kStateFile);
+                 },
+                 error);
+  if (!ok) {
+    removeTree(staging);
+    return false;
+  }
+  written = target;
+  if (keep > 0) {
+    auto all = listCheckpoints(dir);
+    for (size_t i = 0; i + size_t(keep) < all.size(); ++i)
+      removeTree(all[i].second);
+  }
+  return true;
+}
+
+bool findCheckpoint(const std::string &path, std::string &found,
+                    std::string &error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = path + ": no such checkpoint directory";
+    return false;
+  }
+  if (exists(path + "/" + kStateFile)) {
+    found = path;
+    return true;
+  }
+  auto all = listCheckpoints(path);
+  if (all.empty()) {
+    error = path + ": no checkpoint here (neither " + kStateFile +
+            " nor a step_N directory holding one)";
+    return false;
+  }
+  found = all.back().second;
+  return true;
+}
+
+bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
+                    CheckpointState &state, std::string &error) {
+  const std::string jsonPath = dir + "/" + kStateFile;
+  llvm::json::Value value = nullptr;
+  if (!readJson(jsonPath, value, error))
+    return false;
+  const llvm::json::Object *o = value.getAsObject();
+  auto bad = [&](const std::string &field, const std::string &why) {
+    error = jsonPath + ": " + field + ": " + why;
+    return false;
+  };
+  if (!o)
+    return bad("(top)", "not a JSON object");
+  auto string = [&](const llvm::json::Object *obj, const char *key,
+                    std::string &out) {
+    std::optional<llvm::StringRef> s = obj->getString(key);
+    if (!s)
+      return bad(key, "missing or not a string");
+    out = s->str();
+    return true;
+  };
+  auto integer = [&](const llvm::json::Object *obj, const char *key,
+                     int64_t &out) {
+    std::optional<int64_t> v = obj->getInteger(key);
+    if (!v || *v < 0)
+      return bad(key, "missing or not a non-negative integer");
+    out = *v;
+    return true;
+  };
+  std::string format, spec, layout, modelSha, optimizerSha;
+  int64_t step = 0, seed = 0, shard = 0, tokens = 0, pos = 0, epoch = 0;
+  const llvm::json::Object *data = o->getObject("data");
+  const llvm::json::Object *sha = o->getObject("sha256");
+  if (!string(o, "format", format))
+    return false;
+  if (format != kFormat)
+    return bad("format", "'" + format + "' is not " + kFormat);
+  if (!data)
+    return bad("data", "missing");
+  if (!sha)
+    return bad("sha256", "missing");
+  if (!string(o, "spec_name", spec) || !string(o, "layout_sha256", layout) ||
+      !integer(o, "step", step) || !integer(o, "seed", seed) ||
+      !integer(data, "shard", shard) ||
+      !string(data, "shard_file", state.shardName) ||
+      !integer(data, "shard_tokens", tokens) ||
+      !integer(data, "position", pos) || !integer(data, "epoch", epoch) ||
+      !string(sha, kModelFile, modelSha) ||
+      !string(sha, kOptimizerFile, optimizerSha))
+    return false;
+  if (layout != m.layoutSha256)
+    return bad("layout_sha256",
+               "the checkpoint is of spec '" + spec + "' with another arena " +
+                   "layout than this bundle's (spec '" + m.specName + "')");
+  for (const auto &[file, want] :
+       {std::pair{kModelFile, modelSha}, {kOptimizerFile, optimizerSha}}) {
+    std::string got;
+    int64_t bytes = 0;
+    if (!sha256File(dir + "/" + file, got, bytes, error))
+      return false;
+    if (got != want)
+      return bad(std::string("sha256.") + file,
+                 "the file's SHA-256 is " + got.substr(0, 12) +
+                     "..., not the one recorded (it was changed or damaged)");
+  }
+  SafeTensorsFile model, optimizer;
+  if (!model.open(dir + "/" + kModelFile, error) ||
+      !optimizer.open(dir + "/" + kOptimizerFile, error) ||
+      !restoreSlots(m, arena, model, "param.", /*strip=*/true, error) ||
+      !restoreSlots(m, arena, optimizer, "state.", /*strip=*/false, error))
+    return false;
+  state.step = step;
+  state.seed = uint64_t(seed);
+  state.data = {size_t(shard), uint64_t(pos), uint64_t(epoch)};
+  state.shardTokens = uint64_t(tokens);
+  std::optional<double> first = o->getNumber("first_loss");
+  state.haveFirstLoss = first.has_value();
+  state.firstLoss = first.value_or(0.0);
+  return true;
+}
+
+bool loadInitialWeights(const Manifest &m, Arena &arena,
+                        const std::string &path, std::string &error) {
+  SafeTensorsFile file;
+  if (!file.open(path, error))
+    return false;
+  // The file's tensors by gptc name (modded-nanogpt's names translated).
+  std::map<std::string, const SafeTensorsFile::Tensor *> byName;
+  for (const SafeTensorsFile::Tensor &t : file.tensors()) {
+    std::string name = gptcName(t.name);
+    if (!m.findSlot("param." + name)) {
+      error = path + ": tensor '" + t.name + "' is not a parameter of this " +
+              "bundle (names are the manifest's or modded-nanogpt's, " +
+              "docs/checkpoints.md)";
+      return false;
+    }
+    if (!byName.emplace(name, &t).second) {
+      error = path + ": two tensors are parameter '" + name + "'";
+      return false;
+    }
+  }
+  for (const ParamEntry &p : m.params) {
+    const Slot *s = m.findSlot("param." + p.name);
+    auto found = byName.find(p.name);
+    const SafeTensorsFile::Tensor *t =
+        found == byName.end() ? nullptr : found->second;
+    if (!s)
+      continue; // readManifest guarantees it
+    if (!t) {
+      error = path + ": no tensor '" + p.name + "' (--init needs every " +
+              "parameter of the bundle, named as in its manifest)";
+      return false;
+    }
+    bool isFloat = t->dtype == SlotType::F32 || t->dtype == SlotType::F64 ||
+                   t->dtype == SlotType::BF16;
+    if (!isFloat || t->shape != s->shape) {
+      error = path + ": tensor '" + t->name + "' is " +
+              safeTensorsDtype(t->dtype) + " " + shapeText(t->shape) +
+              ", the parameter is " + safeTensorsDtype(s->dtype) + " " +
+              shapeText(s->shape);
+      return false;
+    }
+    const uint8_t *src = file.data(*t);
+    if (t->dtype == s->dtype) {
+      std::memcpy(arena.data() + s->offset, src, size_t(t->bytes));
+      continue;
+    }
+    for (int64_t i = 0; i < t->numElements(); ++i) {
+      double v = 0.0;
+      if (t->dtype == SlotType::F32) {
+        float f;
+        std::memcpy(&f, src + 4 * i, 4);
+        v = f;
+      } else if (t->dtype == SlotType::F64) {
+        std::memcpy(&v, src + 8 * i, 8);
+      } else {
+        uint16_t h;
+        std::memcpy(&h, src + 2 * i, 2);
+        v = bf16ToFloat(h);
+      }
+      arena.store(*s, i, v);
+    }
+  }
+  return true;
+}
+
+} // namespace gptc::runtime

@@ -1,0 +1,84 @@
+//===- Checkpoint.h - Saving and resuming a training run --------*- C++ -*-===//
+//
+// `gptc train --save-every N` (and the end of a run, and Ctrl-C) writes
+// DIR/step_S/ after S optimizer steps:
+//
+//   model.safetensors      every parameter (param.NAME slots), named NAME as
+//                          in the manifest, in its own dtype
+//   optimizer.safetensors  every optimizer state slot (state.NAME.KIND:
+//                          Adam's m and v, Muon's momentum), named as the
+//                          slot
+//   checkpoint.json        the step S, the bundle's layout_sha256 and step
+//                          library SHA-256, the seed, where the training
+//                          data continues (shard, position, epoch), the
+//                          divergence guard's first loss, and the SHA-256
+//                          of both tensor files
+//
+// The directory is built beside its target and renamed into place
+// (runtime/Files.h), so a kill at any moment leaves the previous
+// checkpoints as they were and never a step_S that is half written;
+// `--keep K` then removes all but the newest K.
+//
+// `--resume PATH` (a step_S directory, or a DIR of them: the newest)
+// checks everything against the bundle -- the layout hash, every tensor's
+// name, dtype and shape, the files' hashes, the data shards -- and
+// restores the parameters, the optimizer state and the data position, so
+// N steps + resume + M steps give the bits of N+M steps. The step library
+// itself may differ (--no-fuse of the same spec has the same layout).
+// `--init FILE.safetensors` starts from given weights only (docs/
+// checkpoints.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_RUNTIME_CHECKPOINT_H
+#define GPTC_RUNTIME_CHECKPOINT_H
+
+#include "runtime/Arena.h"
+#include "runtime/Manifest.h"
+#include "runtime/data/DataLoader.h"
+
+#include <cstdint>
+#include <string>
+
+namespace gptc::runtime {
+
+/// What a checkpoint holds besides the tensors.
+struct CheckpointState {
+  int64_t step = 0; ///< optimizer steps done
+  uint64_t seed = 0;
+  /// Where the next training batch starts, and the shard it is in (its
+  /// file name and token count, checked on resume).
+  data::DataLoader::Position data;
+  std::string shardName;
+  uint64_t shardTokens = 0;
+  /// The divergence guard's reference (runtime/Divergence.h).
+  bool haveFirstLoss = false;
+  double firstLoss = 0.0;
+};
+
+/// Writes DIR/step_S (S = state.step) from `arena`'s param.* and state.*
+/// slots; then, when keep > 0, removes all but the newest `keep` step_*
+/// directories of DIR. Sets `written` to the directory.
+bool saveCheckpoint(const Manifest &manifest, const Arena &arena,
+                    const CheckpointState &state, const std::string &dir,
+                    int64_t keep, std::string &written, std::string &error);
+
+/// The checkpoint `path` names: itself when it holds checkpoint.json,
+/// else the newest complete step_S inside it. False with `error`.
+bool findCheckpoint(const std::string &path, std::string &found,
+                    std::string &error);
+
+/// Reads the checkpoint directory `dir` into `arena` (allocated) and
+/// `state`, after checking it against `manifest`.
+bool loadCheckpoint(const Manifest &manifest, Arena &arena,
+                    const std::string &dir, CheckpointState &state,
+                    std::string &error);
+
+/// Sets every parameter from the safetensors file `path` (names as in the
+/// manifest; F32, F64 or BF16 values are converted to the slot's dtype).
+bool loadInitialWeights(const Manifest &manifest, Arena &arena,
+                        const std::string &path, std::string &error);
+
+} // namespace gptc::runtime
+
+#endif // GPTC_RUNTIME_CHECKPOINT_H
