@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +39,28 @@ namespace {
 double seconds(std::chrono::steady_clock::time_point a,
                std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
+}
+
+/// 75 -> "1:15", 3725 -> "1:02:05".
+std::string clockText(double seconds) {
+  int64_t t = int64_t(seconds + 0.5);
+  char buf[32];
+  if (t >= 3600)
+    std::snprintf(buf, sizeof(buf), "%lld:%02lld:%02lld", (long long)(t / 3600),
+                  (long long)(t / 60 % 60), (long long)(t % 60));
+  else
+    std::snprintf(buf, sizeof(buf), "%lld:%02lld", (long long)(t / 60),
+                  (long long)(t % 60));
+  return buf;
+}
+
+/// A number as JSON: non-finite ones (a diverged loss) are null.
+std::string jsonNumber(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
 }
 
 int64_t peakRssKiB() {
@@ -119,6 +142,15 @@ private:
     out << text << "\n";
     out.flush();
   }
+  /// Appends one JSON object (its fields, without braces) to --log.
+  bool logLine(const char *type, int64_t step, const char *fields,
+               std::string &error);
+  /// Seconds since the run started.
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         startTime)
+        .count();
+  }
 
   const Manifest &m;
   const StepLibrary &step;
@@ -130,9 +162,20 @@ private:
   data::DataLoader trainLoader, valLoader;
   std::unique_ptr<DivergenceGuard> divergence;
   bool validating = false;
-  CheckpointState resumed; ///< what --resume read
-  int64_t firstStep = 0;   ///< steps done before this run
-  int64_t savedStep = -1;  ///< the step of the last checkpoint written
+  CheckpointState resumed;  ///< what --resume read
+  int64_t firstStep = 0;    ///< steps done before this run
+  int64_t savedStep = -1;   ///< the step of the last checkpoint written
+  std::FILE *log = nullptr; ///< --log, on rank 0
+  std::chrono::steady_clock::time_point startTime =
+      std::chrono::steady_clock::now();
+
+public:
+  ~Loop() {
+    if (log)
+      std::fclose(log);
+  }
+
+private:
   struct {
     const Slot *tokens, *targets, *step, *loss, *evalLoss, *lrMult;
   } slot = {};
@@ -199,7 +242,33 @@ bool Loop::init(TrainResult &result, std::string &error) {
       return false;
   }
   result.firstStep = firstStep;
+  if (!config.logPath.empty() && config.rank == 0) {
+    log = std::fopen(config.logPath.c_str(), firstStep > 0 ? "a" : "w");
+    if (!log) {
+      error =
+          config.logPath + ": cannot write the log: " + std::strerror(errno);
+      return false;
+    }
+  }
   return initValidation(result, error);
+}
+
+bool Loop::logLine(const char *type, int64_t step, const char *fields,
+                   std::string &error) {
+  if (!log)
+    return true;
+  const int64_t tokens =
+      step * m.microBatchTokens() * m.gradAccum * config.worldSize;
+  if (std::fprintf(log,
+                   "{\"type\": \"%s\", \"step\": %lld, %s, \"tokens\": %lld, "
+                   "\"elapsed\": %.3f}\n",
+                   type, (long long)step, fields, (long long)tokens,
+                   elapsed()) < 0 ||
+      std::fflush(log) != 0) {
+    error = config.logPath + ": cannot write the log: " + std::strerror(errno);
+    return false;
+  }
+  return true;
 }
 
 bool Loop::restore(std::string &error) {
@@ -306,6 +375,9 @@ bool Loop::validate(int64_t stepsDone, TrainResult &result,
   std::snprintf(buf, sizeof(buf), "val step %lld/%lld | val_loss %.4f",
                 (long long)stepsDone, (long long)config.steps, mean);
   line(buf);
+  std::snprintf(buf, sizeof(buf), "\"val_loss\": %s", jsonNumber(mean).c_str());
+  if (!logLine("val", stepsDone, buf, error))
+    return false;
   if (!std::isfinite(mean)) {
     error = "val_loss is " + std::string(std::isnan(mean) ? "nan" : "inf") +
             " at step " + std::to_string(stepsDone);
@@ -371,9 +443,20 @@ bool Loop::run(TrainResult &result, std::string &error) {
       len += std::snprintf(buf + len, sizeof(buf) - size_t(len), " | lr %.4g",
                            double(*lrMult));
     int64_t rate = dt > 0 ? int64_t(double(tokensPerStep) / dt) : 0;
-    std::snprintf(buf + len, sizeof(buf) - size_t(len), " | %s tok/s | %.3g s",
-                  withThousands(rate).c_str(), dt);
+    // Elapsed since the run started; the rest at this run's mean pace.
+    double sinceStart = elapsed();
+    double eta = sinceStart / double(s + 1 - firstStep) * double(n - s - 1);
+    std::snprintf(buf + len, sizeof(buf) - size_t(len),
+                  " | %s tok/s | %.3g s | %s elapsed, eta %s",
+                  withThousands(rate).c_str(), dt,
+                  clockText(sinceStart).c_str(), clockText(eta).c_str());
     line(buf);
+    std::snprintf(buf, sizeof(buf),
+                  "\"loss\": %s, \"lr\": %s, \"tok_per_s\": %lld",
+                  jsonNumber(*loss).c_str(),
+                  jsonNumber(lrMult ? *lrMult : 1.0).c_str(), (long long)rate);
+    if (!logLine("train", s + 1, buf, error))
+      return false;
     if (!divergence->check(s + 1, double(*loss), error))
       return false;
     int64_t done = s + 1;

@@ -55,6 +55,12 @@ struct TrainConfig {
   /// Continue from this checkpoint directory (a step_S), or start from the
   /// weights of this safetensors file.
   std::string resumePath, initPath;
+  /// Also write every step and validation as a JSON line here (rank 0;
+  /// appended to when resuming): {"type": "train", "step", "loss", "lr",
+  /// "tokens", "tok_per_s", "elapsed"} and {"type": "val", "step",
+  /// "val_loss", "tokens", "elapsed"}; elapsed in seconds since the run
+  /// started, tokens trained so far.
+  std::string logPath;
   /// On SIGINT or SIGTERM, finish the step, save a checkpoint, print the
   /// summary and stop (TrainResult::stoppedBySignal). A second signal
   /// ends the process at once.

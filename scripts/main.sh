@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
-# Sets up (scripts/setup.sh) and runs the main job: makes byte-level token
-# shards of the King James Bible (Debian's bible-kjv), compiles a CPU-sized
-# spec into a training step and trains it, printing one line per step and a
-# summary.
+# Sets up (scripts/setup.sh: missing Debian packages, then a build of the
+# gptc tool alone, its output kept in a log that is shown only when it
+# fails) and runs the main job: makes byte-level token shards of the King
+# James Bible (Debian's bible-kjv), compiles a CPU-sized spec into a
+# training step and trains it, printing one line per step and a summary,
+# with a checkpoint at the end (checkpoints/) and the losses drawn in
+# loss.png (from run.jsonl).
 #   GPTC_SPEC=models/tiny-r15.yaml bash scripts/main.sh   another spec
 #   GPTC_STEPS=50 bash scripts/main.sh                     fewer steps
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
 build=${GPTC_BUILD_DIR:-build}
+mkdir -p "$build"
+setup_log="$build/setup.log"
+echo "main: setting up (Debian packages, building gptc); log: $setup_log"
+if ! GPTC_TARGETS=bin/gptc bash scripts/setup.sh > "$setup_log" 2>&1; then
+  tail -n 40 "$setup_log"
+  echo "main: setup failed; the whole log is $setup_log" >&2
+  exit 1
+fi
 spec=${GPTC_SPEC:-models/tiny-r08.yaml}
 gptc="$build/bin/gptc"
 
@@ -26,4 +36,8 @@ fi
 steps=()
 [ -n "${GPTC_STEPS:-}" ] && steps=(--steps "$GPTC_STEPS")
 "$gptc" train "$spec" --data 'data/tiny_train_*.bin' \
-  --val 'data/tiny_val_*.bin' "${steps[@]}"
+  --val 'data/tiny_val_*.bin' --checkpoint-dir checkpoints --log run.jsonl \
+  "${steps[@]}"
+
+# 3. The losses, drawn.
+"$gptc" plot run.jsonl -o loss.png

@@ -6,6 +6,7 @@
 #   GPTC_CMAKE_ARGS="..."       extra CMake arguments (e.g. ASan)
 #   GPTC_EXTRA_PACKAGES="..."   more Debian packages (scripts/test.sh: the
 #                               PyTorch oracle of torch-agreement.test)
+#   GPTC_TARGETS="bin/gptc"     build only these ninja targets (main.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev
   libyaml-cpp-dev libgtest-dev
   libopenblas-dev libopenmpi-dev openmpi-bin
-  bible-kjv
+  bible-kjv gnuplot-nox
 )
 # shellcheck disable=SC2206
 packages+=(${GPTC_EXTRA_PACKAGES:-})
@@ -37,4 +38,5 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ ${GPTC_CMAKE_ARGS:-}
 fi
-ninja -C "$build" -j"${GPTC_JOBS:-2}"
+# shellcheck disable=SC2086
+ninja -C "$build" -j"${GPTC_JOBS:-2}" ${GPTC_TARGETS:-}

@@ -91,6 +91,10 @@ if os.path.exists(pyenv_python) and subprocess.run(
     config.available_features.add("safetensors")
     config.substitutions.append(("%safetensors_python", pyenv_python))
 
+# gptc plot draws with gnuplot (Debian's gnuplot-nox, installed by setup).
+if shutil.which("gnuplot"):
+    config.available_features.add("gnuplot")
+
 # Several ranks on the CPU: Open MPI's launcher (Debian's openmpi-bin,
 # installed by setup). Tests run as root in containers and on a machine
 # with fewer cores than some jobs have ranks; shared-memory transfers

@@ -79,6 +79,9 @@ const char *trainCommandUsage() {
          "                     stays the total\n"
          "  --init FILE        start from the weights of a safetensors file\n"
          "                     (tensors named as the manifest's parameters)\n"
+         "  --log FILE.jsonl   also write each step and validation as a JSON\n"
+         "                     line (step, loss, lr, tokens, tok/s, elapsed);\n"
+         "                     gptc plot FILE.jsonl -o loss.png draws it\n"
          "  --set key=value    override a spec key (specs only; repeatable)\n"
          "  --dtype D          the same as --set training.dtype=D (specs "
          "only)\n"
@@ -256,6 +259,7 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--keep", nullptr, cli::ValueKind::String},
       {"--resume", nullptr, cli::ValueKind::String},
       {"--init", nullptr, cli::ValueKind::String},
+      {"--log", nullptr, cli::ValueKind::String},
       {"--set", nullptr, cli::ValueKind::Repeated},
       {"--dtype", nullptr, cli::ValueKind::String},
       {"--no-fuse", nullptr, cli::ValueKind::None},
@@ -314,6 +318,7 @@ TrainConfig makeConfig(const cli::ParsedOptions &o, const Manifest &m) {
   config.saveAtEnd = o.has("--checkpoint-dir");
   config.checkpointDir = o.get("--checkpoint-dir").value_or("checkpoints");
   config.initPath = o.get("--init").value_or("");
+  config.logPath = o.get("--log").value_or("");
   config.rank = comm::Collectives::get().rank();
   config.worldSize = comm::Collectives::get().size();
   return config;
@@ -593,6 +598,9 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     return fail("--save-params: " + error);
   if (!checkCheckpointOptions(o, leader, config, error))
     return fail(error);
+  if (leader && !config.logPath.empty() &&
+      !checkWritableDestination(config.logPath, error))
+    return fail("--log: " + error);
   if (job && !checkSameJob(manifest, config, error)) {
     // Every rank found the same difference: rank 0 says it.
     if (leader)

@@ -19,6 +19,7 @@
 #include "passes/Passes.h"
 #include "tools/gptc/Compile.h"
 #include "tools/gptc/DataCommand.h"
+#include "tools/gptc/PlotCommand.h"
 #include "tools/gptc/Stats.h"
 #include "tools/gptc/Summary.h"
 #include "tools/gptc/TrainCommand.h"
@@ -142,6 +143,8 @@ Commands:
   gptc train SPEC|DIR --data GLOB [--val GLOB] [--steps N] [--seed S]
                                  train a spec (compiled first) or a bundle on
                                  the CPU (see gptc train --help)
+  gptc plot LOG.jsonl -o loss.png
+                                 draw the losses of a gptc train --log file
 
 Spec overrides (check, compile, train):
   --set KEY=VALUE                set any spec key, validated like the file
@@ -363,7 +366,7 @@ bool checkSingleOccurrences() {
 
 /// "; did you mean 'compile'?" for a near miss of a command name.
 std::string closestCommand(const std::string &command) {
-  for (const char *known : {"check", "compile", "data", "train"})
+  for (const char *known : {"check", "compile", "data", "plot", "train"})
     if (llvm::StringRef(command).edit_distance(known) <= 2)
       return std::string("; did you mean '") + known + "'?";
   return "";
@@ -410,6 +413,10 @@ int main(int argc, char **argv) {
     std::vector<std::string> args(argv + 2, argv + argc);
     return gptc::data::runDataCommand(args, std::cout, std::cerr);
   }
+  if (command == "plot") {
+    std::vector<std::string> args(argv + 2, argv + argc);
+    return gptc::runtime::runPlotCommand(args, std::cout, std::cerr);
+  }
   if (command == "check" || command == "compile") {
     std::string argv0 = std::string(argv[0]) + " " + command;
     std::vector<const char *> args = {argv0.c_str()};
@@ -423,9 +430,10 @@ int main(int argc, char **argv) {
     return command == "check" ? runCheck() : runCompile();
   }
   if (!command.empty() && command[0] != '-') {
-    errs() << "gptc: error: unknown command '" << command << "'"
-           << closestCommand(command)
-           << " (expected check, compile, data or train; see gptc --help)\n";
+    errs()
+        << "gptc: error: unknown command '" << command << "'"
+        << closestCommand(command)
+        << " (expected check, compile, data, plot or train; see gptc --help)\n";
     return 1;
   }
   cl::ParseCommandLineOptions(argc, argv, overview);
