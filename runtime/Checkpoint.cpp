@@ -10,7 +10,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -62,6 +65,24 @@ listCheckpoints(const std::string &dir) {
   std::sort(found.begin(), found.end());
   return found;
 }
+
+/// Holds an exclusive flock on DIR/.lock while alive (best effort: a file
+/// system without locks saves unlocked).
+class DirectoryLock {
+public:
+  explicit DirectoryLock(const std::string &dir) {
+    fd = ::open((dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0)
+      ::flock(fd, LOCK_EX);
+  }
+  ~DirectoryLock() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+
+private:
+  int fd = -1;
+};
 
 /// Removes the staging directories (step_S.partial-*) of saves that were
 /// killed: one run writes into a checkpoint directory at a time.
@@ -155,6 +176,13 @@ bool readJson(const std::string &path, llvm::json::Value &value,
     error = path + ": cannot read: " + buffer.getError().message();
     return false;
   }
+  // checkpoint.json is a few hundred bytes, three levels deep.
+  if ((*buffer)->getBufferSize() > (1 << 20) ||
+      !jsonNestingWithin((*buffer)->getBuffer().str(), 8)) {
+    error = path + ": not a gptc checkpoint.json (too large or too deeply "
+                   "nested)";
+    return false;
+  }
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse((*buffer)->getBuffer());
   if (!parsed) {
@@ -207,9 +235,14 @@ std::string gptcName(std::string name) {
 
 bool saveCheckpoint(const Manifest &m, const Arena &arena,
                     const CheckpointState &state, const std::string &dir,
-                    int64_t keep, std::string &written, std::string &error) {
+                    int64_t keep, std::string &written, std::string &laterNote,
+                    std::string &error) {
+  laterNote.clear();
   if (!makeDirectories(dir, error))
     return false;
+  // One save into DIR at a time: a second run saving there waits (it would
+  // otherwise remove this one's staging directory as a killed save's).
+  DirectoryLock lock(dir);
   const std::string target = dir + "/step_" + std::to_string(state.step);
   removeKilledSaves(dir);
   std::string staging;
@@ -278,11 +311,23 @@ bool saveCheckpoint(const Manifest &m, const Arena &arena,
     return false;
   }
   written = target;
-  if (keep > 0) {
-    auto all = listCheckpoints(dir);
-    for (size_t i = 0; i + size_t(keep) < all.size(); ++i)
-      removeTree(all[i].second);
+  // --keep: the newest `keep` up to this step stay. Later steps are another
+  // run's (this one resumed from an earlier checkpoint): left, and named.
+  std::vector<std::pair<int64_t, std::string>> older;
+  for (const auto &c : listCheckpoints(dir)) {
+    if (c.first < state.step)
+      older.push_back(c);
+    else if (c.first > state.step)
+      laterNote = c.second;
   }
+  if (keep > 0)
+    for (size_t i = 0; i + size_t(keep) - 1 < older.size(); ++i) {
+      // Renamed first: a kill while deleting leaves a staging directory,
+      // which the next save removes, not a step_S without its files.
+      std::string doomed = older[i].second + ".partial-removed";
+      if (::rename(older[i].second.c_str(), doomed.c_str()) == 0)
+        removeTree(doomed);
+    }
   return true;
 }
 
@@ -383,6 +428,8 @@ bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
   state.data = {size_t(shard), uint64_t(pos), uint64_t(epoch)};
   state.shardTokens = uint64_t(tokens);
   std::optional<double> first = o->getNumber("first_loss");
+  if (o->get("first_loss") && !first)
+    return bad("first_loss", "not a number");
   state.haveFirstLoss = first.has_value();
   state.firstLoss = first.value_or(0.0);
   return true;

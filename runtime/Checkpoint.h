@@ -58,10 +58,12 @@ struct CheckpointState {
 
 /// Writes DIR/step_S (S = state.step) from `arena`'s param.* and state.*
 /// slots; then, when keep > 0, removes all but the newest `keep` step_*
-/// directories of DIR. Sets `written` to the directory.
+/// directories of DIR up to S. Sets `written` to the directory, and
+/// `later` to a checkpoint of DIR past S (another run's) if there is one.
 bool saveCheckpoint(const Manifest &manifest, const Arena &arena,
                     const CheckpointState &state, const std::string &dir,
-                    int64_t keep, std::string &written, std::string &error);
+                    int64_t keep, std::string &written, std::string &later,
+                    std::string &error);
 
 /// The checkpoint `path` names: itself when it holds checkpoint.json,
 /// else the newest complete step_S inside it. False with `error`.

@@ -69,6 +69,11 @@ void removeTree(const std::string &path);
 /// killed writer left behind.
 void removeStagingDirectories(const std::string &target);
 
+/// False when `text` (JSON) nests arrays and objects deeper than
+/// `maxDepth`: checked before llvm::json::parse, which recurses once per
+/// level, so a hostile file is an error line and not a stack overflow.
+bool jsonNestingWithin(const std::string &text, int maxDepth);
+
 /// Creates the directory `dir` and its missing parents (mkdir -p).
 bool makeDirectories(const std::string &dir, std::string &error);
 

@@ -144,6 +144,8 @@ bool SafeTensorsFile::open(const std::string &path, std::string &error) {
   const int64_t dataBytes = int64_t(bytes.size()) - dataStart;
   llvm::StringRef text(reinterpret_cast<const char *>(bytes.data() + 8),
                        size_t(n));
+  if (!jsonNestingWithin(text.str(), 8))
+    return fail("the header nests deeper than a safetensors header does");
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text.rtrim(' '));
   if (!parsed)
     return fail("the header is not JSON (" +

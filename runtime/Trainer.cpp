@@ -73,10 +73,15 @@ int64_t peakRssKiB() {
 /// The signal that asked the run to stop (SIGINT, SIGTERM), or 0.
 std::atomic<int> stopRequest{0};
 
-void requestStop(int signal) { stopRequest.store(signal); }
+void requestStop(int signal) {
+  stopRequest.store(signal);
+  // A second signal of either kind ends the process the default way.
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+}
 
 /// While alive: SIGINT and SIGTERM set stopRequest once (a second one
-/// ends the process the default way).
+/// of either ends the process the default way).
 class StopOnSignal {
 public:
   explicit StopOnSignal(bool enable) : enabled(enable) {
@@ -85,7 +90,7 @@ public:
       return;
     struct sigaction sa = {};
     sa.sa_handler = requestStop;
-    sa.sa_flags = SA_RESETHAND;
+    sa.sa_flags = 0;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &oldInt);
     sigaction(SIGTERM, &sa, &oldTerm);
@@ -165,6 +170,7 @@ private:
   CheckpointState resumed;  ///< what --resume read
   int64_t firstStep = 0;    ///< steps done before this run
   int64_t savedStep = -1;   ///< the step of the last checkpoint written
+  std::string laterNoted;   ///< a later checkpoint already named
   std::FILE *log = nullptr; ///< --log, on rank 0
   std::chrono::steady_clock::time_point startTime =
       std::chrono::steady_clock::now();
@@ -232,14 +238,17 @@ bool Loop::init(TrainResult &result, std::string &error) {
                            : "";
     if (at >= files.size() || name != resumed.shardName ||
         trainLoader.shardSizes()[at] != resumed.shardTokens) {
-      error = config.resumePath + ": the checkpoint's run was reading " +
-              resumed.shardName + " (" + withThousands(resumed.shardTokens) +
+      error = config.resumePath + "/checkpoint.json: data.shard_file: the " +
+              "checkpoint's run was reading " + resumed.shardName + " (" +
+              withThousands(resumed.shardTokens) +
               " tokens) as training shard " + std::to_string(at) + ", but " +
               config.trainPattern + " is other data";
       return false;
     }
-    if (!trainLoader.seek(resumed.data, error))
+    if (!trainLoader.seek(resumed.data, error)) {
+      error = config.resumePath + "/checkpoint.json: data.position: " + error;
       return false;
+    }
   }
   result.firstStep = firstStep;
   if (!config.logPath.empty() && config.rank == 0) {
@@ -281,8 +290,8 @@ bool Loop::restore(std::string &error) {
   firstStep = resumed.step;
   savedStep = firstStep;
   if (firstStep > config.steps) {
-    error = config.resumePath + ": the checkpoint is at step " +
-            std::to_string(firstStep) + ", past --steps " +
+    error = config.resumePath + "/checkpoint.json: step: the checkpoint is " +
+            "at step " + std::to_string(firstStep) + ", past --steps " +
             std::to_string(config.steps);
     return false;
   }
@@ -302,12 +311,19 @@ bool Loop::saveCheckpoint(int64_t done, std::string &error) {
   state.shardName = file.substr(file.find_last_of('/') + 1);
   state.shardTokens = trainLoader.shardSizes()[state.data.shard];
   state.haveFirstLoss = divergence->firstLossSeen(state.firstLoss);
-  std::string written;
+  std::string written, later;
   if (!runtime::saveCheckpoint(m, arena, state, config.checkpointDir,
-                               config.keep, written, error))
+                               config.keep, written, later, error))
     return false;
   savedStep = done;
   line(("saved checkpoint " + written).c_str());
+  if (!later.empty() && later != laterNoted) {
+    laterNoted = later;
+    line(("note: " + later + " is later than this run and was left " +
+          "(another run's); --resume " + config.checkpointDir +
+          " takes the newest")
+             .c_str());
+  }
   return true;
 }
 
@@ -408,11 +424,11 @@ bool Loop::run(TrainResult &result, std::string &error) {
       m.microBatchTokens() * m.gradAccum * config.worldSize;
   std::vector<double> stepSeconds, commSeconds;
   comm::Collectives &collectives = comm::Collectives::get();
+  // Several ranks would stop at different steps; mpirun ends them all.
+  StopOnSignal stopOnSignal(config.stopOnSignal && config.worldSize == 1);
   if (validating && config.valEvery > 0 && firstStep == 0 &&
       !validate(0, result, error))
     return false;
-  // Several ranks would stop at different steps; mpirun ends them all.
-  StopOnSignal stopOnSignal(config.stopOnSignal && config.worldSize == 1);
 
   int64_t last = firstStep;
   for (int64_t s = firstStep; s < n; ++s) {
@@ -480,9 +496,11 @@ bool Loop::run(TrainResult &result, std::string &error) {
   if (validating && n == firstStep && config.valEvery == 0 &&
       !validate(n, result, error))
     return false;
-  if ((config.saveEvery > 0 || config.saveAtEnd) &&
+  if ((config.saveEvery > 0 || config.saveAtEnd || stopRequest.load()) &&
       !saveCheckpoint(last, error))
     return false;
+  // A signal during the last validation or save still says so.
+  result.stoppedBySignal = stopRequest.load();
 
   // Mean step time without the warm-up steps (at least one step timed).
   const int64_t ran = int64_t(stepSeconds.size());
@@ -504,10 +522,16 @@ bool Loop::run(TrainResult &result, std::string &error) {
   char buf[512];
   int len =
       firstStep > 0 || result.stoppedBySignal
-          ? std::snprintf(buf, sizeof(buf), "%s: steps %lld-%lld of %lld",
-                          result.stoppedBySignal ? "stopped" : "done",
-                          (long long)(firstStep + 1), (long long)last,
-                          (long long)n)
+          ? (last == firstStep
+                 ? std::snprintf(buf, sizeof(buf),
+                                 "%s: no steps (at %lld of %lld)",
+                                 result.stoppedBySignal ? "stopped" : "done",
+                                 (long long)last, (long long)n)
+                 : std::snprintf(buf, sizeof(buf),
+                                 "%s: steps %lld-%lld of %lld",
+                                 result.stoppedBySignal ? "stopped" : "done",
+                                 (long long)(firstStep + 1), (long long)last,
+                                 (long long)n))
           : std::snprintf(buf, sizeof(buf), "done: %lld steps", (long long)n);
   if (!result.val.empty())
     len += std::snprintf(buf + len, sizeof(buf) - size_t(len),

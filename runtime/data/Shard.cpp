@@ -276,7 +276,8 @@ bool expandShardGlob(const std::string &pattern,
   }
   ::globfree(&g);
   if (rc == GLOB_NOMATCH || (rc == 0 && paths.empty())) {
-    error = pattern + ": no files match";
+    error = pattern + ": no files match (make token shards with gptc data "
+                      "TEXT... -o DIR; see gptc data --help)";
     return false;
   }
   if (rc != 0) {

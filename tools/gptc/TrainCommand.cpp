@@ -212,6 +212,20 @@ std::string dataDigest(const std::string &pattern) {
   return sha256Hex(t.data(), t.size());
 }
 
+/// What a run's weights start from, for the ranks to agree on: the seed
+/// (in the configuration), or the SHA-256 of --resume's checkpoint.json or
+/// of --init's file.
+std::string startingWeights(const TrainConfig &config) {
+  std::string file = !config.resumePath.empty()
+                         ? config.resumePath + "/checkpoint.json"
+                         : config.initPath;
+  if (file.empty())
+    return "seed";
+  std::string hex, error;
+  int64_t bytes = 0;
+  return sha256File(file, hex, bytes, error) ? hex : error;
+}
+
 /// Every rank checks that all run the same bundle on the same data.
 bool checkSameJob(const Manifest &m, const TrainConfig &config,
                   std::string &error) {
@@ -229,7 +243,9 @@ bool checkSameJob(const Manifest &m, const TrainConfig &config,
                      std::to_string(config.valEvery) + " " +
                      std::to_string(config.valTokens) + " " +
                      std::to_string(c.bucketBytes()),
-                 error);
+                 error) &&
+         c.agree("starting weights (--resume checkpoint, --init file)",
+                 startingWeights(config), error);
 }
 
 int64_t countParameters(const Manifest &m) {

@@ -57,7 +57,7 @@ cl::opt<std::string> specPath(cl::Positional, cl::desc("<spec.yaml>"),
                               cl::cat(gptcCategory));
 cl::list<std::string>
     overrides("set",
-              cl::desc("Override a spec key, e.g. --set model.seq_len=16384 "
+              cl::desc("Override a spec key, e.g. --set training.seq_len=16384 "
                        "(validated like the file)"),
               cl::value_desc("key=value"), cl::cat(gptcCategory));
 cl::opt<std::string>

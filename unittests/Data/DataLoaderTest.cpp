@@ -259,7 +259,9 @@ TEST_F(DataLoaderTest, InitErrors) {
   DataLoader loader;
   std::string error;
   EXPECT_FALSE(loader.init(options("none", 2, 8), error));
-  EXPECT_EQ(error, path("none_*.bin") + ": no files match");
+  EXPECT_EQ(error, path("none_*.bin") +
+                       ": no files match (make token shards "
+                       "with gptc data TEXT... -o DIR; see gptc data --help)");
 
   makeShards("s", {1000, 10});
   EXPECT_FALSE(loader.init(options("s", 2, 8), error));

@@ -176,7 +176,9 @@ TEST_F(ShardTest, GlobIsSortedAndEmptyGlobFails) {
                                              path("s_000002.bin"),
                                              path("s_000010.bin")}));
   EXPECT_FALSE(expandShardGlob(path("t_*.bin"), files, error));
-  EXPECT_EQ(error, path("t_*.bin") + ": no files match");
+  EXPECT_EQ(error, path("t_*.bin") +
+                       ": no files match (make token shards with "
+                       "gptc data TEXT... -o DIR; see gptc data --help)");
   EXPECT_TRUE(files.empty());
 }
 

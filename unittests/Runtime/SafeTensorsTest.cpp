@@ -100,6 +100,12 @@ TEST_F(SafeTensorsTest, RefusesMalformedFiles) {
                        "\"data_offsets\":[0,0]}}",
                        "", error));
   EXPECT_NE(error.find("bad shape"), std::string::npos) << error;
+  // Nesting that would overflow llvm::json's recursive parser is refused
+  // before it is parsed.
+  EXPECT_FALSE(openRaw(std::string(200000, '['), "", error));
+  EXPECT_NE(error.find("nests deeper than a safetensors header does"),
+            std::string::npos)
+      << error;
   // A header length past the end of the file.
   std::string path = dir + "/short.safetensors";
   std::ofstream(path, std::ios::binary) << std::string("\xff\x00\x00\x00\x00"

@@ -75,7 +75,8 @@ TEST_F(TrainerTest, LossFallsAndLinesAreWellFormed) {
   std::string line;
   int steps = 0, vals = 0, done = 0;
   std::regex stepRe(R"(step \d+/40 \| loss \d+\.\d{6} \| lr [0-9.e-]+ \| )"
-                    R"([0-9,]+ tok/s \| [0-9.e+-]+ s)");
+                    R"([0-9,]+ tok/s \| [0-9.e+-]+ s \| )"
+                    R"(\d+:\d\d elapsed, eta \d+:\d\d)");
   std::regex valRe(R"(val step \d+/40 \| val_loss \d+\.\d{4})");
   std::regex doneRe(R"(done: 40 steps \| val_loss \d+\.\d{4} \(first )"
                     R"(\d+\.\d{4}\) \| [0-9.e+-]+ s/step over 38 steps )"
