@@ -101,10 +101,39 @@ struct SinkGlobalsIntoKernelsPass
   }
 };
 
+/// Fails with `message`: how a pipeline with contradictory options says so
+/// when it runs (a pipeline builder cannot fail).
+struct OptionsErrorPass
+    : public PassWrapper<OptionsErrorPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OptionsErrorPass)
+  explicit OptionsErrorPass(std::string message) : message(message) {}
+  StringRef getArgument() const final { return "gptc-pipeline-options-error"; }
+  void runOnOperation() override {
+    getOperation().emitError(message);
+    signalPassFailure();
+  }
+  std::string message;
+};
+
 } // namespace
 
-void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  auto done = [&](Stage s) { return options.stopAfter == s; };
+void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
+  // With startAfter, the passes of the stages up to it go to a pass manager
+  // that is dropped: the input is already past them.
+  if (options.startAfter && *options.startAfter >= options.stopAfter) {
+    out.addPass(std::make_unique<OptionsErrorPass>(
+        std::string("gptc-pipeline: start-after=") +
+        stageName(*options.startAfter) +
+        " must come before stop-after=" + stageName(options.stopAfter)));
+    return;
+  }
+  OpPassManager skipped(out.getOpAnchorName(), out.getNesting());
+  OpPassManager *pm = options.startAfter ? &skipped : &out;
+  auto done = [&](Stage s) {
+    if (options.startAfter == s)
+      pm = &out;
+    return options.stopAfter == s;
+  };
   if (done(Stage::GPT))
     return;
 
@@ -112,18 +141,18 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   //    cross-entropy become gpt.attention, gpt.rms_norm and
   //    gpt.cross_entropy, whose VJPs autodiff then uses.
   if (options.fuse) {
-    pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
-    pm.addNestedPass<func::FuncOp>(createFuseRMSNormPass());
-    pm.addNestedPass<func::FuncOp>(createFuseCrossEntropyPass());
-    pm.addPass(createCanonicalizerPass());
+    pm->addNestedPass<func::FuncOp>(createFuseAttentionPass());
+    pm->addNestedPass<func::FuncOp>(createFuseRMSNormPass());
+    pm->addNestedPass<func::FuncOp>(createFuseCrossEntropyPass());
+    pm->addPass(createCanonicalizerPass());
   }
   if (done(Stage::Fused))
     return;
 
   // 2. Reverse-mode autodiff of @forward.
-  pm.addPass(createAutodiffPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  pm->addPass(createAutodiffPass());
+  pm->addPass(createCanonicalizerPass());
+  pm->addPass(createCSEPass());
   if (done(Stage::Grad))
     return;
 
@@ -131,9 +160,9 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   BuildStepPassOptions step;
   step.gradAccum = options.gradAccum;
   step.ranks = options.ranks;
-  pm.addPass(createBuildStepPass(step));
-  pm.addPass(createInlinerPass());
-  pm.addPass(createSymbolDCEPass());
+  pm->addPass(createBuildStepPass(step));
+  pm->addPass(createInlinerPass());
+  pm->addPass(createSymbolDCEPass());
   // The first gptc-lower-optim runs on the module: it declares the runtime
   // calls of the SVD backend there (a run on a function may not).
   LowerOptimPassOptions lower;
@@ -144,20 +173,20 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
     // among the ranks (distributed ones), then lowered.
     LowerOptimPassOptions keep;
     keep.keepNewtonSchulz = true;
-    pm.addPass(createLowerOptimPass(keep));
+    pm->addPass(createLowerOptimPass(keep));
     if (options.fuse)
-      pm.addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
+      pm->addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
     if (distributed) {
       DistributeNewtonSchulzPassOptions split;
       split.ranks = options.ranks;
-      pm.addNestedPass<func::FuncOp>(createDistributeNewtonSchulzPass(split));
+      pm->addNestedPass<func::FuncOp>(createDistributeNewtonSchulzPass(split));
     }
-    pm.addNestedPass<func::FuncOp>(createLowerOptimPass(lower));
+    pm->addNestedPass<func::FuncOp>(createLowerOptimPass(lower));
   } else {
-    pm.addPass(createLowerOptimPass(lower));
+    pm->addPass(createLowerOptimPass(lower));
   }
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  pm->addPass(createCanonicalizerPass());
+  pm->addPass(createCSEPass());
   if (done(Stage::Step))
     return;
 
@@ -170,21 +199,21 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // embedding gradient's host loop, and host reads and writes of the
   // arena, which that check keeps in page-locked host memory.
   toLinalg.columnEmbeddingGrad = cuda && !options.kernelMarks;
-  pm.addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
+  pm->addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
+  pm->addPass(createCanonicalizerPass());
+  pm->addPass(createCSEPass());
+  pm->addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // CPU: a scalar read once outside the kernel keeps its loops vectorised.
   // CUDA: the host cannot read device memory; kernels read it themselves
   // (but for --kernel-marks builds, which keep the CPU's host structure).
   if (!cuda || options.kernelMarks)
-    pm.addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
+    pm->addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
   // CUDA: a reduction with few results (a scalar's gradient, Newton-Schulz
   // norms) in two deterministic kernels instead of a handful of threads.
   if (cuda && !options.kernelMarks)
-    pm.addNestedPass<func::FuncOp>(createSplitReductionsPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+    pm->addNestedPass<func::FuncOp>(createSplitReductionsPass());
+  pm->addPass(createCanonicalizerPass());
+  pm->addPass(createCSEPass());
   if (done(Stage::Linalg))
     return;
 
@@ -192,61 +221,61 @@ void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
   //    temporaries placed in the arena by liveness.
   // Collectives as runtime calls on buffers (distributed builds only).
   if (distributed)
-    pm.addPass(createLowerCommPass());
-  pm.addNestedPass<func::FuncOp>(createWriteSlotsInPlacePass());
+    pm->addPass(createLowerCommPass());
+  pm->addNestedPass<func::FuncOp>(createWriteSlotsInPlacePass());
   // A kernel whose result is inserted into a slice of a larger tensor (the
   // two halves of a rotary embedding, a concatenation) writes into that
   // slice directly instead of into a temporary that is then copied.
-  addText(pm, "eliminate-empty-tensors");
-  addText(pm, "one-shot-bufferize{bufferize-function-boundaries "
-              "function-boundary-type-conversion=identity-layout-map}");
-  addText(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");
-  pm.addPass(createGemmToBlasPass());
-  pm.addNestedPass<func::FuncOp>(createCopyToLinalgPass());
-  pm.addPass(createPlanBuffersPass());
-  pm.addPass(createExportLayoutPass());
+  addText(*pm, "eliminate-empty-tensors");
+  addText(*pm, "one-shot-bufferize{bufferize-function-boundaries "
+               "function-boundary-type-conversion=identity-layout-map}");
+  addText(*pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");
+  pm->addPass(createGemmToBlasPass());
+  pm->addNestedPass<func::FuncOp>(createCopyToLinalgPass());
+  pm->addPass(createPlanBuffersPass());
+  pm->addPass(createExportLayoutPass());
   if (done(Stage::Buffers))
     return;
 
   // 6. Every kernel an scf.parallel nest.
-  addText(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
+  addText(*pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
   if (done(Stage::Loops))
     return;
   if (options.kernelMarks)
-    pm.addPass(std::make_unique<KernelMarksPass>());
+    pm->addPass(std::make_unique<KernelMarksPass>());
 
   // 7. CUDA: the same nests mapped onto gpu.launch (buildPTXPipeline
   //    takes them to PTX).
   if (options.target == Target::CUDA) {
     // Each nest a grid of 256-thread blocks (gptc-thread-blocks), blocks
     // and threads mapped onto the grid's and the block's x dimension.
-    addText(pm, "func.func(gptc-thread-blocks),"
-                "func.func(gpu-map-parallel-loops),"
-                "func.func(convert-parallel-loops-to-gpu),"
-                "func.func(gptc-workgroup-tiles),"
-                "func.func(lower-affine),canonicalize,cse");
+    addText(*pm, "func.func(gptc-thread-blocks),"
+                 "func.func(gpu-map-parallel-loops),"
+                 "func.func(convert-parallel-loops-to-gpu),"
+                 "func.func(gptc-workgroup-tiles),"
+                 "func.func(lower-affine),canonicalize,cse");
     if (!options.kernelMarks)
-      pm.addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
-    pm.addNestedPass<func::FuncOp>(
+      pm->addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
+    pm->addNestedPass<func::FuncOp>(
         std::make_unique<SinkGlobalsIntoKernelsPass>());
     if (done(Stage::LLVM))
       return;
     // 8. CUDA: PTX for every chip.
-    buildPTXPipeline(pm);
+    buildPTXPipeline(*pm);
     return;
   }
 
   // 7. CPU: OpenMP across cores over all but the innermost dimension,
   //    rows vectorized by LLVM -O3.
-  pm.addNestedPass<func::FuncOp>(createSequentialInnermostPass());
-  pm.addNestedPass<func::FuncOp>(createRegisterAccumulatorsPass());
-  pm.addNestedPass<func::FuncOp>(createApproximateExpPass());
-  addText(pm, "func.func(lower-affine),convert-scf-to-openmp,"
-              "func.func(convert-math-to-llvm),convert-math-to-libm,"
-              "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-              "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
-              "convert-func-to-llvm,"
-              "convert-cf-to-llvm,reconcile-unrealized-casts");
+  pm->addNestedPass<func::FuncOp>(createSequentialInnermostPass());
+  pm->addNestedPass<func::FuncOp>(createRegisterAccumulatorsPass());
+  pm->addNestedPass<func::FuncOp>(createApproximateExpPass());
+  addText(*pm, "func.func(lower-affine),convert-scf-to-openmp,"
+               "func.func(convert-math-to-llvm),convert-math-to-libm,"
+               "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+               "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
+               "convert-func-to-llvm,"
+               "convert-cf-to-llvm,reconcile-unrealized-casts");
 }
 
 void buildPTXPipeline(OpPassManager &pm) {
@@ -299,10 +328,27 @@ std::optional<Stage> parseStage(const std::string &name) {
 }
 
 namespace {
+/// The stage names, for the pipeline's options: a name that is not one
+/// is an error listing them.
+#define GPTC_STAGE_VALUES                                                      \
+  llvm::cl::values(clEnumValN(Stage::GPT, "gpt", "the frontend's module"),     \
+                   clEnumValN(Stage::Fused, "fused", "fusion"),                \
+                   clEnumValN(Stage::Grad, "grad", "autodiff"),                \
+                   clEnumValN(Stage::Step, "step", "entry points, optimizer"), \
+                   clEnumValN(Stage::Linalg, "linalg", "linalg on tensors"),   \
+                   clEnumValN(Stage::Buffers, "buffers", "bufferized"),        \
+                   clEnumValN(Stage::Loops, "loops", "scf.parallel nests"),    \
+                   clEnumValN(Stage::LLVM, "llvm", "LLVM dialect"))
+
 struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
-  Option<std::string> stopAfter{*this, "stop-after",
-                                llvm::cl::desc("Last stage to run"),
-                                llvm::cl::init("llvm")};
+  Option<Stage> stopAfter{*this, "stop-after",
+                          llvm::cl::desc("Last stage to run"),
+                          llvm::cl::init(Stage::LLVM), GPTC_STAGE_VALUES};
+  Option<Stage> startAfter{
+      *this, "start-after",
+      llvm::cl::desc("The stage the input is at (a gptc compile --emit=STAGE "
+                     "dump): run the stages after it"),
+      llvm::cl::init(Stage::GPT), GPTC_STAGE_VALUES};
   Option<int64_t> gradAccum{*this, "grad-accum",
                             llvm::cl::desc("Micro-steps per optimizer step"),
                             llvm::cl::init(1)};
@@ -322,7 +368,9 @@ void registerGPTCPipeline() {
       "The gptc pipeline from a frontend module (@forward, @update) to LLVM",
       [](OpPassManager &pm, const PipelineCLOptions &cl) {
         PipelineOptions options;
-        options.stopAfter = parseStage(cl.stopAfter).value_or(Stage::LLVM);
+        options.stopAfter = cl.stopAfter;
+        if (cl.startAfter != Stage::GPT)
+          options.startAfter = cl.startAfter;
         options.gradAccum = cl.gradAccum;
         options.ranks = cl.ranks;
         options.fuse = cl.fuse;

@@ -33,6 +33,9 @@ enum class Target { CPU, CUDA };
 
 struct PipelineOptions {
   Stage stopAfter = Stage::LLVM;
+  /// The stage the input module is at (a --emit dump of it); none: the
+  /// frontend's module (Stage::GPT). Must come before stopAfter.
+  std::optional<Stage> startAfter;
   int64_t gradAccum = 1;
   /// Data-parallel ranks (training.ranks): > 1 averages gradients and
   /// losses over the ranks and splits Newton-Schulz among them.

@@ -6,12 +6,17 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
+  // The same extensions gptc registers (tools/gptc/Compile.cpp): the func
+  // inliner interface among them, without which the pipeline's inliner
+  // leaves every call in place.
+  mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   gptc::registerAllDialects(registry);
   gptc::registerGPTCPasses();

@@ -17,6 +17,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -94,9 +95,15 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
     return nullptr;
   if (target == Target::CUDA)
     locateCUDAToolkit();
+  // --mlir-timing: the report is printed when `timing` goes out of scope,
+  // after the pass manager's.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope rootTiming = timing.getRootScope();
   PassManager pm(&ctx);
   if (failed(applyPassManagerCLOptions(pm)))
     return nullptr;
+  pm.enableTiming(rootTiming);
   PipelineOptions options;
   options.stopAfter = stage;
   options.gradAccum = spec.training.gradAccum();

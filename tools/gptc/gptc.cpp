@@ -31,6 +31,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -48,8 +49,14 @@ cl::OptionCategory gptcCategory("gptc options");
 /// options stay usable, unlisted).
 cl::OptionCategory mlirCategory("MLIR options (debugging)");
 constexpr const char *kVisibleMLIROptions[] = {
-    "mlir-print-debuginfo",     "mlir-print-ir-after-all",
-    "mlir-print-ir-before-all", "mlir-print-ir-after-failure",
+    "mlir-print-debuginfo",
+    "mlir-print-ir-after-all",
+    "mlir-print-ir-before-all",
+    "mlir-print-ir-after-failure",
+    "mlir-print-ir-before",
+    "mlir-print-ir-after",
+    "mlir-timing",
+    "mlir-pass-statistics",
     "mlir-disable-threading",
 };
 
@@ -378,9 +385,12 @@ int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
-  mlir::registerPassManagerCLOptions();
   mlir::registerAllPasses();
   gptc::registerGPTCPasses();
+  // After the passes: --mlir-print-ir-before/after=PASS look their names
+  // up in the pass registry when the options are made.
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
   // --help lists gptc's options and a few MLIR debugging ones, not every
   // option of the LLVM and MLIR libraries.
   auto &registered = cl::getRegisteredOptions();
