@@ -11,13 +11,16 @@ cd "$(dirname "$0")/.."
 # with PyTorch's from the same weights. clang: the libFuzzer targets.
 GPTC_EXTRA_PACKAGES="python3-torch python3-numpy python3-venv python3-pip clang clang-format-22" \
   bash scripts/setup.sh
-# The safetensors package (PyPI only) for checkpoint-safetensors.test, in a
-# virtual environment over Debian's python3 (python3-venv) in the build dir.
+# From PyPI only, in a virtual environment over Debian's python3
+# (python3-venv) in the build dir: the safetensors package
+# (checkpoint-safetensors.test) and tiktoken (the oracle of
+# bpe-tokenizer.test).
 build=${GPTC_BUILD_DIR:-build}
-if ! "$build/pyenv/bin/python3" -c "import safetensors" 2>/dev/null; then
-  echo "test: installing safetensors (PyPI) into $build/pyenv"
+if ! "$build/pyenv/bin/python3" -c "import safetensors, tiktoken" 2>/dev/null; then
+  echo "test: installing safetensors and tiktoken (PyPI) into $build/pyenv"
   /usr/bin/python3 -m venv --system-site-packages "$build/pyenv"
-  "$build/pyenv/bin/pip" install -q --disable-pip-version-check safetensors
+  "$build/pyenv/bin/pip" install -q --disable-pip-version-check \
+    safetensors tiktoken
 fi
 # The C/C++ sources follow .clang-format (clang-format 22).
 bash scripts/check-format.sh

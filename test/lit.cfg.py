@@ -90,6 +90,12 @@ if os.path.exists(pyenv_python) and subprocess.run(
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("safetensors")
     config.substitutions.append(("%safetensors_python", pyenv_python))
+    # tiktoken (PyPI, the same environment): the oracle of gptc's BPE
+    # tokenizer in test/Training/bpe-tokenizer.test.
+    if subprocess.run([pyenv_python, "-c", "import tiktoken, regex"],
+                      stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("tiktoken")
 
 # gptc plot draws with gnuplot (Debian's gnuplot-nox, installed by setup).
 if shutil.which("gnuplot"):

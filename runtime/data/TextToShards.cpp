@@ -2,6 +2,7 @@
 
 #include "runtime/data/TextToShards.h"
 
+#include "runtime/data/BpeTokenizer.h"
 #include "runtime/data/Shard.h"
 #include "runtime/data/Tokenizer.h"
 
@@ -84,8 +85,8 @@ bool isBlank(const std::string &line) {
 class Splitter {
 public:
   Splitter(uint64_t stride, SplitWriter &train, SplitWriter &val,
-           MakeShardsResult &result)
-      : stride(stride), train(train), val(val), result(result) {}
+           MakeShardsResult &result, const BpeTokenizer *bpe)
+      : stride(stride), train(train), val(val), result(result), bpe(bpe) {}
 
   bool document(const std::string &text, std::string &error) {
     if (isBlank(text))
@@ -94,6 +95,15 @@ public:
     ++result.documents;
     ++(toVal ? result.valDocuments : result.trainDocuments);
     SplitWriter &w = toVal ? val : train;
+    if (bpe) {
+      ids.clear();
+      ids.push_back(bpe->endOfText());
+      bpe->encode(text, ids);
+      for (uint16_t id : ids)
+        if (!w.push(id, error))
+          return false;
+      return true;
+    }
     if (!w.push(uint16_t(ByteTokenizer::kBOS), error))
       return false;
     for (char c : text)
@@ -146,6 +156,8 @@ private:
   uint64_t stride;
   SplitWriter &train, &val;
   MakeShardsResult &result;
+  const BpeTokenizer *bpe;
+  std::vector<uint16_t> ids;
 };
 
 bool isShardName(const std::string &name, const std::string &prefix) {
@@ -207,7 +219,8 @@ bool makeShards(const std::vector<std::string> &inputs,
   std::vector<std::string> trainFiles;
   SplitWriter train(outDir, options.prefix, "train", 1, options.shardTokens,
                     trainFiles);
-  Splitter splitter(valStride(options.valFraction), train, val, result);
+  Splitter splitter(valStride(options.valFraction), train, val, result,
+                    options.bpe);
 
   bool ok = true;
   for (const std::string &input : inputs)

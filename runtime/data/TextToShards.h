@@ -39,6 +39,9 @@ struct MakeShardsOptions {
   std::string prefix = "tiny";
   /// One document per input file instead of one per paragraph block.
   bool docPerFile = false;
+  /// Tokenise with this BPE vocabulary (documents separated by its
+  /// <|endoftext|>) instead of bytes and BOS 256.
+  const class BpeTokenizer *bpe = nullptr;
 };
 
 struct MakeShardsResult {

@@ -4,6 +4,7 @@
 
 #include "tools/gptc/CommandOptions.h"
 
+#include "runtime/data/BpeTokenizer.h"
 #include "runtime/data/Shard.h"
 #include "runtime/data/TextToShards.h"
 
@@ -32,6 +33,12 @@ const char *dataCommandUsage() {
          "  --shard-tokens N      tokens per shard (default 1e8)\n"
          "  --prefix NAME         shard name prefix (default tiny)\n"
          "  --doc-per-file        one document per input file\n"
+         "  --tokenizer FILE      a byte-level BPE vocabulary in tiktoken's\n"
+         "                        format (base64 token and rank per line,\n"
+         "                        e.g. GPT-2's r50k_base.tiktoken): GPT-2's\n"
+         "                        pre-tokenisation and merges, documents\n"
+         "                        separated by <|endoftext|> (the id after\n"
+         "                        the largest rank: 50256 for GPT-2)\n"
          "  -h, --help            show this help\n";
 }
 
@@ -43,7 +50,8 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
       {"--val-fraction", nullptr, cli::ValueKind::String},
       {"--shard-tokens", nullptr, cli::ValueKind::String},
       {"--prefix", nullptr, cli::ValueKind::String},
-      {"--doc-per-file", nullptr, cli::ValueKind::None}};
+      {"--doc-per-file", nullptr, cli::ValueKind::None},
+      {"--tokenizer", nullptr, cli::ValueKind::String}};
   cli::ParsedOptions parsed;
   bool help = false;
   if (!cli::parseOptions(args, table, "data", err, parsed, help))
@@ -87,6 +95,17 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
 
   MakeShardsResult r;
   std::string error;
+  BpeTokenizer bpe;
+  if (auto path = parsed.get("--tokenizer")) {
+    if (!bpe.load(*path, error)) {
+      err << me << "error: " << error << "\n";
+      return 1;
+    }
+    options.bpe = &bpe;
+    out << "gptc data: tokenizer " << *path << ": " << bpe.vocabSize() - 1
+        << " tokens, <|endoftext|> = " << bpe.endOfText()
+        << " (a spec needs model.vocab_size >= " << bpe.vocabSize() << ")\n";
+  }
   if (!makeShards(inputs, outDir, options, r, error)) {
     err << me << "error: " << error << "\n";
     return 1;
