@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -571,7 +572,16 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
         say << kMe << "recompiling " << outDir << ": " << stale << "\n";
       say << kMe << "compiling " << bundle << " -> " << outDir << "\n";
       say.flush();
+      auto started = std::chrono::steady_clock::now();
       compiled = compile(bundle, overrides, o.has("--no-fuse"), outDir, error);
+      if (compiled) {
+        char took[64];
+        std::snprintf(took, sizeof(took), "%.1f",
+                      std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - started)
+                          .count());
+        say << kMe << "compiled in " << took << " s\n";
+      }
       if (!compiled) {
         // A spec error is already a located error line.
         if (error.find(": error: ") == std::string::npos)
