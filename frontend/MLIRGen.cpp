@@ -48,6 +48,10 @@ public:
   OwningOpRef<ModuleOp> run();
 
 private:
+  /// @forward (the loss of tokens and targets) or @logits (the logits at
+  /// sample_pos of each row of tokens, for sampling).
+  enum class Entry { Loss, Logits };
+  void buildFunction(ModuleOp module, Entry entry);
   static Type computeType(MLIRContext &ctx, const ModelSpec &spec) {
     return spec.training.dtype == DType::F64 ? Type(Float64Type::get(&ctx))
                                              : Type(Float32Type::get(&ctx));
@@ -92,7 +96,7 @@ private:
   std::map<std::string, Value> params;
   std::vector<int> veLayout;
   std::vector<Value> valueEmbeds; ///< per table, [B, T, d]
-  Value tokens, targets, window;
+  Value tokens, targets, window, samplePos;
   Value rotCos, rotSin; ///< [1, T, 1, head_dim/2]
   int64_t B = 0, T = 0;
 };
@@ -337,12 +341,31 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
   at("", "module");
   OwningOpRef<ModuleOp> module = ModuleOp::create(g.getLoc());
   module->getOperation()->setAttr("gpt.spec", builder.getStringAttr(spec.name));
+  buildFunction(*module, Entry::Loss);
+  buildFunction(*module, Entry::Logits);
+  return module;
+}
+
+void ForwardGen::buildFunction(ModuleOp module, Entry entry) {
+  const bool loss = entry == Entry::Loss;
+  params.clear();
+  valueEmbeds.clear();
+  tokens = targets = window = samplePos = Value();
+  at("", "module");
 
   // Arguments: inputs, then parameters in Parameters.h order.
   std::vector<ParameterInfo> infos = enumerateParameters(spec);
   Type i32 = builder.getI32Type();
-  SmallVector<Type> argTypes = {g.tensor({B, T}, i32), g.tensor({B, T}, i32)};
-  SmallVector<std::string> argNames = {"tokens", "targets"};
+  SmallVector<Type> argTypes = {g.tensor({B, T}, i32)};
+  SmallVector<std::string> argNames = {"tokens"};
+  if (loss) {
+    argTypes.push_back(g.tensor({B, T}, i32));
+    argNames.push_back("targets");
+  } else {
+    // Where in each row the logits are wanted (the last prompt token).
+    argTypes.push_back(g.tensor({B}, i32));
+    argNames.push_back("sample_pos");
+  }
   // A windowed model reads the optimizer step: its window schedule is part
   // of the compiled step (optim.window_schedule), not the runtime's.
   bool windowed = m.attention.windowUnit != WindowUnit::None;
@@ -355,9 +378,16 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
     argTypes.push_back(g.tensor(p.shape));
     argNames.push_back(p.name);
   }
-  auto fnType = builder.getFunctionType(argTypes, {g.tensor({})});
-  builder.setInsertionPointToEnd(module->getBody());
-  auto fn = func::FuncOp::create(builder, g.getLoc(), "forward", fnType);
+  int64_t paddedVocab = 0;
+  for (const ParameterInfo &p : infos)
+    if (p.name == (m.tiedEmbedding ? "wte" : "lm_head"))
+      paddedVocab = p.shape[0];
+  Type result =
+      loss ? g.tensor({}) : g.tensor({B, paddedVocab}, g.computeType());
+  auto fnType = builder.getFunctionType(argTypes, {result});
+  builder.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(builder, g.getLoc(),
+                                 loss ? "forward" : "logits", fnType);
   // One attribute array for all arguments: setArgAttr per argument rebuilds
   // the whole array each time, quadratic in the number of parameters.
   SmallVector<DictionaryAttr> argAttrs;
@@ -369,14 +399,14 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
     argAttrs.push_back(attrs.getDictionary(&ctx));
   }
   fn.setAllArgAttrs(argAttrs);
-  Block *entry = fn.addEntryBlock();
-  builder.setInsertionPointToStart(entry);
-  tokens = entry->getArgument(0);
-  targets = entry->getArgument(1);
+  Block *body = fn.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  tokens = body->getArgument(0);
+  (loss ? targets : samplePos) = body->getArgument(1);
   if (windowed)
-    window = windowSchedule(entry->getArgument(2));
+    window = windowSchedule(body->getArgument(2));
   for (auto [i, p] : llvm::enumerate(infos))
-    params[p.name] = entry->getArgument(firstParam + i);
+    params[p.name] = body->getArgument(firstParam + i);
 
   Value x0 = embed("wte", "embed");
   if (m.embedNorm) {
@@ -404,11 +434,24 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
       skips.push_back(x);
   }
 
-  Value z = logits(x);
-  at("model.vocab_size", "loss");
-  Value loss = g.crossEntropy(z, targets);
-  func::ReturnOp::create(builder, g.getLoc(), loss);
-  return module;
+  if (loss) {
+    Value z = logits(x);
+    at("model.vocab_size", "loss");
+    func::ReturnOp::create(builder, g.getLoc(), g.crossEntropy(z, targets));
+    return;
+  }
+  // The hidden state at sample_pos[b] of each row b: [B, T, d] -> [B, d, T]
+  // -> gather the last dimension -> [B, 1, d]; then the head.
+  at("model.vocab_size", "sample");
+  int64_t d = GraphBuilder::typeOf(x).getDimSize(2);
+  Value columns =
+      TransposeOp::create(builder, g.getLoc(), g.tensor({B, d, T}), x,
+                          builder.getDenseI64ArrayAttr({0, 2, 1}));
+  Value index = g.broadcastTo(g.reshape(samplePos, {B, 1}), {B, d});
+  Value picked = GatherLastOp::create(builder, g.getLoc(), g.tensor({B, d}),
+                                      columns, index);
+  Value z = logits(g.reshape(picked, {B, 1, d}));
+  func::ReturnOp::create(builder, g.getLoc(), g.reshape(z, {B, paddedVocab}));
 }
 
 } // namespace

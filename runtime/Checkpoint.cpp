@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -32,6 +33,18 @@ constexpr const char *kStateFile = "checkpoint.json";
 bool exists(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
+}
+
+/// The absolute path of the bundle `m` was read from (its manifest's
+/// directory): where `gptc sample` finds the step.
+std::string bundleDirectory(const Manifest &m) {
+  std::string dir = m.path.substr(0, m.path.find_last_of('/') + 1);
+  if (dir.empty())
+    dir = ".";
+  char *real = ::realpath(dir.c_str(), nullptr);
+  std::string out = real ? real : dir;
+  std::free(real);
+  return out;
 }
 
 /// The step of a "step_S" name, or -1.
@@ -272,6 +285,7 @@ bool saveCheckpoint(const Manifest &m, const Arena &arena,
     j.object([&] {
       j.attribute("format", kFormat);
       j.attribute("spec_name", m.specName);
+      j.attribute("bundle", bundleDirectory(m));
       j.attribute("step", state.step);
       j.attribute("seed", int64_t(state.seed));
       j.attribute("layout_sha256", m.layoutSha256);
@@ -352,6 +366,22 @@ bool findCheckpoint(const std::string &path, std::string &found,
   return true;
 }
 
+bool readCheckpointBundle(const std::string &dir, std::string &bundle,
+                          std::string &error) {
+  const std::string path = dir + "/" + kStateFile;
+  llvm::json::Value value = nullptr;
+  if (!readJson(path, value, error))
+    return false;
+  const llvm::json::Object *o = value.getAsObject();
+  std::optional<llvm::StringRef> b = o ? o->getString("bundle") : std::nullopt;
+  if (!b) {
+    error = path + ": bundle: missing (a checkpoint older than gptc sample)";
+    return false;
+  }
+  bundle = b->str();
+  return true;
+}
+
 bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
                     CheckpointState &state, std::string &error) {
   const std::string jsonPath = dir + "/" + kStateFile;
@@ -427,6 +457,8 @@ bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
   state.seed = uint64_t(seed);
   state.data = {size_t(shard), uint64_t(pos), uint64_t(epoch)};
   state.shardTokens = uint64_t(tokens);
+  if (std::optional<llvm::StringRef> bundle = o->getString("bundle"))
+    state.bundle = bundle->str();
   std::optional<double> first = o->getNumber("first_loss");
   if (o->get("first_loss") && !first)
     return bad("first_loss", "not a number");

@@ -51,6 +51,8 @@ struct CheckpointState {
   data::DataLoader::Position data;
   std::string shardName;
   uint64_t shardTokens = 0;
+  /// The bundle the run trained (absolute; `gptc sample` opens it).
+  std::string bundle;
   /// The divergence guard's reference (runtime/Divergence.h).
   bool haveFirstLoss = false;
   double firstLoss = 0.0;
@@ -69,6 +71,11 @@ bool saveCheckpoint(const Manifest &manifest, const Arena &arena,
 /// else the newest complete step_S inside it. False with `error`.
 bool findCheckpoint(const std::string &path, std::string &found,
                     std::string &error);
+
+/// The bundle the checkpoint `dir` was saved from (checkpoint.json's
+/// `bundle`).
+bool readCheckpointBundle(const std::string &dir, std::string &bundle,
+                          std::string &error);
 
 /// Reads the checkpoint directory `dir` into `arena` (allocated) and
 /// `state`, after checking it against `manifest`.

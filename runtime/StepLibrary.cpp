@@ -60,6 +60,9 @@ bool StepLibrary::load(const std::string &path, std::string &error) {
     }
     *e.fn = reinterpret_cast<gptc_step_fn>(sym);
   }
+  // Sampling's entry point; bundles without it train but cannot sample.
+  logitsFn = reinterpret_cast<gptc_step_fn>(
+      dlsym(handle, "_mlir_ciface_gptc_logits_step"));
   layout = static_cast<const char *>(dlsym(handle, layout::kLayoutSymbol));
   layoutSha256 =
       static_cast<const char *>(dlsym(handle, layout::kLayoutHashSymbol));

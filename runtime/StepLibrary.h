@@ -47,9 +47,14 @@ public:
   void gradStep(gptc_arena_ref *arena) const { gradFn(arena); }
   void updateStep(gptc_arena_ref *arena) const { updateFn(arena); }
   void evalStep(gptc_arena_ref *arena) const { evalFn(arena); }
+  /// gptc_logits_step: the logits at sample_pos of every row of tokens
+  /// (`gptc sample`); absent from bundles compiled before it existed.
+  bool hasLogitsStep() const { return logitsFn != nullptr; }
+  void logitsStep(gptc_arena_ref *arena) const { logitsFn(arena); }
 
 private:
-  gptc_step_fn gradFn = nullptr, updateFn = nullptr, evalFn = nullptr;
+  gptc_step_fn gradFn = nullptr, updateFn = nullptr, evalFn = nullptr,
+               logitsFn = nullptr;
   const char *layout = nullptr, *layoutSha256 = nullptr;
 };
 

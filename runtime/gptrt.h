@@ -21,6 +21,10 @@
  *       before the next step, after any cross-rank all-reduce of grad.*).
  *   gptc_eval_step(arena)
  *       forward only: eval_loss = mean loss on `tokens`/`targets`.
+ *   gptc_logits_step(arena)
+ *       forward only: logits[b] = the head's f32 logits at position
+ *       sample_pos[b] of row b of `tokens` (`gptc sample`; causal, so
+ *       what follows the position does not matter).
  *
  * Slots (names in the manifest):
  *   tokens, targets   int32 [B, T]     inputs and next-token targets
@@ -29,6 +33,8 @@
  *                                      attention window -- are computed
  *                                      from it inside the step)
  *   loss, eval_loss   f32 []
+ *   sample_pos        int32 [B]        gptc_logits_step's positions
+ *   logits            f32 [B, V]       its result (V: the padded vocab)
  *   param.NAME        f32/f64 shape    parameters (Parameters.h names)
  *   grad.NAME         same             accumulated gradients
  *   state.NAME.KIND   same             optimizer state (adam m / v, muon

@@ -39,5 +39,8 @@ steps=()
   --val 'data/tiny_val_*.bin' --checkpoint-dir checkpoints --log run.jsonl \
   "${steps[@]}"
 
-# 3. The losses, drawn.
+# 3. The losses, drawn; and a sample of the trained model's text.
 "$gptc" plot run.jsonl -o loss.png
+echo "main: a sample from checkpoints/ (gptc sample):"
+"$gptc" sample checkpoints --prompt "And God said" --tokens 200 \
+  --temperature 0.8 --top-k 40

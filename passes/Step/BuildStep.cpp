@@ -154,6 +154,9 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
     auto forward = module.lookupSymbol<func::FuncOp>("forward");
     auto grad = module.lookupSymbol<func::FuncOp>("forward_grad");
     auto update = module.lookupSymbol<func::FuncOp>("update");
+    // @logits (optional): the head's logits at chosen positions, sampled
+    // from by `gptc sample`.
+    auto logits = module.lookupSymbol<func::FuncOp>("logits");
     if (!forward || !grad || !update) {
       module.emitError("gptc-build-step needs @forward, @forward_grad and "
                        "@update");
@@ -217,6 +220,26 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
                           "parameter), got "
                        << grad.getNumResults();
       return signalPassFailure();
+    }
+    // The sampling slots come last: the training slots keep their places.
+    Type logitsType;
+    if (logits) {
+      auto positions = logits.getArgAttrOfType<StringAttr>(1, "gpt.name");
+      auto result = logits.getNumResults() == 1
+                        ? dyn_cast<RankedTensorType>(logits.getResultTypes()[0])
+                        : RankedTensorType();
+      if (!positions || positions.getValue() != "sample_pos" || !result ||
+          result.getRank() != 2) {
+        logits.emitError("@logits takes tokens and sample_pos first and "
+                         "returns [batch, vocab] logits");
+        return signalPassFailure();
+      }
+      logitsType = RankedTensorType::get(result.getShape(),
+                                         Float32Type::get(&getContext()));
+      if (failed(layout.add(logits.getLoc(), "sample_pos",
+                            logits.getArgumentTypes()[1])) ||
+          failed(layout.add(logits.getLoc(), "logits", logitsType)))
+        return signalPassFailure();
     }
     layout.assignOffsets();
 
@@ -285,6 +308,17 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       EntryBuilder e(body, forward.getLoc(), fn.getArgument(0), layout);
       Value loss = toLossType(body, forward.getLoc(), e.call(forward)[0]);
       e.write("eval_loss", averageOverRanks(body, forward.getLoc(), loss));
+    }
+    // gptc_logits_step: the logits at sample_pos, as f32.
+    if (logits) {
+      func::FuncOp fn = makeEntry("gptc_logits_step", logits.getLoc());
+      OpBuilder body(fn.getBody().front().getTerminator());
+      EntryBuilder e(body, logits.getLoc(), fn.getArgument(0), layout);
+      Value z = e.call(logits)[0];
+      if (z.getType() != logitsType)
+        z = gpt::CastOp::create(body, logits.getLoc(), logitsType, z);
+      e.write("logits", z);
+      logits.setPrivate();
     }
     for (func::FuncOp fn : {forward, grad, update})
       fn.setPrivate();

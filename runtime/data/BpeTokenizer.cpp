@@ -166,6 +166,9 @@ bool BpeTokenizer::load(const std::string &path, std::string &error) {
     return false;
   }
   eot = uint16_t(maxRank + 1);
+  byId.assign(size_t(eot), std::string());
+  for (const auto &[bytes, id] : ranks)
+    byId[id] = bytes;
   return true;
 }
 

@@ -53,6 +53,12 @@ public:
   /// Ids in use: endOfText() + 1.
   int64_t vocabSize() const { return int64_t(eot) + 1; }
 
+  /// The bytes of token `id` ("" for <|endoftext|> and unknown ids).
+  const std::string &decode(uint16_t id) const {
+    static const std::string none;
+    return id < byId.size() ? byId[id] : none;
+  }
+
   /// GPT-2's pre-tokenisation: the pieces of `text`, in order.
   static std::vector<std::string_view> split(std::string_view text);
 
@@ -64,6 +70,7 @@ private:
   }
 
   std::unordered_map<std::string, uint16_t> ranks;
+  std::vector<std::string> byId;
   uint16_t eot = 0;
 };
 

@@ -331,10 +331,21 @@ void mgpuLaunchKernel(void *f, intptr_t gx, intptr_t gy, intptr_t gz,
 
 namespace {
 
-void fillArena(const Manifest &m, uint8_t *arena, std::mt19937_64 &rng) {
+/// A stream of its own for each slot, seeded by (seed, slot name): a slot
+/// added to a bundle does not change the data of the others.
+std::mt19937_64 streamFor(uint64_t seed, const std::string &name) {
+  std::vector<uint32_t> key = {uint32_t(seed), uint32_t(seed >> 32)};
+  for (char c : name)
+    key.push_back(uint32_t(static_cast<unsigned char>(c)));
+  std::seed_seq seq(key.begin(), key.end());
+  return std::mt19937_64(seq);
+}
+
+void fillArena(const Manifest &m, uint8_t *arena, uint64_t seed) {
   std::normal_distribution<float> normal(0.f, 1.f);
   std::uniform_real_distribution<float> uniform(0.f, 0.01f);
   // The workspace: random f32 words (kernels write it before reading).
+  std::mt19937_64 rng = streamFor(seed, "");
   for (uint64_t i = 0; i + 4 <= (uint64_t)m.arenaBytes; i += 4) {
     float v = normal(rng);
     std::memcpy(arena + i, &v, 4);
@@ -343,6 +354,8 @@ void fillArena(const Manifest &m, uint8_t *arena, std::mt19937_64 &rng) {
   for (const ParamEntry &p : m.params)
     params["param." + p.name] = &p;
   for (const Slot &s : m.slots) {
+    rng = streamFor(seed, s.name);
+    normal.reset();
     uint8_t *at = arena + s.offset;
     int64_t n = s.numElements();
     for (int64_t i = 0; i < n; ++i) {
@@ -464,8 +477,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "gptc-emu-check: cuMemAllocHost failed\n");
     return 1;
   }
-  std::mt19937_64 rng(seed);
-  fillArena(m, hostArena, rng);
+  fillArena(m, hostArena, seed);
   S.kinds = wordKinds(m);
 
   struct EntryPoint {

@@ -136,30 +136,6 @@ std::string bundleDirFor(const std::string &specPath, const std::string &key) {
   return std::string(tmp && *tmp ? tmp : "/tmp") + "/" + base;
 }
 
-/// The device a bundle's target runs on: the CPU, or CUDA device 0 (a
-/// GPU's driver or the emulated device, whichever libcuda.so.1 the loader
-/// finds). Opened before the step library loads: a CUDA step.so loads its
-/// kernels when it is loaded.
-std::unique_ptr<StepDevice> openDevice(const std::string &bundle,
-                                       std::string &error) {
-  Manifest m;
-  if (!readManifest(bundle + "/manifest.json", m, error))
-    return nullptr;
-  if (m.target == "cpu")
-    return std::make_unique<HostStepDevice>();
-#ifdef GPTC_HAVE_CUDA_RUNTIME
-  if (m.target == "cuda") {
-    cuda::CudaDevice *device = cuda::CudaDevice::open(error);
-    if (!device)
-      return nullptr;
-    return std::make_unique<cuda::CudaStepDevice>(*device);
-  }
-#endif
-  error =
-      m.path + ": target: '" + m.target + "' is not supported by this runtime";
-  return nullptr;
-}
-
 /// What this job can run: a bundle compiled for as many ranks as the job
 /// has.
 bool checkRunnable(const Manifest &m, int worldSize, std::string &error) {
@@ -386,6 +362,30 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
 
 } // namespace
 
+/// The device a bundle's target runs on: the CPU, or CUDA device 0 (a
+/// GPU's driver or the emulated device, whichever libcuda.so.1 the loader
+/// finds). Opened before the step library loads: a CUDA step.so loads its
+/// kernels when it is loaded.
+std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
+                                           std::string &error) {
+  Manifest m;
+  if (!readManifest(bundle + "/manifest.json", m, error))
+    return nullptr;
+  if (m.target == "cpu")
+    return std::make_unique<HostStepDevice>();
+#ifdef GPTC_HAVE_CUDA_RUNTIME
+  if (m.target == "cuda") {
+    cuda::CudaDevice *device = cuda::CudaDevice::open(error);
+    if (!device)
+      return nullptr;
+    return std::make_unique<cuda::CudaStepDevice>(*device);
+  }
+#endif
+  error =
+      m.path + ": target: '" + m.target + "' is not supported by this runtime";
+  return nullptr;
+}
+
 /// `gptc train --ranks N ARGS` outside a job: replaces this process with
 /// `mpirun -np N THIS-PROGRAM train ARGS` (without --ranks). Returns only
 /// on failure, with `error` set.
@@ -611,7 +611,7 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
 
   Manifest manifest;
   StepLibrary step;
-  std::unique_ptr<StepDevice> device = openDevice(bundle, error);
+  std::unique_ptr<StepDevice> device = openStepDevice(bundle, error);
   if (!device || !openBundle(bundle, manifest, step, error) ||
       !checkRunnable(manifest, ranks.size(), error))
     return fail(error);

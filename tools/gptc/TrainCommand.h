@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -50,6 +51,13 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
 
 /// The --help text.
 const char *trainCommandUsage();
+
+class StepDevice;
+/// The device a bundle's target runs on: the CPU, or CUDA device 0 (a GPU's
+/// driver or the emulated device). Null with `error` when the target is
+/// not supported here.
+std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
+                                           std::string &error);
 
 } // namespace runtime
 } // namespace gptc

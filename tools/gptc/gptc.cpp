@@ -20,6 +20,7 @@
 #include "tools/gptc/Compile.h"
 #include "tools/gptc/DataCommand.h"
 #include "tools/gptc/PlotCommand.h"
+#include "tools/gptc/SampleCommand.h"
 #include "tools/gptc/Stats.h"
 #include "tools/gptc/Summary.h"
 #include "tools/gptc/TrainCommand.h"
@@ -152,6 +153,8 @@ Commands:
                                  the CPU (see gptc train --help)
   gptc plot LOG.jsonl -o loss.png
                                  draw the losses of a gptc train --log file
+  gptc sample CHECKPOINT --prompt TEXT [--tokens N] [--temperature T]
+                                 generate text from a trained checkpoint
 
 Spec overrides (check, compile, train):
   --set KEY=VALUE                set any spec key, validated like the file
@@ -373,7 +376,8 @@ bool checkSingleOccurrences() {
 
 /// "; did you mean 'compile'?" for a near miss of a command name.
 std::string closestCommand(const std::string &command) {
-  for (const char *known : {"check", "compile", "data", "plot", "train"})
+  for (const char *known :
+       {"check", "compile", "data", "plot", "sample", "train"})
     if (llvm::StringRef(command).edit_distance(known) <= 2)
       return std::string("; did you mean '") + known + "'?";
   return "";
@@ -427,6 +431,10 @@ int main(int argc, char **argv) {
     std::vector<std::string> args(argv + 2, argv + argc);
     return gptc::runtime::runPlotCommand(args, std::cout, std::cerr);
   }
+  if (command == "sample") {
+    std::vector<std::string> args(argv + 2, argv + argc);
+    return gptc::runtime::runSampleCommand(args, std::cout, std::cerr);
+  }
   if (command == "check" || command == "compile") {
     std::string argv0 = std::string(argv[0]) + " " + command;
     std::vector<const char *> args = {argv0.c_str()};
@@ -440,10 +448,10 @@ int main(int argc, char **argv) {
     return command == "check" ? runCheck() : runCompile();
   }
   if (!command.empty() && command[0] != '-') {
-    errs()
-        << "gptc: error: unknown command '" << command << "'"
-        << closestCommand(command)
-        << " (expected check, compile, data, plot or train; see gptc --help)\n";
+    errs() << "gptc: error: unknown command '" << command << "'"
+           << closestCommand(command)
+           << " (expected check, compile, data, plot, sample or train; see "
+              "gptc --help)\n";
     return 1;
   }
   cl::ParseCommandLineOptions(argc, argv, overview);

@@ -4,6 +4,9 @@
   read_losses(LOG)    the `step N/M | loss X` values of a training log
   read_params(FILE)   a --save-params file (runtime/ParamFile.h) as
                       {name: (dims, array('f') of the values, row-major)}
+  copy_weights(MODEL, WEIGHTS)
+                      gptc's parameters ({name: numpy array}) into the
+                      PyTorch R8 model of bench/pytorch_step.py
 """
 import array
 import re
@@ -44,3 +47,16 @@ def read_params(path):
         out[name] = (dims, values)
         at += 4 * size
     return out
+
+
+def copy_weights(model, weights):
+    import torch
+    names = {"attn.q": "q", "attn.k": "k", "attn.v": "v",
+             "attn.proj": "proj", "mlp.fc": "fc", "mlp.proj": "mlp_proj"}
+    with torch.no_grad():
+        model.wte.weight.copy_(torch.from_numpy(weights["wte"]))
+        model.lm_head.weight.copy_(torch.from_numpy(weights["lm_head"]))
+        for i, block in enumerate(model.blocks):
+            for gptc_name, attr in names.items():
+                getattr(block, attr).weight.copy_(
+                    torch.from_numpy(weights[f"blocks.{i}.{gptc_name}"]))

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import torch
 
-from gptc_outputs import read_losses, read_params
+from gptc_outputs import copy_weights, read_losses, read_params
 
 
 def main():
@@ -40,15 +40,7 @@ def main():
             for n, (dims, v) in read_params(args.init).items()}
     vocab = init["wte"].shape[0]
     model = ps.GPT(vocab, args.layers, args.width, args.heads, args.head_dim)
-    names = {"attn.q": "q", "attn.k": "k", "attn.v": "v",
-             "attn.proj": "proj", "mlp.fc": "fc", "mlp.proj": "mlp_proj"}
-    with torch.no_grad():
-        model.wte.weight.copy_(torch.from_numpy(init["wte"]))
-        model.lm_head.weight.copy_(torch.from_numpy(init["lm_head"]))
-        for i, block in enumerate(model.blocks):
-            for gptc_name, attr in names.items():
-                getattr(block, attr).weight.copy_(
-                    torch.from_numpy(init[f"blocks.{i}.{gptc_name}"]))
+    copy_weights(model, init)
     hidden = [p for b in model.blocks for p in b.parameters()]
     opts = [torch.optim.Adam([model.wte.weight], lr=0.3, betas=(0.9, 0.95),
                              eps=1e-8),
