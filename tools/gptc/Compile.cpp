@@ -16,6 +16,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -32,6 +33,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -111,6 +113,89 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   options.target = target;
   options.fuse = fuse;
   options.kernelMarks = kernelMarks;
+  buildGPTCPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return nullptr;
+  return module;
+}
+
+std::string emitHeader(const ModelSpec &spec, Stage stage, Target target,
+                       bool fuse) {
+  return std::string("// gptc compile --emit=") + stageName(stage) +
+         " --target=" + (target == Target::CUDA ? "cuda" : "cpu") +
+         (fuse ? "" : " --no-fuse") + " of " + spec.name;
+}
+
+OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
+                                     const std::string &path, Stage stage,
+                                     Target target, bool fuse) {
+  Location at = FileLineColLoc::get(&ctx, path, 1, 1);
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    emitError(at) << "cannot read: " << buffer.getError().message();
+    return nullptr;
+  }
+  // The header: which stage, target and fusion produced this IR.
+  llvm::StringRef first = (*buffer)->getBuffer().split('\n').first;
+  llvm::SmallVector<llvm::StringRef> words;
+  first.split(words, ' ', -1, false);
+  std::optional<Stage> from;
+  std::string fromTarget = "cpu", fromSpec;
+  bool fromFuse = true;
+  if (words.size() >= 6 && words[0] == "//" && words[1] == "gptc")
+    for (size_t i = 2; i < words.size(); ++i) {
+      llvm::StringRef w = words[i];
+      if (w.consume_front("--emit="))
+        from = parseStage(w.str());
+      else if (w.consume_front("--target="))
+        fromTarget = w.str();
+      else if (w == "--no-fuse")
+        fromFuse = false;
+      else if (w == "of" && i + 1 < words.size())
+        fromSpec = words[i + 1].str();
+    }
+  if (!from) {
+    emitError(at) << "not a gptc compile --emit dump: its first line must "
+                     "be the header gptc writes ('"
+                  << emitHeader(spec, Stage::Linalg, target, fuse) << "')";
+    return nullptr;
+  }
+  std::string wantTarget = target == Target::CUDA ? "cuda" : "cpu";
+  if (fromSpec != spec.name || fromTarget != wantTarget || fromFuse != fuse) {
+    emitError(at) << "the IR is of " << fromSpec << " --target=" << fromTarget
+                  << (fromFuse ? "" : " --no-fuse") << ", not of " << spec.name
+                  << " --target=" << wantTarget << (fuse ? "" : " --no-fuse");
+    return nullptr;
+  }
+  if (*from > stage) {
+    emitError(at) << "the IR is at stage " << stageName(*from)
+                  << ", past --emit=" << stageName(stage);
+    return nullptr;
+  }
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
+  if (!module)
+    return nullptr;
+  if (*from == stage)
+    return module;
+  if (target == Target::CUDA)
+    locateCUDAToolkit();
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope rootTiming = timing.getRootScope();
+  PassManager pm(&ctx);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return nullptr;
+  pm.enableTiming(rootTiming);
+  PipelineOptions options;
+  options.stopAfter = stage;
+  if (*from != Stage::GPT)
+    options.startAfter = *from;
+  options.gradAccum = spec.training.gradAccum();
+  options.ranks = spec.training.ranks;
+  options.target = target;
+  options.fuse = fuse;
   buildGPTCPipeline(pm, options);
   if (failed(pm.run(*module)))
     return nullptr;

@@ -24,6 +24,21 @@ compileToStage(mlir::MLIRContext &ctx, const ModelSpec &spec, Stage stage,
                Target target = Target::CPU, bool fuse = true,
                bool kernelMarks = false);
 
+/// The first line `gptc compile --emit=STAGE` prints, naming what the IR
+/// below it is (`gptc compile SPEC --from FILE` reads it back):
+///   // gptc compile --emit=linalg --target=cpu [--no-fuse] of tiny-r08
+std::string emitHeader(const ModelSpec &spec, Stage stage, Target target,
+                       bool fuse);
+
+/// The module in `path` (an --emit dump of `spec`, perhaps edited) run
+/// through the rest of the pipeline up to `stage`, with the target and
+/// fusion its header names. Null after errors were emitted on `ctx` (an
+/// unreadable file, a missing header, another spec or target, a stage
+/// past `stage`).
+mlir::OwningOpRef<mlir::ModuleOp>
+continueFromIR(mlir::MLIRContext &ctx, const ModelSpec &spec,
+               const std::string &path, Stage stage, Target target, bool fuse);
+
 /// One kernel's PTX for one chip.
 struct PTXKernel {
   std::string name, chip, ptx;

@@ -113,6 +113,12 @@ cl::opt<bool> noFuse(
              "as primitive ops all the way down (no gptc-fuse-* pass); "
              "compile and train"),
     cl::cat(gptcCategory));
+cl::opt<std::string> fromIR(
+    "from",
+    cl::desc("Continue from this IR: a gptc compile --emit=STAGE dump of the "
+             "same spec, edited or not (its first line names the stage); "
+             "writes the bundle (-o DIR) or a later --emit stage"),
+    cl::value_desc("file.mlir"), cl::cat(gptcCategory));
 cl::opt<bool> kernelMarks(
     "kernel-marks",
     cl::desc("Bracket every kernel nest with gptc_kernel_mark(ID, 0|1) "
@@ -308,7 +314,9 @@ int runCompile() {
   }
   Stage stage = emit ? emitStage.getValue() : Stage::LLVM;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      gptc::compileToStage(ctx, spec, stage, target, !noFuse, kernelMarks);
+      fromIR.empty()
+          ? gptc::compileToStage(ctx, spec, stage, target, !noFuse, kernelMarks)
+          : gptc::continueFromIR(ctx, spec, fromIR, stage, target, !noFuse);
   if (!module)
     return 1;
   if (ptx)
@@ -328,6 +336,7 @@ int runCompile() {
     errs() << "gptc: error: " << errorMessage << "\n";
     return 1;
   }
+  out->os() << gptc::emitHeader(spec, stage, target, !noFuse) << "\n";
   module->print(out->os(), mlir::OpPrintingFlags());
   out->keep();
   return 0;
