@@ -87,6 +87,27 @@ static LogicalResult checkTarget(MLIRContext &ctx, const ModelSpec &spec,
   return success();
 }
 
+/// Runs the pipeline of `options` (with the spec's accumulation and ranks)
+/// on `module`, with gptc compile's --mlir-* flags.
+static LogicalResult runPipeline(ModuleOp module, const ModelSpec &spec,
+                                 PipelineOptions options) {
+  if (options.target == Target::CUDA)
+    locateCUDAToolkit();
+  // --mlir-timing: the report is printed when `timing` goes out of scope,
+  // after the pass manager's.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope rootTiming = timing.getRootScope();
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  pm.enableTiming(rootTiming);
+  options.gradAccum = spec.training.gradAccum();
+  options.ranks = spec.training.ranks;
+  buildGPTCPipeline(pm, options);
+  return pm.run(module);
+}
+
 OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
                                      Stage stage, Target target, bool fuse,
                                      bool kernelMarks) {
@@ -95,26 +116,12 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
   if (!module || failed(buildUpdateFunction(*module, spec)))
     return nullptr;
-  if (target == Target::CUDA)
-    locateCUDAToolkit();
-  // --mlir-timing: the report is printed when `timing` goes out of scope,
-  // after the pass manager's.
-  DefaultTimingManager timing;
-  applyDefaultTimingManagerCLOptions(timing);
-  TimingScope rootTiming = timing.getRootScope();
-  PassManager pm(&ctx);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return nullptr;
-  pm.enableTiming(rootTiming);
   PipelineOptions options;
   options.stopAfter = stage;
-  options.gradAccum = spec.training.gradAccum();
-  options.ranks = spec.training.ranks;
   options.target = target;
   options.fuse = fuse;
   options.kernelMarks = kernelMarks;
-  buildGPTCPipeline(pm, options);
-  if (failed(pm.run(*module)))
+  if (failed(runPipeline(*module, spec, options)))
     return nullptr;
   return module;
 }
@@ -179,25 +186,13 @@ OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
     return nullptr;
   if (*from == stage)
     return module;
-  if (target == Target::CUDA)
-    locateCUDAToolkit();
-  DefaultTimingManager timing;
-  applyDefaultTimingManagerCLOptions(timing);
-  TimingScope rootTiming = timing.getRootScope();
-  PassManager pm(&ctx);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return nullptr;
-  pm.enableTiming(rootTiming);
   PipelineOptions options;
   options.stopAfter = stage;
   if (*from != Stage::GPT)
     options.startAfter = *from;
-  options.gradAccum = spec.training.gradAccum();
-  options.ranks = spec.training.ranks;
   options.target = target;
   options.fuse = fuse;
-  buildGPTCPipeline(pm, options);
-  if (failed(pm.run(*module)))
+  if (failed(runPipeline(*module, spec, options)))
     return nullptr;
   return module;
 }
