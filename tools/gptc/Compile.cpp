@@ -126,6 +126,14 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   return module;
 }
 
+void printEmbeddedSpec(const ModelSpec &spec, llvm::raw_ostream &os) {
+  os << "\n// The resolved spec (gptc compile THIS_FILE -o DIR reads it):\n";
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(spec.resolvedYaml).rtrim('\n').split(lines, '\n');
+  for (llvm::StringRef line : lines)
+    os << kEmbeddedSpecPrefix << line << "\n";
+}
+
 std::string emitHeader(const ModelSpec &spec, Stage stage, Target target,
                        bool fuse) {
   return std::string("// gptc compile --emit=") + stageName(stage) +

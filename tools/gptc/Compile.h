@@ -30,6 +30,14 @@ compileToStage(mlir::MLIRContext &ctx, const ModelSpec &spec, Stage stage,
 std::string emitHeader(const ModelSpec &spec, Stage stage, Target target,
                        bool fuse);
 
+/// What starts the lines of the resolved spec an --emit dump ends with, so
+/// that `gptc compile DUMP.mlir -o DIR` needs nothing else.
+inline constexpr const char *kEmbeddedSpecPrefix = "//| ";
+
+/// Prints the trailer of an --emit dump: `spec`'s resolved YAML (extends
+/// merged, overrides applied), each line after kEmbeddedSpecPrefix.
+void printEmbeddedSpec(const ModelSpec &spec, llvm::raw_ostream &os);
+
 /// The module in `path` (an --emit dump of `spec`, perhaps edited) run
 /// through the rest of the pipeline up to `stage`, with the target and
 /// fusion its header names. Null after errors were emitted on `ctx` (an

@@ -36,6 +36,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -212,11 +213,51 @@ std::vector<std::string> specOverrides() {
   return result;
 }
 
+/// `gptc compile DUMP.mlir`: the spec an --emit dump carries (its "//| "
+/// lines, gptc::kEmbeddedSpecPrefix) into `spec`, and the dump as --from.
+int loadEmbeddedSpec(gptc::ModelSpec &spec) {
+  if (!specOverrides().empty() || fromIR.getNumOccurrences()) {
+    errs() << "gptc: error: " << specPath
+           << " is an --emit dump, which carries its spec: no --set, --dtype "
+              "or --from with it\n";
+    return 1;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(specPath);
+  if (!buffer) {
+    errs() << "gptc: error: " << specPath
+           << ": cannot read: " << buffer.getError().message() << "\n";
+    return 1;
+  }
+  std::string text;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines)
+    if (line.consume_front(gptc::kEmbeddedSpecPrefix))
+      text += line.str() + "\n";
+  if (text.empty()) {
+    errs() << "gptc: error: " << specPath
+           << ": no embedded spec (not a gptc compile --emit dump, or one "
+              "from an older gptc); give the spec: gptc compile SPEC --from "
+           << specPath << "\n";
+    return 1;
+  }
+  gptc::SpecError error;
+  if (!gptc::parseSpecString(text, specPath + " (embedded spec)", {}, spec,
+                             error)) {
+    errs() << error.str() << "\n";
+    return 1;
+  }
+  fromIR = specPath;
+  return 0;
+}
+
 int loadSpec(gptc::ModelSpec &spec) {
   if (specPath.empty()) {
     errs() << "gptc: error: no spec given (see gptc --help)\n";
     return 1;
   }
+  if (llvm::StringRef(specPath).ends_with(".mlir"))
+    return loadEmbeddedSpec(spec);
   gptc::SpecError error;
   if (!gptc::parseSpecFile(specPath, specOverrides(), spec, error)) {
     errs() << error.str() << "\n";
@@ -338,6 +379,7 @@ int runCompile() {
   }
   out->os() << gptc::emitHeader(spec, stage, target, !noFuse) << "\n";
   module->print(out->os(), mlir::OpPrintingFlags());
+  gptc::printEmbeddedSpec(spec, out->os());
   out->keep();
   return 0;
 }

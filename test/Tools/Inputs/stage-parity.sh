@@ -13,8 +13,8 @@ for stage in fused grad step linalg buffers loops llvm; do
     > "$dir/opt-$stage.mlir"
   gptc-opt --gptc-pipeline="start-after=$prev stop-after=$stage" \
     "$dir/gptc-$prev.mlir" > "$dir/resumed-$stage.mlir"
-  # (gptc's first line is its header comment, which gptc-opt does not print)
-  same() { diff -B -I '^// gptc compile --emit=' -q "$dir/gptc-$stage.mlir" "$1" > /dev/null && echo same || echo DIFFER; }
+  # (gptc's header and embedded spec are comments gptc-opt does not print)
+  same() { diff -B -I '^//' -q "$dir/gptc-$stage.mlir" "$1" > /dev/null && echo same || echo DIFFER; }
   echo "$stage: stop-after $(same "$dir/opt-$stage.mlir"), start-after $prev $(same "$dir/resumed-$stage.mlir")"
   prev=$stage
 done
