@@ -7,6 +7,7 @@
 #include "runtime/Files.h"
 
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Program.h"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -85,18 +86,8 @@ bool readLog(const std::string &path, std::vector<Point> &train,
 
 /// The gnuplot program on PATH, or "".
 std::string findGnuplot() {
-  const char *path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string candidate = dirs.substr(start, end - start) + "/gnuplot";
-    if (end > start && ::access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-    start = end + 1;
-  }
-  return "";
+  llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("gnuplot");
+  return found ? *found : std::string();
 }
 
 void writeData(std::ostream &s, const std::vector<Point> &points, bool tokens) {
