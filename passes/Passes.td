@@ -285,6 +285,28 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
   ];
 }
 
+def UnshareInitsPass : Pass<"gptc-unshare-inits", "mlir::func::FuncOp"> {
+  let summary = "Give every destination-passing op its own init tensor";
+  let description = [{
+    Before one-shot bufferization: a `tensor.empty`, or a `linalg.fill` of
+    one, that is the init (`outs`) of several destination-passing ops (CSE
+    merges the zero accumulators of every GEMM and reduction of a step into
+    one) is cloned right before each of those ops but the first, which
+    keeps the original. Uses as an input are left alone. One-shot
+    bufferization's conflict analysis visits every pair of uses of an alias
+    set for each in-place decision, so one init shared by N ops costs
+    O(N^2) per decision; a compile then grows with the cube of the model's
+    depth. With private inits every write is analysed against its own few
+    uses, and each GEMM's zero init is a fill that `gptc-gemm-to-blas`
+    turns into beta = 0 rather than a copy of a shared zero buffer.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numUnshared", "unshared", "Inits cloned for a destination">
+  ];
+}
+
 def WriteSlotsInPlacePass : Pass<"gptc-write-slots-in-place",
                                   "mlir::func::FuncOp"> {
   let summary = "Let the kernel that computes a slot's new value write it";
@@ -305,13 +327,16 @@ def WriteSlotsInPlacePass : Pass<"gptc-write-slots-in-place",
 def PlanBuffersPass : Pass<"gptc-plan-buffers", "mlir::ModuleOp"> {
   let summary = "Place the step's temporary buffers in the arena by liveness";
   let description = [{
-    After bufferization and deallocation, every statically shaped
+    After bufferization, before deallocation, every statically shaped
     `memref.alloc` in the body of an arena entry point (a function whose
-    only argument is the `memref<Nxi8>` arena of `gptc-build-step`) whose
-    `memref.dealloc` is in the same block is live from the alloc to the last
-    op of the block that uses it or a value computed from it (views,
-    extracted pointers handed to GEMM calls; uses in nested regions count at
-    their ancestor). Those buffers get byte offsets in one workspace by greedy
+    only argument is the `memref<Nxi8>` arena of `gptc-build-step`) that no
+    `memref.dealloc` frees, or one in the same block does, is live from the
+    alloc to the last op of the block that uses it or a value computed from
+    it (views, extracted pointers handed to GEMM calls; uses in nested
+    regions count at their ancestor). (Running before the deallocation
+    pipeline keeps that pipeline's work small: it would otherwise free
+    every temporary of a step in one `bufferization.dealloc` whose
+    simplification compares each pair of them.) Those buffers get byte offsets in one workspace by greedy
     interval packing (largest first, lowest free offset, 64-byte aligned):
     buffers whose lifetimes do not overlap share bytes. The allocs become
     `memref.view`s of the arena at `workspace offset + buffer offset`, the
@@ -321,7 +346,7 @@ def PlanBuffersPass : Pass<"gptc-plan-buffers", "mlir::ModuleOp"> {
     so they share the workspace. A step then calls no allocator at all.
 
     Buffers allocated inside loops or conditionals, with dynamic shapes or
-    without a dealloc in their block stay `memref.alloc`. A module without
+    freed in another block stay `memref.alloc`. A module without
     a `gptc.arena` layout is left alone.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
@@ -445,6 +470,28 @@ def SequentialInnermostPass
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def OutlineKernelsPass : Pass<"gptc-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Outline each CPU kernel nest into a function, once per body";
+  let description = [{
+    Every outermost `scf.parallel` of a function becomes a call of a private
+    function `@gptc_kernel_N` holding the nest. Its arguments are the values
+    the nest uses from outside, but for constants and `memref.get_global`,
+    which are cloned into the kernel so that LLVM still sees constant loop
+    bounds and strides. Kernels whose type and body are identical (the same
+    nest in every layer: the buffers differ, not the code) share one
+    function, so LLVM optimises and compiles each distinct kernel once, in
+    small functions that can be compiled in parallel, instead of one
+    step-sized function per entry point. Kernels are marked `noinline`
+    (`passthrough`, which the conversion to LLVM keeps).
+    CPU target only; the CUDA backend outlines with `gpu-kernel-outlining`.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernel nests outlined">,
+    Statistic<"numDistinct", "distinct-kernels", "Kernel functions created">
+  ];
+}
+
 def LowerOptimPass : Pass<"gptc-lower-optim"> {
   let summary = "Lower optim ops (Adam, Muon, Newton-Schulz, SVD, schedules) to gpt";
   let description = [{
@@ -493,10 +540,19 @@ def FuseNewtonSchulzPass : Pass<"gptc-fuse-newton-schulz",
     results are sliced back out. The Gram product X X^T of each iteration
     is computed symmetrically by the runtime (one triangle, mirrored), and
     the scale-adds are the other two GEMMs' epilogues (`gpt.matmul_add`).
-    Ops alone in their group, and rank > 2 inputs, stay as they are. Runs
-    between `gptc-lower-optim{keep-newton-schulz}` and a second
-    `gptc-lower-optim`.
+    Ops alone in their group, and rank > 2 inputs, stay as they are. A
+    group larger than `max-batch` is cut into batches of at most that many
+    (in program order): the stack is built by a chain of `insert_slice`s,
+    and bufferization's analysis of a chain costs the square of its length,
+    so an unbounded batch made the compile of a deep model cubic in its
+    depth; 16 matrices already make each GEMM call long enough that a
+    larger batch gains nothing. Runs between
+    `gptc-lower-optim{keep-newton-schulz}` and a second `gptc-lower-optim`.
   }];
+  let options = [
+    Option<"maxBatch", "max-batch", "int64_t", "16",
+           "The most matrices one batched op takes">
+  ];
   let dependentDialects = ["mlir::gpt::GPTDialect",
                            "mlir::optim::OptimDialect"];
 }

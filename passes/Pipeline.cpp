@@ -223,16 +223,24 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   if (distributed)
     pm->addPass(createLowerCommPass());
   pm->addNestedPass<func::FuncOp>(createWriteSlotsInPlacePass());
+  // Each destination its own init: bufferization's analysis is then linear
+  // in the step, not cubic in the depth (one shared zero tensor was the
+  // init of every GEMM).
+  pm->addNestedPass<func::FuncOp>(createUnshareInitsPass());
   // A kernel whose result is inserted into a slice of a larger tensor (the
   // two halves of a rotary embedding, a concatenation) writes into that
   // slice directly instead of into a temporary that is then copied.
   addText(*pm, "eliminate-empty-tensors");
   addText(*pm, "one-shot-bufferize{bufferize-function-boundaries "
                "function-boundary-type-conversion=identity-layout-map}");
-  addText(*pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");
+  addText(*pm, "canonicalize");
   pm->addPass(createGemmToBlasPass());
   pm->addNestedPass<func::FuncOp>(createCopyToLinalgPass());
+  // The step's temporaries into the workspace first: the deallocation
+  // pipeline is then left with the few buffers of loops (its simplification
+  // is quadratic in the buffers one dealloc frees).
   pm->addPass(createPlanBuffersPass());
+  addText(*pm, "buffer-deallocation-pipeline,canonicalize");
   pm->addPass(createExportLayoutPass());
   if (done(Stage::Buffers))
     return;
@@ -270,6 +278,9 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   pm->addNestedPass<func::FuncOp>(createSequentialInnermostPass());
   pm->addNestedPass<func::FuncOp>(createRegisterAccumulatorsPass());
   pm->addNestedPass<func::FuncOp>(createApproximateExpPass());
+  // Each distinct kernel nest one small function: LLVM then optimises it
+  // once, and the step's functions compile in parallel (emitObject).
+  pm->addPass(createOutlineKernelsPass());
   addText(*pm, "func.func(lower-affine),convert-scf-to-openmp,"
                "func.func(convert-math-to-llvm),convert-math-to-libm,"
                "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"

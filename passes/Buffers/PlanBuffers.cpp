@@ -2,7 +2,7 @@
 //
 // %b = memref.alloc() : memref<4x128xf32>          (entry block of a step)
 // ... uses of %b ...
-// memref.dealloc %b : memref<4x128xf32>
+// memref.dealloc %b : memref<4x128xf32>            (if any)
 //   =>
 // %o = arith.constant <workspace offset + offset of %b> : index
 // %b = memref.view %arena[%o][] : memref<Nxi8> to memref<4x128xf32>
@@ -37,7 +37,8 @@ namespace {
 
 constexpr int64_t kAlignment = 64;
 
-/// A temporary buffer and the block positions of its alloc and dealloc.
+/// A temporary buffer, the block positions of its alloc and last use, and
+/// its dealloc if it has one.
 struct Buffer {
   memref::AllocOp alloc;
   memref::DeallocOp dealloc;
@@ -83,7 +84,8 @@ int64_t lastUse(memref::AllocOp alloc, Block &block,
   return last;
 }
 
-/// The allocs of `block` freed by exactly one dealloc in the same block.
+/// The allocs of `block` that no dealloc frees, or exactly one in the same
+/// block does.
 SmallVector<Buffer> collectBuffers(Block &block) {
   llvm::DenseMap<Operation *, int64_t> position;
   int64_t index = 0;
@@ -104,7 +106,7 @@ SmallVector<Buffer> collectBuffers(Block &block) {
         dealloc = d;
         ++deallocs;
       }
-    if (deallocs != 1 || dealloc->getBlock() != &block)
+    if (deallocs > 1 || (dealloc && dealloc->getBlock() != &block))
       continue;
     buffers.push_back({alloc, dealloc, position[alloc],
                        lastUse(alloc, block, position), *bytes});
@@ -198,7 +200,8 @@ public:
         Value view = memref::ViewOp::create(builder, loc, b.alloc.getType(),
                                             arena, offset, ValueRange{});
         b.alloc.replaceAllUsesWith(view);
-        b.dealloc.erase();
+        if (b.dealloc)
+          b.dealloc.erase();
         b.alloc.erase();
       }
     }

@@ -19,6 +19,7 @@
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 
+#include <algorithm>
 #include <map>
 
 #define DEBUG_TYPE "gptc-fuse-newton-schulz"
@@ -76,6 +77,7 @@ void batch(ArrayRef<optim::NewtonSchulzOp> group, OpBuilder &b) {
 
 struct FuseNewtonSchulzPass
     : gptc::impl::FuseNewtonSchulzPassBase<FuseNewtonSchulzPass> {
+  using FuseNewtonSchulzPassBase::FuseNewtonSchulzPassBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (!func.getBody().hasOneBlock())
@@ -95,11 +97,18 @@ struct FuseNewtonSchulzPass
     bool changed = false;
     OpBuilder b(&getContext());
     b.setInsertionPoint(block.getTerminator());
-    for (const std::string &key : order)
-      if (groups[key].size() > 1) {
-        batch(groups[key], b);
-        changed = true;
+    size_t limit = static_cast<size_t>(std::max<int64_t>(maxBatch, 1));
+    for (const std::string &key : order) {
+      ArrayRef<optim::NewtonSchulzOp> group = groups[key];
+      for (size_t start = 0; start < group.size(); start += limit) {
+        ArrayRef<optim::NewtonSchulzOp> chunk =
+            group.slice(start, std::min(limit, group.size() - start));
+        if (chunk.size() > 1) {
+          batch(chunk, b);
+          changed = true;
+        }
       }
+    }
     // The batched op sits before the terminator; put every op back after
     // what it uses (the block is straight-line SSA).
     if (changed && !sortTopologically(&block, block.without_terminator()))

@@ -9,11 +9,12 @@
 #include "runtime/Files.h"
 #include "runtime/Sha256.h"
 #include "tools/gptc/Manifest.h"
+#include "tools/gptc/ObjectCode.h"
+#include "tools/gptc/PhaseTimes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
@@ -25,19 +26,12 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <cstdlib>
 #include <map>
@@ -251,87 +245,6 @@ bool emitPTX(ModuleOp module, std::vector<PTXKernel> &kernels) {
 
 namespace {
 
-/// Object code for the host CPU, optimised at -O3.
-bool emitObject(ModuleOp module, const std::string &path, std::string &error) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, "gptc_step");
-  if (!llvmModule) {
-    error = "translation to LLVM IR failed";
-    return false;
-  }
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return false;
-  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
-  std::string features;
-  for (auto &f : hostFeatures)
-    features += (f.second ? "+" : "-") + f.first().str() + ",";
-  llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  llvmModule->setDataLayout(tm->createDataLayout());
-  llvmModule->setTargetTriple(triple);
-  auto optimize = makeOptimizingTransformer(3, 0, tm.get());
-  if (llvm::Error err = optimize(llvmModule.get())) {
-    error = llvm::toString(std::move(err));
-    return false;
-  }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot write " + path + ": " + ec.message();
-    return false;
-  }
-  llvm::legacy::PassManager codegen;
-  if (tm->addPassesToEmitFile(codegen, os, nullptr,
-                              llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit object files";
-    return false;
-  }
-  codegen.run(*llvmModule);
-  return true;
-}
-
-/// cc -shared -o step.so step.o -lomp (LLVM's OpenMP runtime) -lm
-bool linkSharedObject(const std::string &object, const std::string &output,
-                      std::string &error) {
-  auto cc = llvm::sys::findProgramByName("cc");
-  if (!cc) {
-    error = "no C compiler driver (cc) on PATH to link step.so";
-    return false;
-  }
-  std::string libDir = "/usr/lib/llvm-22/lib";
-  std::vector<std::string> args = {*cc,
-                                   "-shared",
-                                   "-o",
-                                   output,
-                                   object,
-                                   "-L" + libDir,
-                                   "-Wl,-rpath," + libDir,
-                                   "-lomp",
-                                   "-lm"};
-  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
-  std::string message;
-  int rc =
-      llvm::sys::ExecuteAndWait(*cc, argRefs, std::nullopt, {}, 0, 0, &message);
-  if (rc != 0) {
-    error = "linking step.so failed (" + std::to_string(rc) + ")" +
-            (message.empty() ? "" : ": " + message);
-    return false;
-  }
-  return true;
-}
-
-} // namespace
-
-namespace {
-
 /// A directory `gptc compile -o` may replace: empty, or a bundle (it holds
 /// a manifest.json).
 bool isReplaceableBundle(const std::string &dir) {
@@ -379,7 +292,8 @@ LogicalResult lowerCudaHost(ModuleOp module, std::string &error) {
 
 /// step.so, manifest.json and spec.yaml into `dir`.
 bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
-                      const std::string &dir, std::string &error) {
+                      const std::string &dir, const BundleOptions &options,
+                      std::string &error) {
   auto join = [&](const char *name) {
     llvm::SmallString<256> p(dir);
     llvm::sys::path::append(p, name);
@@ -391,11 +305,16 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
     if (failed(lowerCudaHost(*cudaHost, error)))
       return false;
   }
-  std::string object = join("step.o");
-  if (!emitObject(cudaHost ? *cudaHost : module, object, error) ||
-      !linkSharedObject(object, join("step.so"), error))
+  std::vector<std::string> objects;
+  bool linked = emitObjects(cudaHost ? *cudaHost : module, join("step"),
+                            options.jobs, objects, error, options.times) &&
+                linkSharedObject(objects, join("step.so"), error);
+  for (const std::string &object : objects)
+    llvm::sys::fs::remove(object);
+  if (!linked)
     return false;
-  llvm::sys::fs::remove(object);
+  if (options.times)
+    options.times->end("link step.so");
   StepLibraryFile library{"step.so", 0, ""};
   if (!runtime::sha256File(join("step.so"), library.sha256, library.bytes,
                            error))
@@ -423,7 +342,8 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
 } // namespace
 
 bool writeBundle(ModuleOp module, const ModelSpec &spec, Target target,
-                 const std::string &outDir, std::string &error) {
+                 const std::string &outDir, std::string &error,
+                 const BundleOptions &options) {
   // Built beside OUT and swapped in with one rename: a kill at any moment
   // leaves the old bundle or the new one, never a mix of the two.
   llvm::StringRef parent = llvm::sys::path::parent_path(outDir);
@@ -437,7 +357,7 @@ bool writeBundle(ModuleOp module, const ModelSpec &spec, Target target,
   std::string staging;
   if (!runtime::makeStagingDirectory(outDir, staging, error))
     return false;
-  if (!writeBundleFiles(module, spec, target, staging, error) ||
+  if (!writeBundleFiles(module, spec, target, staging, options, error) ||
       !runtime::commitDirectory(staging, outDir, isReplaceableBundle, error)) {
     runtime::removeTree(staging);
     return false;
@@ -478,7 +398,7 @@ bool planSpecBundle(const std::string &specPath,
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
                          const std::string &outDir, std::string &error,
-                         bool fuse) {
+                         bool fuse, const BundleOptions &options) {
   ModelSpec spec;
   SpecError specError;
   if (!parseSpecFile(specPath, overrides, spec, specError)) {
@@ -499,7 +419,9 @@ bool compileSpecToBundle(const std::string &specPath,
     error = "compiling " + specPath + " failed: " + diagnostics;
     return false;
   }
-  return writeBundle(*module, spec, Target::CPU, outDir, error);
+  if (options.times)
+    options.times->end("MLIR pipeline");
+  return writeBundle(*module, spec, Target::CPU, outDir, error, options);
 }
 
 } // namespace gptc

@@ -14,6 +14,8 @@
 
 namespace gptc {
 
+class PhaseTimes;
+
 /// Registers the dialects and LLVM IR translations gptc needs in `ctx`.
 void prepareContext(mlir::MLIRContext &ctx);
 
@@ -70,8 +72,15 @@ bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 /// GPU runtime calls (mgpuModuleLoadJIT, mgpuLaunchKernel, ...) and call
 /// the CUDA runtime for temporaries and GEMMs (runtime/cuda/StepCallbacks.h);
 /// the process provides those (gptc train, or gptc-emu-check).
+struct BundleOptions {
+  /// Threads that optimise and compile the step (0: one per core).
+  unsigned jobs = 0;
+  /// Where the phases' times go (gptc compile --time), if anywhere.
+  PhaseTimes *times = nullptr;
+};
 bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec, Target target,
-                 const std::string &outDir, std::string &error);
+                 const std::string &outDir, std::string &error,
+                 const BundleOptions &options = {});
 
 /// What `gptc train SPEC` keys its compiled bundle by, before compiling:
 /// the SHA-256 (hex) of the resolved spec (extends merged, overrides
@@ -86,7 +95,7 @@ bool planSpecBundle(const std::string &specPath,
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
                          const std::string &outDir, std::string &error,
-                         bool fuse = true);
+                         bool fuse = true, const BundleOptions &options = {});
 
 } // namespace gptc
 

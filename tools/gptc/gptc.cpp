@@ -19,6 +19,7 @@
 #include "passes/Passes.h"
 #include "tools/gptc/Compile.h"
 #include "tools/gptc/DataCommand.h"
+#include "tools/gptc/PhaseTimes.h"
 #include "tools/gptc/PlotCommand.h"
 #include "tools/gptc/SampleCommand.h"
 #include "tools/gptc/Stats.h"
@@ -132,6 +133,17 @@ cl::opt<gptc::Target> target(
                clEnumValN(gptc::Target::CUDA, "cuda",
                           "NVIDIA GPUs: the same kernels as gpu.launch, PTX")),
     cl::cat(gptcCategory));
+cl::opt<bool> timePhases(
+    "time",
+    cl::desc("Print each compile phase (spec, MLIR pipeline, translation, "
+             "optimisation and code generation, link) with its wall time and "
+             "peak memory, to stderr (compile)"),
+    cl::cat(gptcCategory));
+cl::opt<unsigned>
+    jobs("jobs",
+         cl::desc("Threads that optimise and compile step.so (default: one "
+                  "per core)"),
+         cl::value_desc("N"), cl::init(0), cl::cat(gptcCategory));
 cl::opt<std::string> outputPath("o",
                                 cl::desc("With --emit or --stats: output file "
                                          "(default stdout); --emit=ptx: a "
@@ -324,9 +336,14 @@ int runStats(mlir::MLIRContext &ctx, const gptc::ModelSpec &spec) {
 }
 
 int runCompile() {
+  std::optional<gptc::PhaseTimes> times;
+  if (timePhases)
+    times.emplace();
   gptc::ModelSpec spec;
   if (int rc = loadSpec(spec))
     return rc;
+  if (times)
+    times->end("parse and check the spec");
   bool emit = emitStage.getNumOccurrences() > 0;
   bool stats = statsOption();
   if (stats && emit) {
@@ -360,15 +377,28 @@ int runCompile() {
           : gptc::continueFromIR(ctx, spec, fromIR, stage, target, !noFuse);
   if (!module)
     return 1;
+  if (times) {
+    times->end("MLIR pipeline");
+    if (emit)
+      times->print(errs());
+  }
   if (ptx)
     return writePTX(*module);
   if (!emit) {
     std::string error;
-    if (!gptc::writeBundle(*module, spec, target, outputPath, error)) {
+    gptc::BundleOptions options;
+    options.jobs = jobs;
+    options.times = times ? &*times : nullptr;
+    if (!gptc::writeBundle(*module, spec, target, outputPath, error, options)) {
       errs() << "gptc: error: " << error << "\n";
       return 1;
     }
     outs() << "wrote " << outputPath << "/{manifest.json,step.so,spec.yaml}\n";
+    if (times) {
+      times->end("manifest, spec.yaml, commit");
+      outs().flush();
+      times->print(errs());
+    }
     return 0;
   }
   std::string errorMessage;
@@ -414,9 +444,10 @@ bool checkSingleOccurrences() {
   struct Named {
     const char *name;
     cl::Option *option;
-  } options[] = {{"--emit", &emitStage}, {"-o", &outputPath},
-                 {"--target", &target},  {"--dtype", &dtype},
-                 {"--no-fuse", &noFuse}, {"--stats", &statsOption()}};
+  } options[] = {{"--emit", &emitStage},  {"-o", &outputPath},
+                 {"--target", &target},   {"--dtype", &dtype},
+                 {"--no-fuse", &noFuse},  {"--stats", &statsOption()},
+                 {"--time", &timePhases}, {"--jobs", &jobs}};
   for (const Named &o : options)
     if (o.option->getNumOccurrences() > 1) {
       errs() << "gptc: error: " << o.name << " is given more than once\n";

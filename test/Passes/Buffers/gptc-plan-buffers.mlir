@@ -66,3 +66,48 @@ module attributes {gptc.arena = #gpt.arena<bytes = 128, workspace = [128, 0], sl
     return
   }
 }
+
+// -----
+
+// Before the deallocation pipeline (as gptc's pipeline runs it) the
+// temporaries have no dealloc yet: each is live from its alloc to its last
+// use all the same. %a is dead when %b is made: they share offset 128.
+// CHECK-LABEL: module attributes {gptc.arena = #gpt.arena<bytes = 384, workspace = [128, 256]
+// CHECK: func.func @without_deallocs
+// CHECK-NOT: memref.alloc
+// CHECK: %[[OA:.*]] = arith.constant 128 : index
+// CHECK-NEXT: memref.view %{{.*}}[%[[OA]]][] : memref<384xi8> to memref<64xf32>
+// CHECK: %[[OB:.*]] = arith.constant 128 : index
+// CHECK-NEXT: memref.view %{{.*}}[%[[OB]]][] : memref<384xi8> to memref<64xf32>
+// CHECK: return
+module attributes {gptc.arena = #gpt.arena<bytes = 128, workspace = [128, 0], slots = [#gpt.arena_slot<"x", 0, tensor<16xf32>>]>} {
+  func.func @without_deallocs(%arena: memref<128xi8>) {
+    %c0 = arith.constant 0 : index
+    %f = arith.constant 1.0 : f32
+    %a = memref.alloc() : memref<64xf32>
+    memref.store %f, %a[%c0] : memref<64xf32>
+    %b = memref.alloc() : memref<64xf32>
+    memref.store %f, %b[%c0] : memref<64xf32>
+    return
+  }
+}
+
+// -----
+
+// Must not fire: a buffer freed in another block (a loop's) is not the
+// step's temporary.
+// CHECK-LABEL: func.func @freed_in_loop
+// CHECK: memref.alloc
+// CHECK: scf.for
+// CHECK: memref.dealloc
+module attributes {gptc.arena = #gpt.arena<bytes = 128, workspace = [128, 0], slots = [#gpt.arena_slot<"x", 0, tensor<16xf32>>]>} {
+  func.func @freed_in_loop(%arena: memref<128xi8>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %a = memref.alloc() : memref<64xf32>
+    scf.for %i = %c0 to %c1 step %c1 {
+      memref.dealloc %a : memref<64xf32>
+    }
+    return
+  }
+}

@@ -35,3 +35,22 @@ func.func @different_settings(%a: tensor<32x128xf32>, %b: tensor<32x128xf32>, %c
   %3 = optim.newton_schulz %d steps = 5 coefficients = [3.4445, -4.775, 2.0315] eps = 1.0e-7 form = polynomial_then_apply transpose = short_side normalize = after_cast compute_dtype = bf16 : tensor<2x16x16xf32>
   return %0, %1, %2, %3 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<64x64xf32>, tensor<2x16x16xf32>
 }
+
+// -----
+
+// max-batch: three same-shape matrices with max-batch=2 make a batch of the
+// first two (program order); the third is alone and stays as it is.
+// RUN: gptc-opt %s --pass-pipeline='builtin.module(func.func(gptc-fuse-newton-schulz{max-batch=2}))' --split-input-file | FileCheck %s --check-prefix=MAX2
+// MAX2-LABEL: func.func @three_of_a_shape
+// MAX2:         optim.newton_schulz %arg2 {{.*}} : tensor<32x128xf32>
+// MAX2-NEXT:    %[[A:.*]] = gpt.reshape %arg0
+// MAX2-NEXT:    %[[B:.*]] = gpt.reshape %arg1
+// MAX2-NEXT:    %[[S:.*]] = gpt.concat %[[A]], %[[B]] dim = 0
+// MAX2-NEXT:    optim.newton_schulz %[[S]] {{.*}} : tensor<2x32x128xf32>
+// MAX2-NOT:     gpt.concat
+func.func @three_of_a_shape(%a: tensor<32x128xf32>, %b: tensor<32x128xf32>, %c: tensor<32x128xf32>) -> (tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) {
+  %0 = optim.newton_schulz %a steps = 5 coefficients = [3.4445, -4.775, 2.0315] eps = 1.0e-7 form = polynomial_then_apply transpose = short_side normalize = after_cast compute_dtype = bf16 : tensor<32x128xf32>
+  %1 = optim.newton_schulz %b steps = 5 coefficients = [3.4445, -4.775, 2.0315] eps = 1.0e-7 form = polynomial_then_apply transpose = short_side normalize = after_cast compute_dtype = bf16 : tensor<32x128xf32>
+  %2 = optim.newton_schulz %c steps = 5 coefficients = [3.4445, -4.775, 2.0315] eps = 1.0e-7 form = polynomial_then_apply transpose = short_side normalize = after_cast compute_dtype = bf16 : tensor<32x128xf32>
+  return %0, %1, %2 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>
+}

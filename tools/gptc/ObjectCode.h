@@ -1,0 +1,36 @@
+//===- ObjectCode.h - The step's LLVM dialect module to step.so -*- C++ -*-===//
+//
+// The last phases of a bundle: translation to LLVM IR, -O3 and code
+// generation in parallel over parts of the module, and the link.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_TOOLS_GPTC_OBJECTCODE_H
+#define GPTC_TOOLS_GPTC_OBJECTCODE_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace gptc {
+
+class PhaseTimes;
+
+/// Object files for the host CPU, written as `stem.N.o` (their paths in
+/// `objects`). The module is translated once, split into parts (balanced
+/// by size; internal symbols become hidden ones), and each part is
+/// optimised at -O3 and compiled on its own thread: at most `jobs` at once
+/// (0: one per core the process may use). `times`, if given, records the
+/// phases.
+bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
+                 std::vector<std::string> &objects, std::string &error,
+                 PhaseTimes *times = nullptr);
+
+/// cc -shared -o OUTPUT OBJECTS... -lomp (LLVM's OpenMP runtime) -lm
+bool linkSharedObject(const std::vector<std::string> &objects,
+                      const std::string &output, std::string &error);
+
+} // namespace gptc
+
+#endif // GPTC_TOOLS_GPTC_OBJECTCODE_H
