@@ -19,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <mutex>
@@ -27,9 +28,10 @@ namespace gptc {
 
 namespace {
 
-/// A target machine for the host CPU and all its features, at -O3. One per
-/// thread: a TargetMachine is not shared between threads.
-std::unique_ptr<llvm::TargetMachine> createHostMachine(std::string &error) {
+/// A target machine for the host CPU and all its features. One per thread:
+/// a TargetMachine is not shared between threads.
+std::unique_ptr<llvm::TargetMachine>
+createHostMachine(llvm::CodeGenOptLevel level, std::string &error) {
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
@@ -41,26 +43,38 @@ std::unique_ptr<llvm::TargetMachine> createHostMachine(std::string &error) {
   llvm::TargetOptions options;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      std::nullopt, level));
 }
 
-/// Optimises one part (bitcode) at -O3 and writes its object file.
-bool compilePart(llvm::StringRef bitcode, const std::string &path,
+/// One part of the step, as bitcode, and how hard to optimise it.
+struct Part {
+  llvm::SmallVector<char, 0> bitcode;
+  bool kernels; // -O3 code generation, or the host's -O0
+};
+
+/// Optimises one part and writes its object file.
+bool compilePart(const Part &part, const std::string &path,
                  std::string &error) {
   llvm::LLVMContext context;
-  auto part = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(bitcode, "gptc_step_part"), context);
-  if (!part) {
-    error = llvm::toString(part.takeError());
+  auto module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(
+          llvm::StringRef(part.bitcode.data(), part.bitcode.size()),
+          "gptc_step_part"),
+      context);
+  if (!module) {
+    error = llvm::toString(module.takeError());
     return false;
   }
-  std::unique_ptr<llvm::TargetMachine> tm = createHostMachine(error);
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createHostMachine(part.kernels ? llvm::CodeGenOptLevel::Aggressive
+                                     : llvm::CodeGenOptLevel::None,
+                        error);
   if (!tm)
     return false;
-  (*part)->setDataLayout(tm->createDataLayout());
-  (*part)->setTargetTriple(tm->getTargetTriple());
+  (*module)->setDataLayout(tm->createDataLayout());
+  (*module)->setTargetTriple(tm->getTargetTriple());
   auto optimize = mlir::makeOptimizingTransformer(3, 0, tm.get());
-  if (llvm::Error err = optimize(part->get())) {
+  if (llvm::Error err = optimize(module->get())) {
     error = llvm::toString(std::move(err));
     return false;
   }
@@ -76,18 +90,42 @@ bool compilePart(llvm::StringRef bitcode, const std::string &path,
     error = "the target cannot emit object files";
     return false;
   }
-  codegen.run(**part);
+  codegen.run(**module);
   return true;
 }
 
-/// Kernels (gptc-outline-kernels) are linked across parts but are not
-/// step.so's interface: hidden symbols.
-void hideKernels(llvm::Module &module) {
+/// The kernels (gptc-outline-kernels) and what OpenMP outlined from them.
+bool isKernel(const llvm::GlobalValue &value) {
+  return llvm::isa<llvm::Function>(value) &&
+         value.getName().starts_with("gptc_kernel_");
+}
+
+/// Every internal symbol becomes a hidden external one, so that parts may
+/// reference each other's (kernels, their OpenMP bodies, constants).
+void externalizeLocals(llvm::Module &module) {
+  auto externalize = [](llvm::GlobalValue &value) {
+    if (!value.hasLocalLinkage())
+      return;
+    if (!value.hasName())
+      value.setName("gptc_step_unnamed");
+    value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    value.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  };
   for (llvm::Function &fn : module)
-    if (fn.getName().starts_with("gptc_kernel_")) {
-      fn.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    externalize(fn);
+  for (llvm::GlobalVariable &var : module.globals())
+    externalize(var);
+  // Kernels were private functions: not step.so's interface either.
+  for (llvm::Function &fn : module)
+    if (isKernel(fn))
       fn.setVisibility(llvm::GlobalValue::HiddenVisibility);
-    }
+}
+
+void appendBitcode(std::vector<Part> &parts, const llvm::Module &module,
+                   bool kernels) {
+  parts.push_back({{}, kernels});
+  llvm::raw_svector_ostream os(parts.back().bitcode);
+  llvm::WriteBitcodeToFile(module, os);
 }
 
 } // namespace
@@ -104,23 +142,42 @@ bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
     error = "translation to LLVM IR failed";
     return false;
   }
-  hideKernels(*llvmModule);
+  externalizeLocals(*llvmModule);
   if (times)
     times->end("translate to LLVM IR");
 
   llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(jobs);
   unsigned threads = strategy.compute_thread_count();
-  // More parts than threads: a thread that finishes early takes the next.
+  // The host part: the entry points (a call per kernel, GEMM calls, views
+  // of the arena) and the globals. Straight-line code as long as the model
+  // is deep, run once per step: -O3 as the kernels (the same IR passes, so
+  // its scalar arithmetic, reassociated reductions included, gives the same
+  // bits at every depth) but -O0 code generation, whose fast register
+  // allocation stays linear in its length (the greedy allocator's
+  // interference checks across its calls are not).
+  std::vector<Part> parts;
+  {
+    llvm::ValueToValueMapTy map;
+    auto host =
+        llvm::CloneModule(*llvmModule, map, [](const llvm::GlobalValue *v) {
+          return !isKernel(*v);
+        });
+    appendBitcode(parts, *host, /*kernels=*/false);
+  }
+  // The kernels at -O3, in more parts than threads (balanced by size): a
+  // thread that finishes early takes the next.
+  for (llvm::Function &fn : *llvmModule)
+    if (!isKernel(fn))
+      fn.deleteBody();
+  for (llvm::GlobalVariable &var : llvmModule->globals())
+    var.setInitializer(nullptr);
   unsigned count = threads == 1 ? 1 : 4 * threads;
-  std::vector<llvm::SmallVector<char, 0>> parts;
   llvm::SplitModule(
       *llvmModule, count,
       [&](std::unique_ptr<llvm::Module> part) {
-        parts.emplace_back();
-        llvm::raw_svector_ostream os(parts.back());
-        llvm::WriteBitcodeToFile(*part, os);
+        appendBitcode(parts, *part, /*kernels=*/true);
       },
-      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+      /*PreserveLocals=*/true, /*RoundRobin=*/true);
   llvmModule.reset();
 
   std::mutex failure;
@@ -131,8 +188,7 @@ bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
   for (size_t i = 0; i < parts.size(); ++i) {
     pool.async([&, i] {
       std::string partError;
-      if (compilePart(llvm::StringRef(parts[i].data(), parts[i].size()),
-                      objects[i], partError))
+      if (compilePart(parts[i], objects[i], partError))
         return;
       std::lock_guard<std::mutex> lock(failure);
       if (error.empty())
@@ -142,7 +198,8 @@ bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
   pool.wait();
   if (times)
     times->end("optimise and compile (" + std::to_string(parts.size()) +
-               " parts, " + std::to_string(threads) + " threads)");
+               " parts, " + std::to_string(threads) +
+               (threads == 1 ? " thread)" : " threads)"));
   return error.empty();
 }
 
