@@ -10,7 +10,12 @@ scale sqrt(max(1, rows/cols))) on the hidden
 matrices and Adam on wte and lm_head. One training step = forward, backward
 and optimizer update, exactly what a gptc step.so does.
 
-Prints one line: `pytorch: N tok/s (S s/step over K steps)`.
+Prints one line: `pytorch: N tok/s (S s/step over K steps)`. With --compile
+(PyTorch 2.x), the model's forward and backward and the Newton-Schulz
+iteration go through torch.compile (Inductor's generated C++ and its GEMM
+calls); the run fails rather than fall back to eager, prints how many graphs
+Inductor compiled and how many graph breaks Dynamo took, and its line reads
+`pytorch-compile: N tok/s ...`.
 """
 import argparse
 import time
@@ -18,6 +23,11 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+try:
+    import torch._dynamo  # PyTorch 2.x: torch.compile
+except ImportError:
+    pass
 
 
 def norm(x):
@@ -157,6 +167,8 @@ def main():
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--skip", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--compile", action="store_true",
+                    help="torch.compile the model and Newton-Schulz")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -172,6 +184,11 @@ def main():
             torch.optim.Adam([model.lm_head.weight], lr=0.002,
                              betas=(0.9, 0.95), eps=1e-8),
             Muon(hidden, lr=0.02, momentum=0.95)]
+    global newton_schulz5
+    if args.compile:
+        torch._dynamo.config.suppress_errors = False  # no silent eager
+        model = torch.compile(model, dynamic=False)
+        newton_schulz5 = torch.compile(newton_schulz5, dynamic=False)
     times, pos = [], 0
     for step in range(args.steps):
         if pos + B * T + 1 > raw.size:
@@ -190,7 +207,16 @@ def main():
               f" | {times[-1]:.3f} s", flush=True)
     kept = times[args.skip:]
     mean = sum(kept) / len(kept)
-    print(f"pytorch: {B * T / mean:.0f} tok/s ({mean:.3f} s/step over "
+    label = "pytorch"
+    if args.compile:
+        from torch._dynamo.utils import counters
+        graphs = counters["stats"]["unique_graphs"]
+        breaks = sum(counters["graph_break"].values())
+        print(f"inductor: {graphs} graphs compiled, {breaks} graph breaks")
+        if graphs == 0:
+            raise SystemExit("pytorch_step: torch.compile compiled nothing")
+        label = "pytorch-compile"
+    print(f"{label}: {B * T / mean:.0f} tok/s ({mean:.3f} s/step over "
           f"{len(kept)} steps)")
 
 

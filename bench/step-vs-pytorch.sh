@@ -1,35 +1,34 @@
 #!/usr/bin/env bash
 # Training-step throughput on the CPU: gptc's compiled step against PyTorch
-# eager (Debian's python3-torch) running the same architecture and optimizer
-# (bench/pytorch_step.py: R8 — untied zero-init head, embed norm, QK-norm,
-# rotary, ReLU^2, Muon with 5 bf16 Newton-Schulz steps on the hidden
-# matrices, Adam on wte and lm_head) in the same run, on the same token
+# running the same architecture and optimizer (bench/pytorch_step.py: R8 —
+# untied zero-init head, embed norm, QK-norm, rotary, ReLU^2, Muon with 5 bf16
+# Newton-Schulz steps on the hidden matrices, Adam on wte and lm_head), eager
+# and under torch.compile (Inductor), in the same run, on the same token
 # shard, with the same number of threads (2 unless GPTC_BENCH_THREADS).
 #
-#   bash bench/step-vs-pytorch.sh             both configs
-#   GPTC_BENCH_CONFIGS=small bash bench/...   one of: small gpt2 t4096
+#   bash bench/step-vs-pytorch.sh             every config
+#   GPTC_BENCH_CONFIGS=small bash bench/...   some of: small t1024 gpt2 t4096
 #   GPTC_BENCH_STEPS=12 ...                   steps per run (first 3 untimed)
 #   GPTC_BENCH_ROUNDS=5 ...                   rounds per config (default 3)
 #
+# PyTorch 2.x comes from PyPI, into a virtual environment this script makes
+# (build/bench-venv, or GPTC_BENCH_VENV); the PyPI wheel runs on a machine
+# without a GPU. pytorch_step.py --compile fails rather than fall back to
+# eager and says how many graphs Inductor compiled.
+#
 # Configs (f32 parameters and activations, vocab 50304, one rank, no
 # gradient accumulation):
-#   small: L=4,  d=256, 4 heads of 64,  T=256, B=4
-#   gpt2:  L=12, d=768, 12 heads of 64, T=64,  B=4   (GPT-2 small)
+#   small: L=4,  d=256, 4 heads of 64,  T=256,  B=4
+#   t1024: L=4,  d=256, 4 heads of 64,  T=1024, B=2
+#   gpt2:  L=12, d=768, 12 heads of 64, T=64,   B=4   (GPT-2 small)
 #   t4096: L=4,  d=256, 4 heads of 64,  T=4096, B=1  (the small model, long)
-# Prints per config: gptc tok/s fused and with --no-fuse, pytorch tok/s (each
-# the median of the interleaved rounds) and the ratios fused/pytorch and
-# fused/unfused (targets: fused >= 2x pytorch on small).
+# Prints per config: tok/s of gptc fused and --no-fuse, PyTorch eager and
+# torch.compile (each the median of the interleaved rounds), the ratios
+# gptc / torch.compile and fused / unfused, and gptc's GFLOP/s against the
+# machine's f32 FMA peak measured here (bench/fma-peak.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
-if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  echo "bench: installing python3-torch"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
-    --no-install-recommends python3-torch python3-numpy
-fi
 
 build=${GPTC_BUILD_DIR:-build}
 gptc="$build/bin/gptc"
@@ -37,30 +36,63 @@ threads=${GPTC_BENCH_THREADS:-2}
 steps=${GPTC_BENCH_STEPS:-10}
 rounds=${GPTC_BENCH_ROUNDS:-3}
 skip=3
+venv=${GPTC_BENCH_VENV:-$build/bench-venv}
+if ! "$venv/bin/python" -c 'import torch, numpy; torch.compile' 2>/dev/null; then
+  echo "bench: installing PyTorch 2.x from PyPI into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --upgrade pip setuptools
+  "$venv/bin/pip" install -q torch numpy
+fi
+python="$venv/bin/python"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gptc-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 bash test/Training/Inputs/kjv-corpus.sh "$work/kjv.txt"
 "$gptc" data "$work/kjv.txt" -o "$work/data" --prefix bench >/dev/null
 shard=$(ls "$work"/data/bench_train_*.bin | head -n 1)
+cc -O2 -march=native -fopenmp bench/fma-peak.c -o "$work/fma-peak"
+peak=$("$work/fma-peak" "$threads" | sed -n 's/^fma peak: \([0-9.]*\) .*/\1/p')
+echo "machine: f32 FMA peak ${peak} GFLOP/s on $threads threads (bench/fma-peak.c)"
 
 # config name -> "layers width heads head_dim seq batch"
 declare -A configs=(
   [small]="4 256 4 64 256 4"
+  [t1024]="4 256 4 64 1024 2"
   [gpt2]="12 768 12 64 64 4"
   [t4096]="4 256 4 64 4096 1"
 )
+vocab=50304
 export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads
 
 # The tok/s of a gptc train log.
 gptc_rate_of() { sed -n 's/^done:.* | \([0-9,]*\) tok\/s.*/\1/p' "$1" | tr -d ,; }
-
-printf '%-6s %12s %12s %12s %8s %8s\n' config gptc no-fuse pytorch \
-  vs-torch vs-nofuse
 # The median of a list of numbers.
 median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : int((v[NR/2]+v[NR/2+1])/2)}'; }
+# FLOPs of one training step that gptc executes, in GFLOP per token: the
+# GEMMs of forward and backward (6 per weight), causal attention (half of
+# QK^T and PV, forward and backward), and Muon's Newton-Schulz (5 steps of
+# X X^T on one triangle, A X and A B, on every hidden matrix) spread over
+# the step's tokens.
+gflop_per_token() {
+  awk -v L="$1" -v d="$2" -v H="$3" -v hd="$4" -v T="$5" -v B="$6" -v V="$vocab" 'BEGIN {
+    inner = H * hd
+    weights = L * (4 * d * inner + 8 * d * d) + d * V
+    model = 6 * weights + L * 6 * T * inner
+    ns = 0
+    # Per layer: q, k, v (inner x d), proj (d x inner), fc (4d x d), proj (d x 4d).
+    r[1] = inner; c[1] = d; r[2] = inner; c[2] = d; r[3] = inner; c[3] = d
+    r[4] = d; c[4] = inner; r[5] = 4 * d; c[5] = d; r[6] = d; c[6] = 4 * d
+    for (i = 1; i <= 6; i++) {
+      s = r[i] < c[i] ? r[i] : c[i]; l = r[i] < c[i] ? c[i] : r[i]
+      ns += 5 * (s * s * l + 2 * s * s * l + 2 * s * s * l)
+    }
+    printf "%.6f", (model + L * ns / (B * T)) / 1e9
+  }'
+}
 
-for name in ${GPTC_BENCH_CONFIGS:-small gpt2 t4096}; do
+printf '%-6s %10s %10s %10s %10s %9s %9s %9s\n' config gptc no-fuse eager \
+  compile vs-comp vs-nofuse GFLOP/s
+for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
   read -r L d H hd T B <<<"${configs[$name]}"
   for variant in fused unfused; do
     flag=""
@@ -69,15 +101,15 @@ for name in ${GPTC_BENCH_CONFIGS:-small gpt2 t4096}; do
       $flag \
       --set model.n_layer="$L" --set model.d_model="$d" \
       --set model.n_head="$H" --set model.head_dim="$hd" \
-      --set model.vocab_size=50304 --set model.attention.bos_token=256 \
+      --set model.vocab_size=$vocab --set model.attention.bos_token=256 \
       --set training.seq_len="$T" --set training.device_batch="$B" \
       --set training.batch="$B" --set training.ranks=1 \
       --set training.dtype=f32 --set training.timing_skip_steps=$skip \
       >/dev/null
   done
-  # Rounds of (fused, unfused, pytorch), interleaved so that a slow spell of
-  # the machine hits all three; each rate is the median over the rounds.
-  fused_rates="" unfused_rates="" torch_rates=""
+  # Rounds of (fused, unfused, eager, compiled), interleaved so that a slow
+  # spell of the machine hits all four; each rate is the median over rounds.
+  fused_rates="" unfused_rates="" eager_rates="" compile_rates=""
   for round in $(seq "$rounds"); do
     for variant in fused unfused; do
       "$gptc" train "$work/$name.$variant" --data "$shard" --steps "$steps" \
@@ -85,26 +117,38 @@ for name in ${GPTC_BENCH_CONFIGS:-small gpt2 t4096}; do
     done
     fused_rates+=" $(gptc_rate_of "$work/$name.fused.$round.log")"
     unfused_rates+=" $(gptc_rate_of "$work/$name.unfused.$round.log")"
-    /usr/bin/python3 bench/pytorch_step.py --layers "$L" --width "$d" \
-      --heads "$H" --head-dim "$hd" --seq "$T" --batch "$B" --vocab 50304 \
-      --data "$shard" --steps "$steps" --skip $skip --threads "$threads" \
-      >"$work/$name.torch.$round.log"
-    torch_rates+=" $(sed -n 's/^pytorch: \([0-9]*\) tok\/s.*/\1/p' \
-      "$work/$name.torch.$round.log")"
+    for mode in eager compile; do
+      flag=""
+      [ $mode = compile ] && flag=--compile
+      "$python" bench/pytorch_step.py --layers "$L" --width "$d" \
+        --heads "$H" --head-dim "$hd" --seq "$T" --batch "$B" --vocab $vocab \
+        --data "$shard" --steps "$steps" --skip $skip --threads "$threads" \
+        $flag >"$work/$name.$mode.$round.log"
+    done
+    eager_rates+=" $(sed -n 's/^pytorch: \([0-9]*\) tok\/s.*/\1/p' \
+      "$work/$name.eager.$round.log")"
+    compile_rates+=" $(sed -n 's/^pytorch-compile: \([0-9]*\) tok\/s.*/\1/p' \
+      "$work/$name.compile.$round.log")"
   done
   gptc_rate=$(echo "$fused_rates" | median)
   unfused_rate=$(echo "$unfused_rates" | median)
-  torch_rate=$(echo "$torch_rates" | median)
-  if [ -z "$gptc_rate" ] || [ -z "$unfused_rate" ] || [ -z "$torch_rate" ]; then
+  eager_rate=$(echo "$eager_rates" | median)
+  compile_rate=$(echo "$compile_rates" | median)
+  if [ -z "$gptc_rate" ] || [ -z "$unfused_rate" ] || [ -z "$eager_rate" ] ||
+    [ -z "$compile_rate" ]; then
     echo "bench: $name: no rate found; logs:" >&2
     cat "$work/$name".*.log >&2
     exit 1
   fi
-  ratio=$(awk -v a="$gptc_rate" -v b="$torch_rate" 'BEGIN{printf "%.2f", a/b}')
+  ratio=$(awk -v a="$gptc_rate" -v b="$compile_rate" 'BEGIN{printf "%.2f", a/b}')
   fusion=$(awk -v a="$gptc_rate" -v b="$unfused_rate" 'BEGIN{printf "%.2f", a/b}')
-  printf '%-6s %12s %12s %12s %7sx %7sx\n' "$name" "$gptc_rate" \
-    "$unfused_rate" "$torch_rate" "$ratio" "$fusion"
+  gflops=$(awk -v r="$gptc_rate" -v g="$(gflop_per_token "$L" "$d" "$H" "$hd" "$T" "$B")" \
+    'BEGIN{printf "%.1f", r * g}')
+  printf '%-6s %10s %10s %10s %10s %8sx %8sx %9s\n' "$name" "$gptc_rate" \
+    "$unfused_rate" "$eager_rate" "$compile_rate" "$ratio" "$fusion" "$gflops"
+  sed -n 's/^inductor: /  torch.compile: /p' "$work/$name.compile.1.log"
   cpu=$(sed -n 's/^gptc train: cpu: //p' "$work/$name.fused.1.log")
 done
 # The GEMMs are most of a step: say which kernels gptc's ran on.
 echo "gptc's GEMMs: ${cpu:-?}"
+echo "GFLOP/s: gptc's step FLOPs (GEMMs, causal attention, Newton-Schulz) x tok/s, against the peak above"
