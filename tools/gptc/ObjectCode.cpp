@@ -6,6 +6,7 @@
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -94,10 +95,13 @@ bool compilePart(const Part &part, const std::string &path,
   return true;
 }
 
-/// The kernels (gptc-outline-kernels) and what OpenMP outlined from them.
+/// The kernels (gptc-outline-kernels: gptc_kernel_N) and what OpenMP
+/// outlined from them (gptc_kernel_N..omp_par).
 bool isKernel(const llvm::GlobalValue &value) {
+  llvm::StringRef name = value.getName();
   return llvm::isa<llvm::Function>(value) &&
-         value.getName().starts_with("gptc_kernel_");
+         name.consume_front("gptc_kernel_") && !name.empty() &&
+         llvm::isDigit(name.front());
 }
 
 /// Every internal symbol becomes a hidden external one, so that parts may
@@ -169,8 +173,17 @@ bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
   for (llvm::Function &fn : *llvmModule)
     if (!isKernel(fn))
       fn.deleteBody();
-  for (llvm::GlobalVariable &var : llvmModule->globals())
+  // Their globals are the host part's; the LLVM ones (llvm.global_ctors of
+  // a CUDA host) stay there alone.
+  for (llvm::GlobalVariable &var :
+       llvm::make_early_inc_range(llvmModule->globals())) {
+    if (var.getName().starts_with("llvm.")) {
+      var.eraseFromParent();
+      continue;
+    }
     var.setInitializer(nullptr);
+    var.setLinkage(llvm::GlobalValue::ExternalLinkage);
+  }
   unsigned count = threads == 1 ? 1 : 4 * threads;
   llvm::SplitModule(
       *llvmModule, count,

@@ -115,7 +115,7 @@ const RuleCase kRules[] = {
     {"CompileMemoryLimit",
      {"compile.memory_limit_mb=200"},
      "compile.memory_limit_mb",
-     "compiling 4 layers is expected to need about 254 MiB, over "
+     "compiling 4 layers is expected to need about 210 MiB, over "
      "compile.memory_limit_mb (200)"},
     {"BatchNotDivisible",
      {"training.batch=6"},
