@@ -483,9 +483,19 @@ def OutlineKernelsPass : Pass<"gptc-outline-kernels", "mlir::ModuleOp"> {
     small functions that can be compiled in parallel, instead of one
     step-sized function per entry point. Kernels are marked `noinline`
     (`passthrough`, which the conversion to LLVM keeps).
+    A view of a byte buffer (`memref.view` of the step's arena, then
+    subviews and reshapes) that the nest only loads and stores through is
+    passed as the buffer and a byte shift, and rebuilt in the kernel at
+    offset 0: every layer's call shares the kernel, and with every memref
+    argument of static layout the kernel is `llvm.bareptr`, so a call
+    passes one pointer per buffer, not a memref descriptor's fields (the
+    host code of a deep model stays small). Views only kernels used are
+    erased from the host.
     CPU target only; the CUDA backend outlines with `gpu-kernel-outlining`.
   }];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernel nests outlined">,
     Statistic<"numDistinct", "distinct-kernels", "Kernel functions created">

@@ -299,6 +299,10 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
     llvm::sys::path::append(p, name);
     return std::string(p);
   };
+  // Read before emitObjects erases the module's body.
+  ExportedLayout layout;
+  if (!readExportedLayout(module, layout, error))
+    return false;
   OwningOpRef<ModuleOp> cudaHost;
   if (target == Target::CUDA) {
     cudaHost = cast<ModuleOp>(module->clone());
@@ -319,8 +323,7 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
   if (!runtime::sha256File(join("step.so"), library.sha256, library.bytes,
                            error))
     return false;
-  // The manifest reads the layout the pipeline recorded on the module.
-  if (!writeManifest(module, spec, target, library, join("manifest.json"),
+  if (!writeManifest(layout, spec, target, library, join("manifest.json"),
                      error))
     return false;
   std::string header = "# " + spec.file +

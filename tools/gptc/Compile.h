@@ -71,7 +71,9 @@ bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 /// step.so whose entry points launch the PTX embedded in it through MLIR's
 /// GPU runtime calls (mgpuModuleLoadJIT, mgpuLaunchKernel, ...) and call
 /// the CUDA runtime for temporaries and GEMMs (runtime/cuda/StepCallbacks.h);
-/// the process provides those (gptc train, or gptc-emu-check).
+/// the process provides those (gptc train, or gptc-emu-check). The CPU
+/// step's module is consumed: its body is erased once translated to LLVM
+/// IR, whose memory it gives back.
 struct BundleOptions {
   /// Threads that optimise and compile the step (0: one per core).
   unsigned jobs = 0;

@@ -80,18 +80,24 @@ llvm::json::Object runDefaults(const ModelSpec &spec) {
 
 } // namespace
 
-bool writeManifest(ModuleOp module, const ModelSpec &spec, Target target,
-                   const StepLibraryFile &library, const std::string &path,
-                   std::string &error) {
-  auto layout = module->getAttrOfType<gpt::ArenaLayoutAttr>(
+bool readExportedLayout(ModuleOp module, ExportedLayout &exported,
+                        std::string &error) {
+  exported.arena = module->getAttrOfType<gpt::ArenaLayoutAttr>(
       gpt::ArenaLayoutAttr::kAttrName);
-  std::string layoutHash =
-      exportedString(module, gptc::layout::kLayoutHashSymbol);
-  if (!layout || layoutHash.empty()) {
+  exported.hash = exportedString(module, gptc::layout::kLayoutHashSymbol);
+  if (!exported.arena || exported.hash.empty()) {
     error = "the module has no exported arena layout (gptc-build-step and "
             "gptc-export-layout did not run)";
     return false;
   }
+  return true;
+}
+
+bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
+                   Target target, const StepLibraryFile &library,
+                   const std::string &path, std::string &error) {
+  auto layout = cast<gpt::ArenaLayoutAttr>(exported.arena);
+  const std::string &layoutHash = exported.hash;
   llvm::json::Array slotArray;
   for (gpt::ArenaSlotAttr slot : layout.getSlots())
     slotArray.push_back(llvm::json::Object{

@@ -17,13 +17,26 @@ namespace gptc {
 /// struct back).
 using runtime::StepLibraryFile;
 
-/// Writes manifest.json (docs/artifact.md) from the `#gpt.arena` layout
-/// and the layout descriptor on `module` (gptc-build-step,
-/// gptc-plan-buffers, gptc-export-layout), the parameter list and run
-/// defaults of `spec`, and the step library's identity, atomically.
-bool writeManifest(mlir::ModuleOp module, const ModelSpec &spec, Target target,
-                   const StepLibraryFile &library, const std::string &path,
-                   std::string &error);
+/// What the pipeline recorded on the module for the manifest: the
+/// `#gpt.arena` layout (gptc-build-step, gptc-plan-buffers) and the hash
+/// of the layout descriptor step.so exports (gptc-export-layout).
+struct ExportedLayout {
+  mlir::Attribute arena; // a gpt::ArenaLayoutAttr, uniqued in the context
+  std::string hash;
+};
+
+/// Reads the exported layout of a pipeline's module, before its body is
+/// translated and erased (emitObjects); an error if the pipeline did not
+/// record one.
+bool readExportedLayout(mlir::ModuleOp module, ExportedLayout &layout,
+                        std::string &error);
+
+/// Writes manifest.json (docs/artifact.md) from the exported layout, the
+/// parameter list and run defaults of `spec`, and the step library's
+/// identity, atomically.
+bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
+                   Target target, const StepLibraryFile &library,
+                   const std::string &path, std::string &error);
 
 } // namespace gptc
 

@@ -146,12 +146,33 @@ bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
     error = "translation to LLVM IR failed";
     return false;
   }
+  // The MLIR module's memory goes to the LLVM IR from here on.
+  for (mlir::Operation &op :
+       llvm::make_early_inc_range(module.getBody()->getOperations()))
+    op.erase();
   externalizeLocals(*llvmModule);
   if (times)
     times->end("translate to LLVM IR");
 
   llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(jobs);
   unsigned threads = strategy.compute_thread_count();
+  // The kernels at -O3, in more parts than threads (balanced by size): a
+  // thread that finishes early takes the next. Cloned out of the module
+  // (they are small next to the host code of a deep model); everything
+  // else is a declaration there, their globals the host part's, and the
+  // LLVM ones (llvm.global_ctors of a CUDA host) stay in the host part.
+  std::unique_ptr<llvm::Module> kernels;
+  {
+    llvm::ValueToValueMapTy map;
+    kernels =
+        llvm::CloneModule(*llvmModule, map, [](const llvm::GlobalValue *v) {
+          return isKernel(*v);
+        });
+  }
+  for (llvm::GlobalVariable &var :
+       llvm::make_early_inc_range(kernels->globals()))
+    if (var.getName().starts_with("llvm."))
+      var.eraseFromParent();
   // The host part: the entry points (a call per kernel, GEMM calls, views
   // of the arena) and the globals. Straight-line code as long as the model
   // is deep, run once per step: -O3 as the kernels (the same IR passes, so
@@ -160,38 +181,19 @@ bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
   // allocation stays linear in its length (the greedy allocator's
   // interference checks across its calls are not).
   std::vector<Part> parts;
-  {
-    llvm::ValueToValueMapTy map;
-    auto host =
-        llvm::CloneModule(*llvmModule, map, [](const llvm::GlobalValue *v) {
-          return !isKernel(*v);
-        });
-    appendBitcode(parts, *host, /*kernels=*/false);
-  }
-  // The kernels at -O3, in more parts than threads (balanced by size): a
-  // thread that finishes early takes the next.
   for (llvm::Function &fn : *llvmModule)
-    if (!isKernel(fn))
+    if (isKernel(fn))
       fn.deleteBody();
-  // Their globals are the host part's; the LLVM ones (llvm.global_ctors of
-  // a CUDA host) stay there alone.
-  for (llvm::GlobalVariable &var :
-       llvm::make_early_inc_range(llvmModule->globals())) {
-    if (var.getName().starts_with("llvm.")) {
-      var.eraseFromParent();
-      continue;
-    }
-    var.setInitializer(nullptr);
-    var.setLinkage(llvm::GlobalValue::ExternalLinkage);
-  }
+  appendBitcode(parts, *llvmModule, /*kernels=*/false);
+  llvmModule.reset();
   unsigned count = threads == 1 ? 1 : 4 * threads;
   llvm::SplitModule(
-      *llvmModule, count,
+      *kernels, count,
       [&](std::unique_ptr<llvm::Module> part) {
         appendBitcode(parts, *part, /*kernels=*/true);
       },
       /*PreserveLocals=*/true, /*RoundRobin=*/true);
-  llvmModule.reset();
+  kernels.reset();
 
   std::mutex failure;
   llvm::DefaultThreadPool pool(strategy);

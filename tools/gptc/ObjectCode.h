@@ -22,7 +22,8 @@ class PhaseTimes;
 /// by size; internal symbols become hidden ones), and each part is
 /// optimised at -O3 and compiled on its own thread: at most `jobs` at once
 /// (0: one per core the process may use). `times`, if given, records the
-/// phases.
+/// phases. The module's body is erased once translated: a deep model's
+/// MLIR and LLVM IR are never both alive.
 bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
                  std::vector<std::string> &objects, std::string &error,
                  PhaseTimes *times = nullptr);
