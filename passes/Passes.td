@@ -502,6 +502,33 @@ def OutlineKernelsPass : Pass<"gptc-outline-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def SplitHostPass : Pass<"gptc-split-host", "mlir::ModuleOp"> {
+  let summary = "Split a long CPU step function into a chain of calls";
+  let description = [{
+    After gptc-outline-kernels, a step function is straight-line code: a
+    call per kernel, GEMM calls, views of the arena, as long as the model
+    is deep. Code generation holds a whole function at once (its machine
+    instructions, and a selection DAG per block), so that function's size
+    bounded the memory of a deep model's compile. This pass cuts the
+    top-level ops of each function with more than `max-ops` ops (nested ops
+    counted) into consecutive parts of about `max-ops`, each a private
+    `noinline` function `@F_part_N` called in order. A part takes the values
+    it uses from before it and returns those used after it; constants and
+    views of the function's arguments (pure, cheap) are recomputed in the
+    part instead. Stack allocations (`memref.alloca`) stay in the function,
+    so that none outlives its frame. Parts take memrefs of static layout as
+    bare pointers (`llvm.bareptr`). CPU target only.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"200",
+           "Ops per part (a function this long or shorter is kept whole)">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numParts", "parts", "Functions made from parts of others">
+  ];
+}
+
 def LowerOptimPass : Pass<"gptc-lower-optim"> {
   let summary = "Lower optim ops (Adam, Muon, Newton-Schulz, SVD, schedules) to gpt";
   let description = [{

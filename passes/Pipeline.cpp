@@ -281,6 +281,9 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   // Each distinct kernel nest one small function: LLVM then optimises it
   // once, and the step's functions compile in parallel (emitObject).
   pm->addPass(createOutlineKernelsPass());
+  // The step's functions in parts: code generation holds one function at
+  // a time, so a deep model's compile memory stays that of a part.
+  pm->addPass(createSplitHostPass());
   addText(*pm, "func.func(lower-affine),convert-scf-to-openmp,"
                "func.func(convert-math-to-llvm),convert-math-to-libm,"
                "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"

@@ -12,6 +12,8 @@
 #include "tools/gptc/ObjectCode.h"
 #include "tools/gptc/PhaseTimes.h"
 
+#include <malloc.h>
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -81,6 +83,20 @@ static LogicalResult checkTarget(MLIRContext &ctx, const ModelSpec &spec,
   return success();
 }
 
+namespace {
+/// Gives the heap's free pages back to the system after each module-level
+/// pass. A pass's temporaries are freed in another order than they were
+/// allocated, and the holes they leave would otherwise stay resident
+/// under the next pass's (tiny-r08 at 64 layers to LLVM: a peak of 231
+/// MiB instead of 244).
+struct TrimHeapAfterPasses : PassInstrumentation {
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (isa<ModuleOp>(op))
+      malloc_trim(0);
+  }
+};
+} // namespace
+
 /// Runs the pipeline of `options` (with the spec's accumulation and ranks)
 /// on `module`, with gptc compile's --mlir-* flags.
 static LogicalResult runPipeline(ModuleOp module, const ModelSpec &spec,
@@ -99,6 +115,7 @@ static LogicalResult runPipeline(ModuleOp module, const ModelSpec &spec,
   options.gradAccum = spec.training.gradAccum();
   options.ranks = spec.training.ranks;
   buildGPTCPipeline(pm, options);
+  pm.addInstrumentation(std::make_unique<TrimHeapAfterPasses>());
   return pm.run(module);
 }
 

@@ -23,6 +23,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
+#include <malloc.h>
 #include <mutex>
 
 namespace gptc {
@@ -150,6 +151,7 @@ bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
   for (mlir::Operation &op :
        llvm::make_early_inc_range(module.getBody()->getOperations()))
     op.erase();
+  malloc_trim(0);
   externalizeLocals(*llvmModule);
   if (times)
     times->end("translate to LLVM IR");
