@@ -6,11 +6,13 @@ namespace gptc {
 
 namespace {
 
-/// bench/compile-time.sh's growth table (tiny-r08, whole bundle): 209,
-/// 263, 372 and 596 MiB peak at 4, 12, 24 and 48 layers (2434 at 256).
-/// Rounded up, so that the estimate errs on the high side.
-constexpr int64_t kFixedMiB = 170;
-constexpr int64_t kPerLayerMiB = 10;
+/// Whole bundles of tiny-r08 (gptc compile --time): 186-209 MiB peak at 4
+/// layers (two compile threads), 325 at 128 (the MLIR pipeline; code
+/// generation, split into parts, stays below it) and about 1.6 GiB at
+/// 1000: 1.5 MiB per layer. Rounded up, so that the estimate errs on the
+/// high side.
+constexpr int64_t kFixedMiB = 190;
+constexpr int64_t kPerLayerMiB = 2;
 
 } // namespace
 
