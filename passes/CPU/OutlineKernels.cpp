@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/CPU/BarePointers.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +27,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Iterators.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -80,21 +81,6 @@ Type argumentType(Value v, scf::ParallelOp nest) {
                          type.getMemorySpace());
 }
 
-/// A static shape, strides and offset: what a bare pointer can carry.
-bool hasStaticLayout(MemRefType type, SmallVectorImpl<int64_t> &strides,
-                     int64_t &offset) {
-  return type.hasStaticShape() &&
-         succeeded(type.getStridesAndOffset(strides, offset)) &&
-         !ShapedType::isDynamic(offset) &&
-         llvm::none_of(strides, ShapedType::isDynamic);
-}
-bool hasStaticLayout(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return !memref || hasStaticLayout(memref, strides, offset);
-}
-
 /// Where a view of a byte buffer (the step's arena) starts: `base` is the
 /// buffer, `shift` the byte shift of its memref.view and `bytes` the
 /// view's static offset in bytes past it (subviews and reshapes of the
@@ -109,7 +95,7 @@ std::optional<ArenaAddress> arenaAddress(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (!type || !hasStaticLayout(type, strides, offset) ||
+  if (!type || !gptc::hasStaticLayout(type, strides, offset) ||
       !type.getElementType().isIntOrFloat() ||
       type.getElementType().getIntOrFloatBitWidth() % 8 != 0)
     return std::nullopt;
@@ -196,10 +182,8 @@ struct OutlineKernelsPass
       for (scf::ParallelOp nest : nests)
         outline(nest, module);
       // The views only the kernels used are dead now.
-      host.walk<WalkOrder::PostOrder, mlir::ReverseIterator>([](Operation *op) {
-        if (isOpTriviallyDead(op))
-          op->erase();
-      });
+      IRRewriter rewriter(host.getContext());
+      (void)runRegionDCE(rewriter, host->getRegions());
     }
     numDistinct = kernelByKey.size();
   }
@@ -281,7 +265,7 @@ struct OutlineKernelsPass
     kernel->setAttr("passthrough", b.getStrArrayAttr({"noinline"}));
     // Buffers as bare pointers (convert-func-to-llvm): a call passes one
     // pointer per buffer, not the fields of a memref descriptor.
-    if (llvm::all_of(argumentTypes, [](Type t) { return hasStaticLayout(t); }))
+    if (llvm::all_of(argumentTypes, gptc::passesAsBarePointer))
       kernel->setAttr("llvm.bareptr", b.getUnitAttr());
     Block *entry = kernel.addEntryBlock();
     b.setInsertionPointToStart(entry);

@@ -14,14 +14,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/CPU/BarePointers.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Iterators.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace gptc {
@@ -32,19 +34,6 @@ namespace gptc {
 using namespace mlir;
 
 namespace {
-
-/// A static shape, strides and offset: what a bare pointer can carry.
-bool hasStaticLayout(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return memref.hasStaticShape() &&
-         succeeded(memref.getStridesAndOffset(strides, offset)) &&
-         !ShapedType::isDynamic(offset) &&
-         llvm::none_of(strides, ShapedType::isDynamic);
-}
 
 /// One function's split: its top-level ops, and what a part recomputes
 /// rather than takes (constants and views of the function's arguments).
@@ -91,10 +80,8 @@ public:
     if (!segment.empty())
       outline(segment, parts++);
     // The constants and views only the parts used are dead now.
-    host.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
-      if (isOpTriviallyDead(op))
-        op->erase();
-    });
+    IRRewriter rewriter(host.getContext());
+    (void)runRegionDCE(rewriter, host->getRegions());
     return parts;
   }
 
@@ -203,9 +190,8 @@ private:
     bool freesOrReturns = llvm::any_of(
         outputs, [](Value v) { return isa<BaseMemRefType>(v.getType()); });
     part.walk([&](memref::DeallocOp) { freesOrReturns = true; });
-    if (!freesOrReturns && llvm::all_of(entry->getArgumentTypes(), [](Type t) {
-          return hasStaticLayout(t);
-        }))
+    if (!freesOrReturns &&
+        llvm::all_of(entry->getArgumentTypes(), gptc::passesAsBarePointer))
       part->setAttr("llvm.bareptr", b.getUnitAttr());
 
     // Allocations among the segment's ops go before its call.
