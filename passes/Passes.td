@@ -209,6 +209,23 @@ def HostComputeToDevicePass
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
 }
 
+def RoundToBf16Pass : Pass<"gptc-round-to-bf16", "mlir::ModuleOp"> {
+  let summary = "f32 -> bf16 rounding as integer operations on the bits (CPU, LLVM dialect)";
+  let description = [{
+    Rewrites `llvm.fptrunc` from f32 to bf16 (scalars and vectors) as
+    integer operations on the f32 bits: add 0x7fff plus the lowest kept
+    bit, keep the high half as i16; a NaN keeps its high half with the
+    quiet bit set. This is the runtime's `f32ToBf16` bit for bit. A store
+    of the result stores the i16 bits and a widening back to f32 shifts
+    them, so no bf16 value is left between them. LLVM lowers the
+    conversion to an instruction only on CPUs with AVX512_BF16; on other
+    x86 CPUs it carries bf16 values as f32 and rounds them with calls of
+    `__truncsfbf2`, which Debian 12's libgcc does not have. Other
+    truncations are left alone.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def ApproximateExpPass : Pass<"gptc-approximate-exp", "mlir::func::FuncOp"> {
   let summary = "f32 exp as a vectorisable polynomial (CPU)";
   let description = [{

@@ -290,6 +290,7 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
                "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
                "convert-func-to-llvm,"
                "convert-cf-to-llvm,reconcile-unrealized-casts");
+  pm->addPass(createRoundToBf16Pass());
 }
 
 void buildPTXPipeline(OpPassManager &pm) {

@@ -327,9 +327,10 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
       return false;
   }
   std::vector<std::string> objects;
-  bool linked = emitObjects(cudaHost ? *cudaHost : module, join("step"),
-                            options.jobs, objects, error, options.times) &&
-                linkSharedObject(objects, join("step.so"), error);
+  bool linked =
+      emitObjects(cudaHost ? *cudaHost : module, join("step"), options.cpu,
+                  options.jobs, objects, error, options.times) &&
+      linkSharedObject(objects, join("step.so"), error);
   for (const std::string &object : objects)
     llvm::sys::fs::remove(object);
   if (!linked)

@@ -77,6 +77,9 @@ bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 struct BundleOptions {
   /// Threads that optimise and compile the step (0: one per core).
   unsigned jobs = 0;
+  /// The CPU step.so is compiled for: "native" (this machine's CPU and
+  /// features) or an LLVM CPU name (x86-64-v3, znver3, sapphirerapids...).
+  std::string cpu = "native";
   /// Where the phases' times go (gptc compile --time), if anywhere.
   PhaseTimes *times = nullptr;
 };

@@ -11,6 +11,7 @@
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -30,22 +31,27 @@ namespace gptc {
 
 namespace {
 
-/// A target machine for the host CPU and all its features. One per thread:
-/// a TargetMachine is not shared between threads.
-std::unique_ptr<llvm::TargetMachine>
-createHostMachine(llvm::CodeGenOptLevel level, std::string &error) {
+/// A target machine for `cpu`: "native" is the host CPU with all its
+/// features, anything else an LLVM CPU name with that CPU's features. One
+/// per thread: a TargetMachine is not shared between threads.
+std::unique_ptr<llvm::TargetMachine> createMachine(const std::string &cpu,
+                                                   llvm::CodeGenOptLevel level,
+                                                   std::string &error) {
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
   std::string features;
-  for (auto &f : llvm::sys::getHostCPUFeatures())
-    features += (f.second ? "+" : "-") + f.first().str() + ",";
+  std::string name = cpu;
+  if (cpu == kNativeCPU) {
+    name = llvm::sys::getHostCPUName().str();
+    for (auto &f : llvm::sys::getHostCPUFeatures())
+      features += (f.second ? "+" : "-") + f.first().str() + ",";
+  }
   llvm::TargetOptions options;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features, options, llvm::Reloc::PIC_,
-      std::nullopt, level));
+      triple, name, features, options, llvm::Reloc::PIC_, std::nullopt, level));
 }
 
 /// One part of the step, as bitcode, and how hard to optimise it.
@@ -55,8 +61,8 @@ struct Part {
 };
 
 /// Optimises one part and writes its object file.
-bool compilePart(const Part &part, const std::string &path,
-                 std::string &error) {
+bool compilePart(const Part &part, const std::string &cpu,
+                 const std::string &path, std::string &error) {
   llvm::LLVMContext context;
   auto module = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(
@@ -68,9 +74,10 @@ bool compilePart(const Part &part, const std::string &path,
     return false;
   }
   std::unique_ptr<llvm::TargetMachine> tm =
-      createHostMachine(part.kernels ? llvm::CodeGenOptLevel::Aggressive
-                                     : llvm::CodeGenOptLevel::None,
-                        error);
+      createMachine(cpu,
+                    part.kernels ? llvm::CodeGenOptLevel::Aggressive
+                                 : llvm::CodeGenOptLevel::None,
+                    error);
   if (!tm)
     return false;
   (*module)->setDataLayout(tm->createDataLayout());
@@ -135,7 +142,18 @@ void appendBitcode(std::vector<Part> &parts, const llvm::Module &module,
 
 } // namespace
 
-bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
+bool isKnownCPU(const std::string &cpu) {
+  if (cpu == kNativeCPU)
+    return true;
+  llvm::InitializeNativeTarget();
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createMachine(kNativeCPU, llvm::CodeGenOptLevel::None, error);
+  return tm && tm->getMCSubtargetInfo()->isCPUStringValid(cpu);
+}
+
+bool emitObjects(mlir::ModuleOp module, const std::string &stem,
+                 const std::string &cpu, unsigned jobs,
                  std::vector<std::string> &objects, std::string &error,
                  PhaseTimes *times) {
   llvm::InitializeNativeTarget();
@@ -205,7 +223,7 @@ bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
   for (size_t i = 0; i < parts.size(); ++i) {
     pool.async([&, i] {
       std::string partError;
-      if (compilePart(parts[i], objects[i], partError))
+      if (compilePart(parts[i], cpu, objects[i], partError))
         return;
       std::lock_guard<std::mutex> lock(failure);
       if (error.empty())

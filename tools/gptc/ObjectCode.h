@@ -24,7 +24,15 @@ class PhaseTimes;
 /// (0: one per core the process may use). `times`, if given, records the
 /// phases. The module's body is erased once translated: a deep model's
 /// MLIR and LLVM IR are never both alive.
-bool emitObjects(mlir::ModuleOp module, const std::string &stem, unsigned jobs,
+/// The CPU name that means "the machine compiling" (its CPU and features).
+inline constexpr const char *kNativeCPU = "native";
+
+/// Whether LLVM knows `cpu` (kNativeCPU or a CPU name, e.g. x86-64-v3).
+bool isKnownCPU(const std::string &cpu);
+
+/// The step's object files, compiled for `cpu` (kNativeCPU or a CPU name).
+bool emitObjects(mlir::ModuleOp module, const std::string &stem,
+                 const std::string &cpu, unsigned jobs,
                  std::vector<std::string> &objects, std::string &error,
                  PhaseTimes *times = nullptr);
 

@@ -19,6 +19,7 @@
 #include "passes/Passes.h"
 #include "tools/gptc/Compile.h"
 #include "tools/gptc/DataCommand.h"
+#include "tools/gptc/ObjectCode.h"
 #include "tools/gptc/PhaseTimes.h"
 #include "tools/gptc/PlotCommand.h"
 #include "tools/gptc/SampleCommand.h"
@@ -144,6 +145,13 @@ cl::opt<unsigned>
          cl::desc("Threads that optimise and compile step.so (default: one "
                   "per core)"),
          cl::value_desc("N"), cl::init(0), cl::cat(gptcCategory));
+cl::opt<std::string>
+    cpu("cpu",
+        cl::desc("CPU that step.so is compiled for: native (the default: "
+                 "this machine's CPU and all its features) or an LLVM CPU "
+                 "name such as x86-64-v3 (AVX2 + FMA), for a bundle that "
+                 "runs on any such machine with the same bits (compile)"),
+        cl::value_desc("name"), cl::init("native"), cl::cat(gptcCategory));
 cl::opt<std::string> outputPath("o",
                                 cl::desc("With --emit or --stats: output file "
                                          "(default stdout); --emit=ptx: a "
@@ -356,6 +364,12 @@ int runCompile() {
               "a bundle (see gptc --help)\n";
     return 1;
   }
+  if (!gptc::isKnownCPU(cpu)) {
+    errs() << "gptc: error: --cpu: '" << cpu
+           << "' is not a CPU LLVM knows for this machine's target; give "
+              "native or a CPU name such as x86-64-v3\n";
+    return 1;
+  }
   mlir::MLIRContext ctx;
   gptc::prepareContext(ctx);
   ctx.printOpOnDiagnostic(false);
@@ -388,6 +402,7 @@ int runCompile() {
     std::string error;
     gptc::BundleOptions options;
     options.jobs = jobs;
+    options.cpu = cpu;
     options.times = times ? &*times : nullptr;
     if (!gptc::writeBundle(*module, spec, target, outputPath, error, options)) {
       errs() << "gptc: error: " << error << "\n";
@@ -447,7 +462,8 @@ bool checkSingleOccurrences() {
   } options[] = {{"--emit", &emitStage},  {"-o", &outputPath},
                  {"--target", &target},   {"--dtype", &dtype},
                  {"--no-fuse", &noFuse},  {"--stats", &statsOption()},
-                 {"--time", &timePhases}, {"--jobs", &jobs}};
+                 {"--time", &timePhases}, {"--jobs", &jobs},
+                 {"--cpu", &cpu}};
   for (const Named &o : options)
     if (o.option->getNumOccurrences() > 1) {
       errs() << "gptc: error: " << o.name << " is given more than once\n";
