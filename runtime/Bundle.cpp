@@ -3,6 +3,7 @@
 #include "runtime/Bundle.h"
 
 #include "runtime/Files.h"
+#include "runtime/HostCpu.h"
 #include "runtime/StepLayout.h"
 
 #include <sstream>
@@ -102,6 +103,20 @@ bool openBundle(const std::string &dir, Manifest &manifest, StepLibrary &step,
     error = path + ": SHA-256 " + sha.substr(0, 16) + "... does not match " +
             manifest.path + " step_library.sha256 " + lib.sha256.substr(0, 16) +
             "..." + stale;
+    return false;
+  }
+  // Code for another CPU would die of SIGILL somewhere in the first step.
+  std::vector<std::string> missing =
+      missingCpuFeatures(manifest.hostCpuFeatures);
+  if (!missing.empty()) {
+    std::string names;
+    for (const std::string &f : missing)
+      names += (names.empty() ? "" : ", ") + f;
+    error = manifest.path + ": host_cpu: " + lib.file +
+            " was compiled for CPU '" + manifest.hostCpuName +
+            "', and this CPU lacks " + names +
+            " (recompile the bundle here, or with gptc compile --cpu=NAME for "
+            "a CPU that both machines' CPUs cover, e.g. x86-64-v3)";
     return false;
   }
   if (!step.load(path, error))

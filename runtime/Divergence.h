@@ -16,7 +16,8 @@
 //   update: group 'hidden' (update norm 3.2e+06, parameter norm 3.2e+06)
 //
 // To measure updates it keeps an f32 copy of the parameters from the step
-// before: one read-and-write pass over the parameters per step.
+// before: one read-and-write pass over the parameters per step, spread
+// over the OpenMP threads.
 //
 //===----------------------------------------------------------------------===//
 

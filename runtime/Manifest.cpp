@@ -308,6 +308,26 @@ bool parseStepLibrary(Reader &r, const llvm::json::Object &o, Manifest &m) {
   return true;
 }
 
+/// host_cpu: {"name": "znver3", "features": ["avx", "avx2", ...]}.
+bool parseHostCpu(Reader &r, const llvm::json::Object &o, Manifest &m) {
+  const llvm::json::Object *cpu = getObject(r, o, "host_cpu");
+  if (!cpu || !r.getString(*cpu, "host_cpu.", "name", m.hostCpuName))
+    return false;
+  const llvm::json::Array *features = cpu->getArray("features");
+  if (!features)
+    return r.fail("host_cpu.features", cpu->get("features")
+                                           ? "expected an array of strings"
+                                           : "missing");
+  for (const llvm::json::Value &f : *features) {
+    std::optional<llvm::StringRef> name = f.getAsString();
+    if (!name || name->empty())
+      return r.fail("host_cpu.features",
+                    "expected an array of non-empty strings");
+    m.hostCpuFeatures.push_back(name->str());
+  }
+  return true;
+}
+
 bool parseRunDefaults(Reader &r, const llvm::json::Object &o, Manifest &m) {
   const llvm::json::Object *run = getObject(r, o, "run");
   RunDefaults &d = m.run;
@@ -464,6 +484,10 @@ bool parseManifest(const std::string &text, const std::string &fileName,
     ok = r.getString(*o, "", "spec_name", m.specName);
   if (ok && o->get("bos_token"))
     ok = r.getInt(*o, "", "bos_token", m.bosToken, -1, big);
+  // Written by every gptc that knows it; a manifest without it is not
+  // checked against this CPU.
+  if (ok && o->get("host_cpu"))
+    ok = parseHostCpu(r, *o, m);
   if (ok && o->get("divergence_factor")) {
     std::optional<double> f = o->getNumber("divergence_factor");
     if (!f || !(*f >= 0) || !std::isfinite(*f))

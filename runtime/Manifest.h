@@ -77,6 +77,11 @@ struct Manifest {
   /// SHA-256 of the layout descriptor (runtime/StepLayout.h).
   std::string layoutSha256;
   StepLibraryFile stepLibrary;
+  /// host_cpu: the CPU step.so's code was compiled for (LLVM's name) and
+  /// the instruction set features it may use (runtime/HostCpu.h); empty
+  /// when the manifest does not say.
+  std::string hostCpuName;
+  std::vector<std::string> hostCpuFeatures;
   int64_t deviceBatch = 0, seqLen = 0, gradAccum = 1, ranks = 1;
   int64_t vocabSize = 0, paddedVocab = 0, bosToken = -1;
   RunDefaults run;

@@ -114,3 +114,14 @@ if shutil.which("mpirun"):
         ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
     ]:
         config.environment[var] = value
+
+# An x86 CPU without AVX512-FP16 (every one before Sapphire Rapids, every
+# AMD one so far): code compiled for sapphirerapids is foreign to it.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((l.split(":", 1)[1].split() for l in cpuinfo
+                      if l.startswith("flags")), [])
+except OSError:
+    flags = []
+if "sse2" in flags and "avx512_fp16" not in flags:
+    config.available_features.add("x86-without-avx512fp16")

@@ -341,8 +341,10 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
   if (!runtime::sha256File(join("step.so"), library.sha256, library.bytes,
                            error))
     return false;
-  if (!writeManifest(layout, spec, target, library, join("manifest.json"),
-                     error))
+  CPUDescription hostCpu;
+  if (!describeCPU(options.cpu, hostCpu, error) ||
+      !writeManifest(layout, spec, target, library, hostCpu,
+                     join("manifest.json"), error))
     return false;
   std::string header = "# " + spec.file +
                        " with extends: merged and overrides applied (gptc "

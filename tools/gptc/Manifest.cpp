@@ -95,7 +95,8 @@ bool readExportedLayout(ModuleOp module, ExportedLayout &exported,
 
 bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
                    Target target, const StepLibraryFile &library,
-                   const std::string &path, std::string &error) {
+                   const CPUDescription &hostCpu, const std::string &path,
+                   std::string &error) {
   auto layout = cast<gpt::ArenaLayoutAttr>(exported.arena);
   const std::string &layoutHash = exported.hash;
   llvm::json::Array slotArray;
@@ -148,6 +149,9 @@ bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
       {"step_library", llvm::json::Object{{"file", library.file},
                                           {"bytes", library.bytes},
                                           {"sha256", library.sha256}}},
+      {"host_cpu",
+       llvm::json::Object{{"name", hostCpu.name},
+                          {"features", llvm::json::Array(hostCpu.features)}}},
       {"device_batch", t.deviceBatch},
       {"seq_len", t.seqLen},
       {"grad_accum", t.gradAccum()},

@@ -6,6 +6,7 @@
 #include "frontend/ModelSpec.h"
 #include "passes/Pipeline.h"
 #include "runtime/Manifest.h"
+#include "tools/gptc/ObjectCode.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -32,11 +33,12 @@ bool readExportedLayout(mlir::ModuleOp module, ExportedLayout &layout,
                         std::string &error);
 
 /// Writes manifest.json (docs/artifact.md) from the exported layout, the
-/// parameter list and run defaults of `spec`, and the step library's
-/// identity, atomically.
+/// parameter list and run defaults of `spec`, the step library's identity
+/// and the CPU its code was compiled for, atomically.
 bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
                    Target target, const StepLibraryFile &library,
-                   const std::string &path, std::string &error);
+                   const CPUDescription &hostCpu, const std::string &path,
+                   std::string &error);
 
 } // namespace gptc
 

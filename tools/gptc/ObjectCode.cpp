@@ -152,6 +152,22 @@ bool isKnownCPU(const std::string &cpu) {
   return tm && tm->getMCSubtargetInfo()->isCPUStringValid(cpu);
 }
 
+bool describeCPU(const std::string &cpu, CPUDescription &out,
+                 std::string &error) {
+  llvm::InitializeNativeTarget();
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createMachine(cpu, llvm::CodeGenOptLevel::None, error);
+  if (!tm)
+    return false;
+  const llvm::MCSubtargetInfo *info = tm->getMCSubtargetInfo();
+  out.name = tm->getTargetCPU().str();
+  out.features.clear();
+  for (const llvm::SubtargetFeatureKV &f : info->getAllProcessorFeatures())
+    if (info->getFeatureBits().test(f.Value))
+      out.features.push_back(f.Key);
+  return true;
+}
+
 bool emitObjects(mlir::ModuleOp module, const std::string &stem,
                  const std::string &cpu, unsigned jobs,
                  std::vector<std::string> &objects, std::string &error,

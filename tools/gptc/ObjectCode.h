@@ -30,6 +30,17 @@ inline constexpr const char *kNativeCPU = "native";
 /// Whether LLVM knows `cpu` (kNativeCPU or a CPU name, e.g. x86-64-v3).
 bool isKnownCPU(const std::string &cpu);
 
+/// The CPU code is compiled for, as manifest.json records it (host_cpu):
+/// LLVM's name for it and the subtarget features the code may use.
+struct CPUDescription {
+  std::string name;
+  std::vector<std::string> features;
+};
+
+/// What `cpu` (kNativeCPU or a CPU name) means on this machine's target.
+bool describeCPU(const std::string &cpu, CPUDescription &out,
+                 std::string &error);
+
 /// The step's object files, compiled for `cpu` (kNativeCPU or a CPU name).
 bool emitObjects(mlir::ModuleOp module, const std::string &stem,
                  const std::string &cpu, unsigned jobs,

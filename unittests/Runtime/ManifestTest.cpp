@@ -158,6 +158,38 @@ TEST(Manifest, ErrorsNameFileAndField) {
       "parameter slot");
   EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["slots"] = 3; }),
             "b/manifest.json: slots: expected an array");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m["host_cpu"] = "x"; }),
+            "b/manifest.json: host_cpu: expected an object");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              m["host_cpu"] =
+                  llvm::json::Object{{"features", llvm::json::Array{"avx2"}}};
+            }),
+            "b/manifest.json: host_cpu.name: missing");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              m["host_cpu"] = llvm::json::Object{{"name", "znver3"}};
+            }),
+            "b/manifest.json: host_cpu.features: missing");
+  EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
+              m["host_cpu"] = llvm::json::Object{
+                  {"name", "znver3"},
+                  {"features", llvm::json::Array{"avx2", 3}}};
+            }),
+            "b/manifest.json: host_cpu.features: expected an array of "
+            "non-empty strings");
+}
+
+TEST(Manifest, ReadsTheHostCpu) {
+  llvm::json::Object o = fakeManifest();
+  o["host_cpu"] = llvm::json::Object{
+      {"name", "x86-64-v3"}, {"features", llvm::json::Array{"avx2", "fma"}}};
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(toJson(std::move(o)), "m.json", m, error)) << error;
+  EXPECT_EQ(m.hostCpuName, "x86-64-v3");
+  EXPECT_EQ(m.hostCpuFeatures, (std::vector<std::string>{"avx2", "fma"}));
+  // Manifests without it (hand-written ones) are read; nothing is checked.
+  ASSERT_TRUE(parseManifest(toJson(fakeManifest()), "m.json", m, error));
+  EXPECT_TRUE(m.hostCpuName.empty() && m.hostCpuFeatures.empty());
 }
 
 TEST(Manifest, InvalidJsonAndMissingFile) {

@@ -240,6 +240,38 @@ TEST_F(TrainCommandTest, StepLibraryIsVerifiedBeforeLoading) {
                        "library is a FIFO (named pipe), not a regular file\n");
 }
 
+#if defined(__x86_64__)
+TEST_F(TrainCommandTest, CodeForAnotherCPUIsRefusedBeforeLoading) {
+  // A feature this CPU lacks, by GCC's reading of CPUID (AVX-512 on AMD
+  // before Zen 4, XOP on every Intel CPU).
+  std::string lacking = !__builtin_cpu_supports("avx512f") ? "avx512f"
+                        : !__builtin_cpu_supports("xop")   ? "xop"
+                                                           : "";
+  ASSERT_FALSE(lacking.empty());
+  std::string error = errorWithManifest([&](llvm::json::Object &m) {
+    m["host_cpu"] = llvm::json::Object{
+        {"name", "far-away"},
+        {"features", llvm::json::Array{"sse2", "fast-gather", lacking}}};
+  });
+  EXPECT_EQ(error, "gptc train: error: fake.gptc/manifest.json: host_cpu: "
+                   "step.so was compiled for CPU 'far-away', and this CPU "
+                   "lacks " +
+                       lacking +
+                       " (recompile the bundle here, or with gptc compile "
+                       "--cpu=NAME for a CPU that both machines' CPUs cover, "
+                       "e.g. x86-64-v3)\n");
+  EXPECT_EQ(out.str().find("step 1/"), std::string::npos) << out.str();
+
+  // The features it has: trains.
+  makeBundle(path("fake.gptc"));
+  llvm::json::Object m = fakeManifest();
+  m["host_cpu"] = llvm::json::Object{
+      {"name", "x86-64"}, {"features", llvm::json::Array{"sse2", "cx8"}}};
+  writeFile(path("fake.gptc/manifest.json"), toJson(std::move(m)));
+  EXPECT_EQ(run({"fake.gptc", "--steps", "2"}), 0) << err.str();
+}
+#endif
+
 TEST_F(TrainCommandTest, EditedManifestsDisagreeWithTheLibrary) {
   // Another arena size and workspace than the library was compiled for
   // (tests/Training/bundle-integrity.test drops a real step's workspace).
