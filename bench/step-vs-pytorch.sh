@@ -10,6 +10,15 @@
 #   GPTC_BENCH_CONFIGS=small bash bench/...   some of: small t1024 gpt2 t4096
 #   GPTC_BENCH_STEPS=12 ...                   steps per run (first 3 untimed)
 #   GPTC_BENCH_ROUNDS=5 ...                   rounds per config (default 3)
+#   GPTC_BENCH_TORCH_NS=f32 ...               PyTorch's Newton-Schulz dtype:
+#                                             bf16, f32, or auto (default):
+#                                             bf16 where the CPU has
+#                                             AVX512_BF16 or AMX-BF16, else
+#                                             f32, since PyTorch's bf16
+#                                             matmul runs at ~1 GFLOP/s on
+#                                             such CPUs (gptc's bf16 GEMMs
+#                                             compute in f32 on bf16-rounded
+#                                             inputs there: the same FLOPs)
 #
 # PyTorch 2.x comes from PyPI, into a virtual environment this script makes
 # (build/bench-venv, or GPTC_BENCH_VENV); the PyPI wheel runs on a machine
@@ -53,6 +62,19 @@ shard=$(ls "$work"/data/bench_train_*.bin | head -n 1)
 cc -O2 -march=native -fopenmp bench/fma-peak.c -o "$work/fma-peak"
 peak=$("$work/fma-peak" "$threads" | sed -n 's/^fma peak: \([0-9.]*\) .*/\1/p')
 echo "machine: f32 FMA peak ${peak} GFLOP/s on $threads threads (bench/fma-peak.c)"
+torch_ns=${GPTC_BENCH_TORCH_NS:-auto}
+if [ "$torch_ns" = auto ]; then
+  torch_ns=f32
+  grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && torch_ns=bf16
+fi
+case $torch_ns in
+bf16) ;;
+f32) echo "PyTorch: Newton-Schulz in f32 (this CPU has no AVX512_BF16 or AMX-BF16; PyTorch's bf16 matmul is ~1 GFLOP/s on it)" ;;
+*)
+  echo "bench: GPTC_BENCH_TORCH_NS: '$torch_ns' is not bf16, f32 or auto" >&2
+  exit 1
+  ;;
+esac
 
 # config name -> "layers width heads head_dim seq batch"
 declare -A configs=(
@@ -123,7 +145,7 @@ for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
       "$python" bench/pytorch_step.py --layers "$L" --width "$d" \
         --heads "$H" --head-dim "$hd" --seq "$T" --batch "$B" --vocab $vocab \
         --data "$shard" --steps "$steps" --skip $skip --threads "$threads" \
-        $flag >"$work/$name.$mode.$round.log"
+        --ns-dtype "$torch_ns" $flag >"$work/$name.$mode.$round.log"
     done
     eager_rates+=" $(sed -n 's/^pytorch: \([0-9]*\) tok\/s.*/\1/p' \
       "$work/$name.eager.$round.log")"
