@@ -506,8 +506,8 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
         unpackBf16(g.b, fb);
         if (beta != 0.0f)
           unpackBf16(g.c, fc);
-        else
-          fc.assign(size_t(rows * cols), 0.0f);
+        else // beta == 0: BLAS writes every element without reading it
+          fc.resize(size_t(rows * cols));
         View<float> fva{fa.data(), g.a.rows, g.a.cols, g.a.cols, 1};
         View<float> fvb{fb.data(), g.b.rows, g.b.cols, g.b.cols, 1};
         View<float> fvc{fc.data(), rows, cols, cols, 1};
