@@ -298,7 +298,7 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
-    "mlir::tensor::TensorDialect"
+    "mlir::tensor::TensorDialect", "mlir::vector::VectorDialect"
   ];
 }
 

@@ -286,7 +286,8 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   pm->addPass(createSplitHostPass());
   addText(*pm, "func.func(lower-affine),convert-scf-to-openmp,"
                "func.func(convert-math-to-llvm),convert-math-to-libm,"
-               "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+               "convert-vector-to-llvm,expand-strided-metadata,lower-affine,"
+               "finalize-memref-to-llvm,"
                "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
                "convert-func-to-llvm,"
                "convert-cf-to-llvm,reconcile-unrealized-casts");

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Lowering/AttentionKernels.h"
+#include "passes/Lowering/AttentionRegisterTiles.h"
 #include "passes/Lowering/KernelEmitter.h"
 
 #include <limits>
@@ -45,6 +46,8 @@ TileItem decompose(KernelEmitter &e, Value w, int64_t H, int64_t tiles) {
 struct Team {
   int64_t rows; ///< rows per tile (GPU: threads per block)
   Value thread; ///< GPU: this thread's index in the block; else null
+  /// Rows worked on together (CPU register tiles); 1 on the GPU.
+  int64_t group = 1;
   bool gpu() const { return bool(thread); }
   /// Per-row state is indexed by slot(r): rows slots on the CPU, one (the
   /// thread's own row) on the GPU.
@@ -61,6 +64,31 @@ struct Team {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(mine.thenBlock());
     body(thread);
+  }
+  /// body(rows of a group) for groups covering every row r < n: `group`
+  /// consecutive rows at a time, then the rest one by one (CPU), or the
+  /// thread's row (GPU).
+  void forEachRowGroup(KernelEmitter &e, Value n,
+                       llvm::function_ref<void(ArrayRef<Value>)> body) const {
+    if (group == 1)
+      return forEachRow(e, n, [&](Value r) { body(r); });
+    Value whole = e.mul(e.div(n, e.idx(group)), e.idx(group));
+    e.loop(e.idx(0), whole, e.idx(group), {}, [&](Value r0, ValueRange) {
+      SmallVector<Value> rs;
+      for (int64_t k = 0; k < group; ++k)
+        rs.push_back(e.add(r0, e.idx(k)));
+      body(rs);
+      return SmallVector<Value>{};
+    });
+    e.loop(whole, n, [&](Value r) { body(r); });
+  }
+  /// A row vector of `width` per row of a group (row k from k * width).
+  Value groupRows(KernelEmitter &e, int64_t width) const {
+    return e.tile({group * width});
+  }
+  /// The group's rows of Q (or K, V, dO), staged for groupTimesTile.
+  Value groupStage(KernelEmitter &e, int64_t D) const {
+    return group > 1 ? e.tile({group, D}) : Value();
   }
   /// body(x) for every x < n, shared out among the threads.
   void forEachShared(KernelEmitter &e, Value n,
@@ -131,6 +159,43 @@ void rowTimesTile(KernelEmitter &e, Value s, int64_t width,
   });
   for (int64_t d = main; d < D; ++d)
     rowsAt(e.idx(d), 1);
+}
+
+/// base + r for the rows r of a group.
+SmallVector<Value> offsetRows(KernelEmitter &e, Value base,
+                              ArrayRef<Value> rs) {
+  SmallVector<Value> at;
+  for (Value r : rs)
+    at.push_back(e.add(base, r));
+  return at;
+}
+
+/// Row k of a group's row vectors (Team::groupRows).
+Value groupRow(KernelEmitter &e, Value s, int64_t width, int64_t k) {
+  if (k == 0)
+    return s;
+  return memref::SubViewOp::create(
+      e.builder(), e.location(), s, ArrayRef<int64_t>{k * width},
+      ArrayRef<int64_t>{width}, ArrayRef<int64_t>{1});
+}
+
+/// rowTimesTile for each row k < rows of a group into groupRow(s, k), the
+/// rows given by `rowAt(k, d)`; `xs` is the group's Team::groupStage.
+void groupRowsTimesTile(KernelEmitter &e, Value s, Value xs, int64_t width,
+                        int64_t rows,
+                        llvm::function_ref<Value(int64_t, Value)> rowAt,
+                        Value tile, Value count, int64_t D, Value scale) {
+  if (rows == 1)
+    return rowTimesTile(
+        e, s, width, [&](Value d) { return rowAt(0, d); }, tile, count, D,
+        scale);
+  e.loop(D, [&](Value d) {
+    for (int64_t k = 0; k < rows; ++k) {
+      Value x = rowAt(k, d);
+      e.store(scale ? e.fmul(x, scale) : x, xs, {e.idx(k), d});
+    }
+  });
+  groupTimesTile(e, s, width, xs, rows, tile, count, D);
 }
 
 /// For c in [0, count): body(c0, n) handles c0 .. c0+n-1, n = kUnroll but
@@ -260,6 +325,16 @@ void accumulateRows(KernelEmitter &e, Value acc, Value r, Value w, Value count,
   });
 }
 
+/// accumulateRows for each row of a group: acc[slots[k]] from the weights
+/// groupRow(w, k).
+void accumulateGroupRows(KernelEmitter &e, Value acc, ArrayRef<Value> slots,
+                         Value w, int64_t width, Value count, Value first,
+                         Value src, TileItem t, int64_t D) {
+  if (slots.size() == 1)
+    return accumulateRows(e, acc, slots[0], w, count, first, src, t, D);
+  accumulateRowGroup(e, acc, slots, w, width, count, src, t.b, t.h, first, D);
+}
+
 /// acc[r][d] += sum over c < count of w[c] * tile[d][c] (a tile staged by
 /// loadTransposed: the same rows, read from shared memory on the GPU).
 void accumulateTile(KernelEmitter &e, Value acc, Value r, Value w, Value count,
@@ -281,7 +356,9 @@ void tileKernel(
   parallelKernel(b, loc, f, p.B * p.H * tiles, [&](KernelEmitter &e, Value w) {
     TileItem t = decompose(e, w, p.H, tiles);
     if (!p.tiling.threadPerRow)
-      return body(e, t, Team{tileSize, Value()});
+      return body(e, t,
+                  Team{tileSize, Value(),
+                       registerTilesFit(p.D) ? kGroupRows : int64_t(1)});
     parallelKernel(e.builder(), loc, f, tileSize,
                    [&](KernelEmitter &te, Value thread) {
                      body(te, t, Team{tileSize, thread});
@@ -411,7 +488,8 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
   int64_t D = p.D;
   tileKernel(
       b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t, const Team &team) {
-        Value kt = e.sharedTile({D, Bk}), s = e.tile({Bk});
+        Value kt = e.sharedTile({D, Bk}), s = team.groupRows(e, Bk);
+        Value xs = team.groupStage(e, D);
         // GPU: V is staged too (every thread of the block reads every row);
         // the CPU's work item reads V's rows in place.
         Value vt = team.gpu() ? e.sharedTile({D, Bk}) : Value();
@@ -427,20 +505,29 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
           loadTransposed(e, team, kt, k, t, j0, count, D);
           if (vt)
             loadTransposed(e, team, vt, v, t, j0, count, D);
-          team.forEachRow(e, rows, [&](Value r) {
-            Value i = e.add(i0, r), at = team.slot(e, r);
-            rowTimesTile(
-                e, s, Bk, [&](Value d) { return e.load(q, {t.b, t.h, i, d}); },
+          team.forEachRowGroup(e, rows, [&](ArrayRef<Value> rs) {
+            int64_t n = rs.size();
+            SmallVector<Value> is = offsetRows(e, i0, rs);
+            groupRowsTimesTile(
+                e, s, xs, Bk, n,
+                [&](int64_t g, Value d) {
+                  return e.load(q, {t.b, t.h, is[g], d});
+                },
                 kt, count, D, scale);
-            Value alpha =
-                updateRowStats(e, s, j0, count, lo, hi, t, i, m, l, at);
-            e.loop(D, [&](Value d) {
-              e.store(e.fmul(e.load(acc, {at, d}), alpha), acc, {at, d});
-            });
+            SmallVector<Value> slots;
+            for (int64_t g = 0; g < n; ++g) {
+              Value i = is[g], at = team.slot(e, rs[g]);
+              slots.push_back(at);
+              Value alpha = updateRowStats(e, groupRow(e, s, Bk, g), j0, count,
+                                           lo, hi, t, i, m, l, at);
+              e.loop(D, [&](Value d) {
+                e.store(e.fmul(e.load(acc, {at, d}), alpha), acc, {at, d});
+              });
+            }
             if (vt)
-              accumulateTile(e, acc, at, s, count, vt, D);
+              accumulateTile(e, acc, slots[0], s, count, vt, D);
             else
-              accumulateRows(e, acc, at, s, count, j0, v, t, D);
+              accumulateGroupRows(e, acc, slots, s, Bk, count, j0, v, t, D);
           });
           team.barrier(e); // before the next tile overwrites kt
         });
@@ -470,7 +557,8 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
       b, loc, p, q, Bq, [&](KernelEmitter &e, TileItem t, const Team &team) {
         Value kt = e.sharedTile({D, Bk});
         Value vt = team.gpu() ? e.sharedTile({D, Bk}) : e.tile({D, Bk});
-        Value s = e.tile({Bk}), dp = e.tile({Bk});
+        Value s = team.groupRows(e, Bk), dp = team.groupRows(e, Bk);
+        Value xs = team.groupStage(e, D);
         int64_t slots = team.slots();
         Value m = e.tile({slots}), l = e.tile({slots}),
               acc = e.tile({slots, D});
@@ -478,18 +566,24 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
         Value i0 = e.mul(t.tile, e.idx(Bq));
         Value rows = e.min(e.idx(Bq), e.sub(e.idx(p.T), i0));
         initRowState(e, m, l, acc, slots, D);
-        auto qRow = [&](Value i) {
-          return [&, i](Value d) { return e.load(q, {t.b, t.h, i, d}); };
+        // Row g of a group (queries `is`), of Q or dO.
+        auto rowOf = [&](Value src, ArrayRef<Value> is) {
+          return [&, src, is](int64_t g, Value d) {
+            return e.load(src, {t.b, t.h, is[g], d});
+          };
         };
         auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
         // Pass 1: the softmax statistics, as in the forward kernel.
         forKeyTiles(e, p, Bq, begin, end, Bk, [&](Value j0, Value count) {
           loadTransposed(e, team, kt, k, t, j0, count, D);
-          team.forEachRow(e, rows, [&](Value r) {
-            Value i = e.add(i0, r);
-            rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
-            updateRowStats(e, s, j0, count, lo, hi, t, i, m, l,
-                           team.slot(e, r));
+          team.forEachRowGroup(e, rows, [&](ArrayRef<Value> rs) {
+            int64_t n = rs.size();
+            SmallVector<Value> is = offsetRows(e, i0, rs);
+            groupRowsTimesTile(e, s, xs, Bk, n, rowOf(q, is), kt, count, D,
+                               scale);
+            for (int64_t g = 0; g < n; ++g)
+              updateRowStats(e, groupRow(e, s, Bk, g), j0, count, lo, hi, t,
+                             is[g], m, l, team.slot(e, rs[g]));
           });
           team.barrier(e);
         });
@@ -514,30 +608,35 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
         forKeyTiles(e, p, Bq, begin, end, Bk, [&](Value j0, Value count) {
           loadTransposed(e, team, kt, k, t, j0, count, D);
           loadTransposed(e, team, vt, v, t, j0, count, D);
-          team.forEachRow(e, rows, [&](Value r) {
-            Value i = e.add(i0, r);
-            r = team.slot(e, r);
-            rowTimesTile(e, s, Bk, qRow(i), kt, count, D, scale);
-            rowTimesTile(
-                e, dp, Bk,
-                [&](Value d) { return e.load(dout, {t.b, t.h, i, d}); }, vt,
-                count, D, Value());
-            Value rlo = e.load(lo, {t.b, i}), rhi = e.load(hi, {t.b, i});
-            Value lse = e.load(m, {r}), delta = e.load(l, {r});
-            e.loop(e.idx(0), count, [&](Value c) {
-              Value ok = allowed(e, e.add(j0, c), rlo, rhi);
-              Value pc =
-                  e.select(ok, e.exp(e.fsub(e.load(s, {c}), lse)), e.fc(0.0));
-              Value ds =
-                  e.fmul(e.fmul(pc, e.fsub(e.load(dp, {c}), delta)), scale);
-              e.store(ds, s, {c});
-            });
+          team.forEachRowGroup(e, rows, [&](ArrayRef<Value> rs) {
+            int64_t n = rs.size();
+            SmallVector<Value> is = offsetRows(e, i0, rs);
+            groupRowsTimesTile(e, s, xs, Bk, n, rowOf(q, is), kt, count, D,
+                               scale);
+            groupRowsTimesTile(e, dp, xs, Bk, n, rowOf(dout, is), vt, count, D,
+                               Value());
+            SmallVector<Value> slots;
+            for (int64_t g = 0; g < n; ++g) {
+              Value i = is[g], r = team.slot(e, rs[g]);
+              slots.push_back(r);
+              Value sr = groupRow(e, s, Bk, g), dpr = groupRow(e, dp, Bk, g);
+              Value rlo = e.load(lo, {t.b, i}), rhi = e.load(hi, {t.b, i});
+              Value lse = e.load(m, {r}), delta = e.load(l, {r});
+              e.loop(e.idx(0), count, [&](Value c) {
+                Value ok = allowed(e, e.add(j0, c), rlo, rhi);
+                Value pc = e.select(ok, e.exp(e.fsub(e.load(sr, {c}), lse)),
+                                    e.fc(0.0));
+                Value ds =
+                    e.fmul(e.fmul(pc, e.fsub(e.load(dpr, {c}), delta)), scale);
+                e.store(ds, sr, {c});
+              });
+            }
             // GPU: K from its shared tile (every thread reads the same
             // element: a broadcast); CPU: K's contiguous rows in place.
             if (team.gpu())
-              accumulateTile(e, acc, r, s, count, kt, D);
+              accumulateTile(e, acc, slots[0], s, count, kt, D);
             else
-              accumulateRows(e, acc, r, s, count, j0, k, t, D);
+              accumulateGroupRows(e, acc, slots, s, Bk, count, j0, k, t, D);
           });
           team.barrier(e);
         });
@@ -583,7 +682,8 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
   tileKernel(
       b, loc, p, q, Bk, [&](KernelEmitter &e, TileItem t, const Team &team) {
         Value qt = e.sharedTile({D, Bq}), dot = e.sharedTile({D, Bq});
-        Value s = e.tile({Bq}), dp = e.tile({Bq});
+        Value s = team.groupRows(e, Bq), dp = team.groupRows(e, Bq);
+        Value xs = team.groupStage(e, D);
         int64_t slots = team.slots();
         Value dkAcc = e.tile({slots, D}), dvAcc = e.tile({slots, D});
         Value scale = e.fc(p.scale);
@@ -613,34 +713,43 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
           Value count = e.min(e.idx(Bq), e.sub(range[1], i0));
           loadTransposed(e, team, qt, q, t, i0, count, D);
           loadTransposed(e, team, dot, dout, t, i0, count, D);
-          team.forEachRow(e, cols, [&](Value c) {
-            Value j = e.add(j0, c);
-            c = team.slot(e, c);
-            rowTimesTile(
-                e, s, Bq, [&](Value d) { return e.load(k, {t.b, t.h, j, d}); },
-                qt, count, D, scale);
-            rowTimesTile(
-                e, dp, Bq, [&](Value d) { return e.load(v, {t.b, t.h, j, d}); },
-                dot, count, D, Value());
-            e.loop(e.idx(0), count, [&](Value r) {
-              Value i = e.add(i0, r);
-              Value ok =
-                  allowed(e, j, e.load(lo, {t.b, i}), e.load(hi, {t.b, i}));
-              Value lse = e.load(stats, {t.b, t.h, i, e.idx(0)});
-              Value delta = e.load(stats, {t.b, t.h, i, e.idx(1)});
-              Value pr =
-                  e.select(ok, e.exp(e.fsub(e.load(s, {r}), lse)), e.fc(0.0));
-              Value ds =
-                  e.fmul(e.fmul(pr, e.fsub(e.load(dp, {r}), delta)), scale);
-              e.store(pr, s, {r});
-              e.store(ds, dp, {r});
-            });
+          team.forEachRowGroup(e, cols, [&](ArrayRef<Value> cs) {
+            int64_t n = cs.size();
+            SmallVector<Value> js = offsetRows(e, j0, cs);
+            auto rowOf = [&](Value src) {
+              return [&, src](int64_t g, Value d) {
+                return e.load(src, {t.b, t.h, js[g], d});
+              };
+            };
+            groupRowsTimesTile(e, s, xs, Bq, n, rowOf(k), qt, count, D, scale);
+            groupRowsTimesTile(e, dp, xs, Bq, n, rowOf(v), dot, count, D,
+                               Value());
+            SmallVector<Value> slots;
+            for (int64_t g = 0; g < n; ++g) {
+              Value j = js[g];
+              slots.push_back(team.slot(e, cs[g]));
+              Value sc = groupRow(e, s, Bq, g), dpc = groupRow(e, dp, Bq, g);
+              e.loop(e.idx(0), count, [&](Value r) {
+                Value i = e.add(i0, r);
+                Value ok =
+                    allowed(e, j, e.load(lo, {t.b, i}), e.load(hi, {t.b, i}));
+                Value lse = e.load(stats, {t.b, t.h, i, e.idx(0)});
+                Value delta = e.load(stats, {t.b, t.h, i, e.idx(1)});
+                Value pr = e.select(ok, e.exp(e.fsub(e.load(sc, {r}), lse)),
+                                    e.fc(0.0));
+                Value ds =
+                    e.fmul(e.fmul(pr, e.fsub(e.load(dpc, {r}), delta)), scale);
+                e.store(pr, sc, {r});
+                e.store(ds, dpc, {r});
+              });
+            }
             if (team.gpu()) { // as in emitQueryGrad
-              accumulateTile(e, dvAcc, c, s, count, dot, D);
-              accumulateTile(e, dkAcc, c, dp, count, qt, D);
+              accumulateTile(e, dvAcc, slots[0], s, count, dot, D);
+              accumulateTile(e, dkAcc, slots[0], dp, count, qt, D);
             } else {
-              accumulateRows(e, dvAcc, c, s, count, i0, dout, t, D);
-              accumulateRows(e, dkAcc, c, dp, count, i0, q, t, D);
+              accumulateGroupRows(e, dvAcc, slots, s, Bq, count, i0, dout, t,
+                                  D);
+              accumulateGroupRows(e, dkAcc, slots, dp, Bq, count, i0, q, t, D);
             }
           });
           team.barrier(e);

@@ -3,6 +3,7 @@
 #include "passes/Lowering/KernelEmitter.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -87,6 +88,17 @@ Value KernelEmitter::sharedTile(ArrayRef<int64_t> shape) {
   Value t = tile(shape);
   t.getDefiningOp()->setAttr(kWorkgroupTileAttr, b.getUnitAttr());
   return t;
+}
+
+Value KernelEmitter::vload(Value m, ValueRange at, int64_t lanes) {
+  return vector::LoadOp::create(b, loc, VectorType::get({lanes}, f), m, at);
+}
+void KernelEmitter::vstore(Value v, Value m, ValueRange at) {
+  vector::StoreOp::create(b, loc, v, m, at);
+}
+Value KernelEmitter::splat(Value scalar, int64_t lanes) {
+  return vector::BroadcastOp::create(
+      b, loc, VectorType::get({lanes}, scalar.getType()), scalar);
 }
 
 SmallVector<Value> KernelEmitter::loop(Value lb, Value ub, Value step,

@@ -76,6 +76,13 @@ public:
   /// ordinary tile).
   mlir::Value sharedTile(llvm::ArrayRef<int64_t> shape);
 
+  // Vectors of floatType() (CPU register tiles): `lanes` consecutive
+  // elements along the last dimension of `m`, and a scalar in every lane.
+  // math.fma (fma above) takes vectors too, lane by lane.
+  mlir::Value vload(mlir::Value m, mlir::ValueRange at, int64_t lanes);
+  void vstore(mlir::Value v, mlir::Value m, mlir::ValueRange at);
+  mlir::Value splat(mlir::Value scalar, int64_t lanes);
+
   /// for (iv = lb; iv < ub; iv += step) with loop-carried `init`; `body`
   /// returns the values carried to the next iteration (empty without
   /// `init`). Returns the final values.

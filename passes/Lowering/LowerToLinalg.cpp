@@ -47,7 +47,8 @@ struct LowerToLinalgPass
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
-        scf::SCFDialect, tensor::TensorDialect, func::FuncDialect>();
+        scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect,
+        func::FuncDialect>();
     target.addIllegalDialect<gpt::GPTDialect>();
     // The barriers of kernels shaped for a GPU (gptc-workgroup-tiles).
     target.addLegalOp<gpt::BlockBarrierOp>();
