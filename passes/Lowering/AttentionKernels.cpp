@@ -6,9 +6,11 @@
 // from K and V (forward, dQ) and from Q and dO (dK/dV) are shared tiles:
 // on CUDA, where a work item is a thread block, they are staged in shared
 // memory (gptc-workgroup-tiles); the others are per-row state. A Team
-// says who works on a tile's rows: the work item itself, row after row
-// (CPU), or one thread per row with the shared tiles loaded by all the
-// block's threads between barriers (GPU, AttentionTiling::threadPerRow).
+// says who works on a tile's rows: the work item itself, four rows at a
+// time in register tiles (CPU, AttentionRegisterTiles.h; the rows left
+// over, and head dimensions the tiles do not fit, row after row), or one
+// thread per row with the shared tiles loaded by all the block's threads
+// between barriers (GPU, AttentionTiling::threadPerRow).
 //
 //===----------------------------------------------------------------------===//
 
