@@ -135,10 +135,13 @@ private:
 };
 
 /// The attention probabilities of one (batch, head): p[i * S + j], zero
-/// where masked; a query row with no allowed key is all zeros.
+/// where masked; a query row with no allowed key is all zeros. With `lse`,
+/// also each row's log-sum-exp of its allowed scores in lse[i] (-inf for a
+/// row without keys).
 std::vector<double> probabilities(const AttentionMask &mask, int64_t b,
                                   const double *Q, const double *K, int64_t T,
-                                  int64_t S, int64_t D, double scale) {
+                                  int64_t S, int64_t D, double scale,
+                                  double *lse = nullptr) {
   std::vector<double> p(T * S, 0.0);
   for (int64_t i = 0; i < T; ++i) {
     double mx = -std::numeric_limits<double>::infinity();
@@ -151,6 +154,8 @@ std::vector<double> probabilities(const AttentionMask &mask, int64_t b,
       p[i * S + j] = scale * s;
       mx = std::max(mx, scale * s);
     }
+    if (lse)
+      lse[i] = mx;
     if (mx == -std::numeric_limits<double>::infinity())
       continue;
     double z = 0.0;
@@ -159,12 +164,15 @@ std::vector<double> probabilities(const AttentionMask &mask, int64_t b,
         z += p[i * S + j] = std::exp(p[i * S + j] - mx);
     for (int64_t j = 0; j < S; ++j)
       p[i * S + j] /= z;
+    if (lse)
+      lse[i] = mx + std::log(z);
   }
   return p;
 }
 
-/// softmax(scale q k^T + mask) v per batch and head; see #gpt.mask
-/// (GPTAttrs.td). A query row with no allowed key yields zeros.
+/// softmax(scale q k^T + mask) v per batch and head, and each row's
+/// log-sum-exp; see #gpt.mask (GPTAttrs.td). A query row with no allowed
+/// key yields zeros (and an lse of -inf).
 LogicalResult evalAttention(AttentionOp op, ArrayRef<HostTensor> in,
                             EvalResults &out) {
   const HostTensor &q = in[0], &k = in[1], &v = in[2];
@@ -175,32 +183,35 @@ LogicalResult evalAttention(AttentionOp op, ArrayRef<HostTensor> in,
   int64_t B = q.shape[0], H = q.shape[1], T = q.shape[2], D = q.shape[3];
   int64_t S = k.shape[2]; // key length (equal to T by the op's types)
   AttentionMask mask(op.getMask(), tokens, window, B, S);
-  HostTensor r(resultShape(op));
+  HostTensor r(resultShape(op, 0)), lse(resultShape(op, 1));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h) {
       int64_t bh = b * H + h;
+      const double *Q = q.data.data() + bh * T * D;
+      const double *K = k.data.data() + bh * S * D;
       const double *V = v.data.data() + bh * S * D;
       double *O = r.data.data() + bh * T * D;
-      std::vector<double> p =
-          probabilities(mask, b, q.data.data() + bh * T * D,
-                        k.data.data() + bh * S * D, T, S, D, scale);
+      std::vector<double> p = probabilities(mask, b, Q, K, T, S, D, scale,
+                                            lse.data.data() + bh * T);
       for (int64_t i = 0; i < T; ++i)
         for (int64_t j = 0; j < S; ++j)
           for (int64_t d = 0; d < D; ++d)
             O[i * D + d] += p[i * S + j] * V[j * D + d];
     }
   out.push_back(std::move(r));
+  out.push_back(std::move(lse));
   return success();
 }
 
-/// dq, dk, dv of attention from the probabilities, computed afresh:
-/// dv = p^T do, dp = do v^T, ds = p (dp - rowsum(do * o)), dq = scale ds k,
-/// dk = scale ds^T q.
+/// dq, dk, dv of attention from the probabilities, computed afresh (not
+/// from the lse operand, so that a wrong lse shows as a difference from
+/// the compiled kernels): dv = p^T do, dp = do v^T,
+/// ds = p (dp - rowsum(do * o)), dq = scale ds k, dk = scale ds^T q.
 LogicalResult evalAttentionGrad(AttentionGradOp op, ArrayRef<HostTensor> in,
                                 EvalResults &out) {
   const HostTensor &q = in[0], &k = in[1], &v = in[2], &o = in[3],
-                   &dout = in[4];
-  unsigned next = 5;
+                   &dout = in[5];
+  unsigned next = 6;
   const HostTensor *tokens = op.getTokens() ? &in[next++] : nullptr;
   const HostTensor *window = op.getWindow() ? &in[next++] : nullptr;
   double scale = op.getScale().convertToDouble();

@@ -19,6 +19,12 @@
 #define GET_ATTRDEF_CLASSES
 #include "dialects/GPT/GPTAttrs.h.inc"
 
+namespace mlir::gpt {
+/// The type of an attention's per-row statistics (its log-sum-exp): the
+/// query's type without the head dimension, [B, H, T].
+Type attentionRowType(Type query);
+} // namespace mlir::gpt
+
 #define GET_OP_CLASSES
 #include "dialects/GPT/GPTOps.h.inc"
 

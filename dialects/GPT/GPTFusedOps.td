@@ -98,7 +98,10 @@ def GPT_RMSNormGradOp : GPT_Op<"rms_norm_grad", [Pure,
 }
 
 def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
-    AllTypesMatch<["query", "key", "value", "result"]>, Differentiable]> {
+    AllTypesMatch<["query", "key", "value", "result"]>,
+    TypesMatchWith<"lse is [batch, heads, seq] of the query's element type",
+                   "query", "lse", "::mlir::gpt::attentionRowType($_self)">,
+    Differentiable]> {
   let summary = "fused masked scaled-dot-product attention";
   let description = [{
     `softmax(scale * q k^T + mask) v` per batch and head, with q, k, v of
@@ -107,9 +110,14 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
     size in tokens from `window` (a 0-d i64 tensor, so the schedule can grow
     it without recompiling).
 
+    The second result, `lse` ([B, H, T]), is each query row's log-sum-exp
+    of its allowed scaled scores (-inf for a row without keys): the
+    softmax statistics gpt.attention_grad needs, kept from the forward
+    pass instead of recomputed (FlashAttention-2 keeps them the same way).
+
     Example:
     ```mlir
-    %o = gpt.attention %q, %k, %v tokens %ids : tensor<1x256xi32>
+    %o, %lse = gpt.attention %q, %k, %v tokens %ids : tensor<1x256xi32>
         window %w : tensor<i64>
         mask = #gpt.mask<causal = true, window = blocks, bos = 50256>
         scale = 1.250000e-01 : tensor<1x2x256x32xf32>
@@ -120,7 +128,7 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
                        Optional<GPT_IndexTensor>:$tokens,
                        Optional<RankedTensorOf<[I64]>>:$window,
                        GPT_MaskAttr:$mask, F64Attr:$scale);
-  let results = (outs GPT_FloatTensor:$result);
+  let results = (outs GPT_FloatTensor:$result, GPT_FloatTensor:$lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`tokens` $tokens^ `:` type($tokens))?
     (`window` $window^ `:` type($window))? `mask` `=` $mask
@@ -132,33 +140,36 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
 def GPT_AttentionGradOp : GPT_Op<"attention_grad", [Pure,
     AttrSizedOperandSegments,
     AllTypesMatch<["query", "key", "value", "out", "out_grad", "query_grad",
-                   "key_grad", "value_grad"]>]> {
+                   "key_grad", "value_grad"]>,
+    TypesMatchWith<"lse is [batch, heads, seq] of the query's element type",
+                   "query", "lse", "::mlir::gpt::attentionRowType($_self)">]> {
   let summary = "the adjoint of gpt.attention (FlashAttention-2 backward)";
   let description = [{
-    Given the attention's inputs, its output `out` and the gradient of the
-    loss with respect to it, the gradients of query, key and value. The
-    probabilities are recomputed (nothing of size T x T is kept from the
-    forward pass): with `p = softmax(scale q k^T + mask)`,
+    Given the attention's inputs, its output `out` and row log-sum-exp
+    `lse` (gpt.attention's two results) and the gradient of the loss with
+    respect to `out`, the gradients of query, key and value. The
+    probabilities are recomputed from `lse` (nothing of size T x T is kept
+    from the forward pass): with `p = exp(scale q k^T + mask - lse)`,
     `dv = p^T dout`, `ds = p * (dout v^T - rowsum(dout * out))`,
     `dq = scale ds k`, `dk = scale ds^T q`.
 
     Example:
     ```mlir
-    %dq, %dk, %dv = gpt.attention_grad %q, %k, %v, %o, %do
+    %dq, %dk, %dv = gpt.attention_grad %q, %k, %v, %o, %lse, %do
         mask = #gpt.mask<causal = true, window = none, bos = -1>
         scale = 1.250000e-01 : tensor<1x2x256x32xf32>
     ```
   }];
   let arguments = (ins GPT_FloatTensor:$query, GPT_FloatTensor:$key,
                        GPT_FloatTensor:$value, GPT_FloatTensor:$out,
-                       GPT_FloatTensor:$out_grad,
+                       GPT_FloatTensor:$lse, GPT_FloatTensor:$out_grad,
                        Optional<GPT_IndexTensor>:$tokens,
                        Optional<RankedTensorOf<[I64]>>:$window,
                        GPT_MaskAttr:$mask, F64Attr:$scale);
   let results = (outs GPT_FloatTensor:$query_grad, GPT_FloatTensor:$key_grad,
                       GPT_FloatTensor:$value_grad);
   let assemblyFormat = [{
-    $query `,` $key `,` $value `,` $out `,` $out_grad
+    $query `,` $key `,` $value `,` $out `,` $lse `,` $out_grad
     (`tokens` $tokens^ `:` type($tokens))?
     (`window` $window^ `:` type($window))? `mask` `=` $mask
     `scale` `=` $scale attr-dict `:` type($query)

@@ -47,12 +47,23 @@ LogicalResult RMSNormOp::buildVJP(OpBuilder &b, ValueRange grads,
   return success();
 }
 
-// dq, dk, dv from gpt.attention_grad; tokens and window have no gradient.
+// dq, dk, dv from gpt.attention_grad, which reads the forward's row
+// log-sum-exp; tokens and window have no gradient. The lse result is
+// statistics for the backward pass, not a differentiable output.
 LogicalResult AttentionOp::buildVJP(OpBuilder &b, ValueRange grads,
                                     SmallVectorImpl<Value> &out) {
-  auto grad = AttentionGradOp::create(
-      b, getLoc(), getQuery(), getKey(), getValue(), getResult(), grads[0],
-      getTokens(), getWindow(), getMask(), getScale());
+  if (grads[1])
+    return emitOpError("the loss depends on the lse result, which has no "
+                       "gradient");
+  if (!grads[0]) {
+    out.assign(getNumOperands(), Value());
+    return success();
+  }
+  RankedTensorType type = getQuery().getType();
+  auto grad = AttentionGradOp::create(b, getLoc(), type, type, type, getQuery(),
+                                      getKey(), getValue(), getResult(),
+                                      getLse(), grads[0], getTokens(),
+                                      getWindow(), getMask(), getScale());
   out.push_back(grad.getQueryGrad());
   out.push_back(grad.getKeyGrad());
   out.push_back(grad.getValueGrad());

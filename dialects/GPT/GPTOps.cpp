@@ -200,6 +200,13 @@ LogicalResult RMSNormOp::verify() {
                        getEps().convertToDouble());
 }
 
+Type mlir::gpt::attentionRowType(Type query) {
+  auto t = dyn_cast<RankedTensorType>(query);
+  if (!t || t.getRank() == 0)
+    return query;
+  return RankedTensorType::get(t.getShape().drop_back(), t.getElementType());
+}
+
 /// The checks gpt.attention and gpt.attention_grad share.
 static LogicalResult verifyAttention(Operation *op, RankedTensorType q,
                                      MaskAttr mask, Value tokens, Value window,

@@ -171,9 +171,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       root = back;
     }
     rewriter.setInsertionPoint(root);
-    auto fused = AttentionOp::create(rewriter, root->getLoc(), type, m->q, m->k,
-                                     v, m->tokens, m->window, m->mask,
-                                     rewriter.getF64FloatAttr(m->scale));
+    auto fused = AttentionOp::create(
+        rewriter, root->getLoc(), type,
+        cast<RankedTensorType>(attentionRowType(type)), m->q, m->k, v,
+        m->tokens, m->window, m->mask, rewriter.getF64FloatAttr(m->scale));
     rewriter.replaceOp(root, fused.getResult());
     return success();
   }

@@ -485,7 +485,7 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
 
 void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
                           Value lo, Value hi, Value q, Value k, Value v,
-                          Value out) {
+                          AttentionOutput result) {
   const int64_t Bq = p.tiling.queryRows, Bk = p.tiling.keyCols;
   int64_t D = p.D;
   tileKernel(
@@ -533,6 +533,7 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
           });
           team.barrier(e); // before the next tile overwrites kt
         });
+        // out = acc / l; lse = m + log(l) (-inf for a row without keys).
         team.forEachRow(e, rows, [&](Value r) {
           Value at = team.slot(e, r);
           Value lr = e.load(l, {at});
@@ -540,19 +541,22 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
                                e.fdiv(e.fc(1.0), lr), e.fc(0.0));
           Value i = e.add(i0, r);
           e.loop(D, [&](Value d) {
-            e.store(e.fmul(e.load(acc, {at, d}), inv), out, {t.b, t.h, i, d});
+            e.store(e.fmul(e.load(acc, {at, d}), inv), result.out,
+                    {t.b, t.h, i, d});
           });
+          e.store(e.fadd(e.load(m, {at}), e.log(lr)), result.lse,
+                  {t.b, t.h, i});
         });
       });
 }
 
 namespace {
 
-/// Backward, kernel 1: per query tile, lse and delta = rowsum(dO * O) into
-/// `stats` ([B, H, T, 2]) and dQ.
+/// Backward, kernel 1: per query tile, delta = rowsum(dO * O) into `delta`
+/// ([B, H, T]) and dQ, the probabilities from the forward's lse.
 void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
-                   Value lo, Value hi, Value q, Value k, Value v, Value out,
-                   Value dout, Value dq, Value stats) {
+                   Value lo, Value hi, Value q, Value k, Value v,
+                   AttentionOutput forward, Value dout, Value dq, Value delta) {
   const int64_t Bq = p.tiling.queryRows, Bk = p.tiling.keyCols;
   int64_t D = p.D;
   tileKernel(
@@ -575,38 +579,22 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
           };
         };
         auto [begin, end] = keyRange(e, lo, hi, t.b, i0, rows);
-        // Pass 1: the softmax statistics, as in the forward kernel.
-        forKeyTiles(e, p, Bq, begin, end, Bk, [&](Value j0, Value count) {
-          loadTransposed(e, team, kt, k, t, j0, count, D);
-          team.forEachRowGroup(e, rows, [&](ArrayRef<Value> rs) {
-            int64_t n = rs.size();
-            SmallVector<Value> is = offsetRows(e, i0, rs);
-            groupRowsTimesTile(e, s, xs, Bk, n, rowOf(q, is), kt, count, D,
-                               scale);
-            for (int64_t g = 0; g < n; ++g)
-              updateRowStats(e, groupRow(e, s, Bk, g), j0, count, lo, hi, t,
-                             is[g], m, l, team.slot(e, rs[g]));
-          });
-          team.barrier(e);
-        });
-        // lse = m + log(l) (a row without keys is never used); delta.
+        // Per row: the forward's lse into m, delta into l.
         team.forEachRow(e, rows, [&](Value r) {
           Value i = e.add(i0, r);
           r = team.slot(e, r);
-          Value lse = e.fadd(e.load(m, {r}), e.log(e.load(l, {r})));
-          Value delta = e.loop(e.idx(0), e.idx(D), e.idx(1), {e.fc(0.0)},
-                               [&](Value d, ValueRange a) {
-                                 Value x =
-                                     e.fmul(e.load(dout, {t.b, t.h, i, d}),
-                                            e.load(out, {t.b, t.h, i, d}));
-                                 return SmallVector<Value>{e.fadd(a[0], x)};
-                               })[0];
-          e.store(lse, m, {r});
-          e.store(delta, l, {r});
-          e.store(lse, stats, {t.b, t.h, i, e.idx(0)});
-          e.store(delta, stats, {t.b, t.h, i, e.idx(1)});
+          Value rowDelta =
+              e.loop(e.idx(0), e.idx(D), e.idx(1), {e.fc(0.0)},
+                     [&](Value d, ValueRange a) {
+                       Value x = e.fmul(e.load(dout, {t.b, t.h, i, d}),
+                                        e.load(forward.out, {t.b, t.h, i, d}));
+                       return SmallVector<Value>{e.fadd(a[0], x)};
+                     })[0];
+          e.store(e.load(forward.lse, {t.b, t.h, i}), m, {r});
+          e.store(rowDelta, l, {r});
+          e.store(rowDelta, delta, {t.b, t.h, i});
         });
-        // Pass 2: ds = p (dO v^T - delta) scale; dQ += ds K.
+        // ds = p (dO v^T - delta) scale; dQ += ds K.
         forKeyTiles(e, p, Bq, begin, end, Bk, [&](Value j0, Value count) {
           loadTransposed(e, team, kt, k, t, j0, count, D);
           loadTransposed(e, team, vt, v, t, j0, count, D);
@@ -678,7 +666,7 @@ Value firstWhere(KernelEmitter &e, int64_t n,
 /// queries that can attend to some key of the tile.
 void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                       Value lo, Value hi, Value q, Value k, Value v, Value dout,
-                      Value stats, Value dk, Value dv) {
+                      Value rowLse, Value rowDelta, Value dk, Value dv) {
   const int64_t Bq = p.tiling.queryCols, Bk = p.tiling.keyRows;
   int64_t D = p.D;
   tileKernel(
@@ -735,8 +723,8 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                 Value i = e.add(i0, r);
                 Value ok =
                     allowed(e, j, e.load(lo, {t.b, i}), e.load(hi, {t.b, i}));
-                Value lse = e.load(stats, {t.b, t.h, i, e.idx(0)});
-                Value delta = e.load(stats, {t.b, t.h, i, e.idx(1)});
+                Value lse = e.load(rowLse, {t.b, t.h, i});
+                Value delta = e.load(rowDelta, {t.b, t.h, i});
                 Value pr = e.select(ok, e.exp(e.fsub(e.load(sc, {r}), lse)),
                                     e.fc(0.0));
                 Value ds =
@@ -773,13 +761,14 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
 
 void emitAttentionBackward(OpBuilder &b, Location loc,
                            const AttentionProblem &p, Value lo, Value hi,
-                           Value q, Value k, Value v, Value out, Value dout,
-                           Value dq, Value dk, Value dv) {
+                           Value q, Value k, Value v, AttentionOutput forward,
+                           Value dout, Value dq, Value dk, Value dv) {
   Type f = cast<MemRefType>(q.getType()).getElementType();
-  Value stats =
-      memref::AllocOp::create(b, loc, MemRefType::get({p.B, p.H, p.T, 2}, f));
-  emitQueryGrad(b, loc, p, lo, hi, q, k, v, out, dout, dq, stats);
-  emitKeyValueGrad(b, loc, p, lo, hi, q, k, v, dout, stats, dk, dv);
+  Value delta =
+      memref::AllocOp::create(b, loc, MemRefType::get({p.B, p.H, p.T}, f));
+  emitQueryGrad(b, loc, p, lo, hi, q, k, v, forward, dout, dq, delta);
+  emitKeyValueGrad(b, loc, p, lo, hi, q, k, v, dout, forward.lse, delta, dk,
+                   dv);
 }
 
 } // namespace gptc::lowering

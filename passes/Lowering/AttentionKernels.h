@@ -12,10 +12,11 @@
 //              time; the window size is read at run time.
 //  - forward:  per query tile, online softmax over the key tiles of
 //              [lo(first), hi(last)] (keys outside are skipped, never
-//              computed): the T x T scores are never materialised.
-//  - backward: per query tile, the row statistics (log-sum-exp and
-//              rowsum(dO * O)) and dQ, recomputing the probabilities; per
-//              key tile, dK and dV over the queries that can see it.
+//              computed): the T x T scores are never materialised. Each
+//              row's log-sum-exp is written out for the backward pass.
+//  - backward: per query tile, rowsum(dO * O) and dQ, recomputing the
+//              probabilities from the forward's log-sum-exp; per key tile,
+//              dK and dV over the queries that can see it.
 //
 // Everything accumulates in the element type of the operands (f32 or f64).
 //
@@ -61,18 +62,26 @@ std::pair<mlir::Value, mlir::Value> emitKeyBounds(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   const AttentionProblem &p);
 
-/// out = softmax(scale q k^T + mask) v, all memref<BxHxTxDxf>.
+/// The outputs and the per-row statistics of one attention.
+struct AttentionOutput {
+  mlir::Value out; ///< memref<BxHxTxDxf>
+  mlir::Value lse; ///< memref<BxHxTxf>: each row's log-sum-exp
+};
+
+/// out = softmax(scale q k^T + mask) v (q, k, v memref<BxHxTxDxf>), and
+/// lse = log(sum(exp(scale q k^T + mask))) per row.
 void emitAttentionForward(mlir::OpBuilder &b, mlir::Location loc,
                           const AttentionProblem &p, mlir::Value lo,
                           mlir::Value hi, mlir::Value q, mlir::Value k,
-                          mlir::Value v, mlir::Value out);
+                          mlir::Value v, AttentionOutput result);
 
-/// dq, dk, dv of the attention that produced `out`, given `dout`.
+/// dq, dk, dv of the attention that produced `forward`, given `dout`.
 void emitAttentionBackward(mlir::OpBuilder &b, mlir::Location loc,
                            const AttentionProblem &p, mlir::Value lo,
                            mlir::Value hi, mlir::Value q, mlir::Value k,
-                           mlir::Value v, mlir::Value out, mlir::Value dout,
-                           mlir::Value dq, mlir::Value dk, mlir::Value dv);
+                           mlir::Value v, AttentionOutput forward,
+                           mlir::Value dout, mlir::Value dq, mlir::Value dk,
+                           mlir::Value dv);
 
 } // namespace gptc::lowering
 

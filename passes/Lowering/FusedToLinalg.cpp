@@ -251,10 +251,13 @@ struct AttentionToLoops : OpRewritePattern<AttentionOp> {
       return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getQuery().getType();
-    Value out = resultBuffer(rewriter, loc, type);
+    RankedTensorType rowType = op.getLse().getType();
+    AttentionOutput result{resultBuffer(rewriter, loc, type),
+                           resultBuffer(rewriter, loc, rowType)};
     emitAttentionForward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
-                         in->k, in->v, out);
-    rewriter.replaceOp(op, asTensor(rewriter, loc, type, out));
+                         in->k, in->v, result);
+    rewriter.replaceOp(op, {asTensor(rewriter, loc, type, result.out),
+                            asTensor(rewriter, loc, rowType, result.lse)});
     return success();
   }
 };
@@ -273,10 +276,11 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
     Value dq = resultBuffer(rewriter, loc, type);
     Value dk = resultBuffer(rewriter, loc, type);
     Value dv = resultBuffer(rewriter, loc, type);
-    emitAttentionBackward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
-                          in->k, in->v, readBuffer(rewriter, loc, op.getOut()),
-                          readBuffer(rewriter, loc, op.getOutGrad()), dq, dk,
-                          dv);
+    AttentionOutput forward{readBuffer(rewriter, loc, op.getOut()),
+                            readBuffer(rewriter, loc, op.getLse())};
+    emitAttentionBackward(
+        rewriter, loc, in->problem, in->lo, in->hi, in->q, in->k, in->v,
+        forward, readBuffer(rewriter, loc, op.getOutGrad()), dq, dk, dv);
     rewriter.replaceOp(op, {asTensor(rewriter, loc, type, dq),
                             asTensor(rewriter, loc, type, dk),
                             asTensor(rewriter, loc, type, dv)});

@@ -195,11 +195,17 @@ std::string moduleText(const MaskCase &c, const std::vector<int32_t> &tok) {
       << ") -> ()\n  return\n}\n";
   };
   prologue("fwd");
-  s << "  %o = gpt.attention %p0, %p1, %p2" << operands << " mask = " << mask
-    << " scale = " << kScale << " : " << one << "\n";
-  epilogue({"%o"});
+  auto forward = [&] {
+    s << "  %o:2 = gpt.attention %p0, %p1, %p2" << operands
+      << " mask = " << mask << " scale = " << kScale << " : " << one << "\n";
+  };
+  forward();
+  epilogue({"%o#0"});
+  // The backward reads the forward kernel's lse (%o#1), so a wrong lse
+  // shows in dq, dk and dv.
   prologue("bwd");
-  s << "  %g:3 = gpt.attention_grad %p0, %p1, %p2, %p3, %p4" << operands
+  forward();
+  s << "  %g:3 = gpt.attention_grad %p0, %p1, %p2, %p3, %o#1, %p4" << operands
     << " mask = " << mask << " scale = " << kScale << " : " << one << "\n";
   epilogue({"%g#0", "%g#1", "%g#2"});
   return s.str();

@@ -17,6 +17,8 @@
 
 #include "RefTestUtil.h"
 
+#include <cmath>
+
 #include "mlir/IR/Operation.h"
 
 using namespace mlir;
@@ -449,21 +451,22 @@ constexpr const char *kAttentionIR = R"mlir(
   func.func @f(%q: tensor<1x1x4x2xf64>, %k: tensor<1x1x4x2xf64>,
                %v: tensor<1x1x4x2xf64>, %tok: tensor<1x4xi32>, %w: tensor<i64>)
       -> (tensor<1x1x4x2xf64>, tensor<1x1x4x2xf64>, tensor<1x1x4x2xf64>,
-          tensor<1x1x4x2xf64>) {
-    %0 = gpt.attention %q, %k, %v
+          tensor<1x1x4x2xf64>, tensor<1x1x4xf64>) {
+    %0:2 = gpt.attention %q, %k, %v
         mask = #gpt.mask<causal = false, window = none, bos = -1>
         scale = 5.000000e-01 : tensor<1x1x4x2xf64>
-    %1 = gpt.attention %q, %k, %v
+    %1:2 = gpt.attention %q, %k, %v
         mask = #gpt.mask<causal = true, window = none, bos = -1>
         scale = 5.000000e-01 : tensor<1x1x4x2xf64>
-    %2 = gpt.attention %q, %k, %v window %w : tensor<i64>
+    %2:2 = gpt.attention %q, %k, %v window %w : tensor<i64>
         mask = #gpt.mask<causal = true, window = tokens, bos = -1>
         scale = 5.000000e-01 : tensor<1x1x4x2xf64>
-    %3 = gpt.attention %q, %k, %v tokens %tok : tensor<1x4xi32>
+    %3:2 = gpt.attention %q, %k, %v tokens %tok : tensor<1x4xi32>
         mask = #gpt.mask<causal = true, window = none, bos = 9>
         scale = 5.000000e-01 : tensor<1x1x4x2xf64>
-    return %0, %1, %2, %3 : tensor<1x1x4x2xf64>, tensor<1x1x4x2xf64>,
-        tensor<1x1x4x2xf64>, tensor<1x1x4x2xf64>
+    return %0#0, %1#0, %2#0, %3#0, %1#1 : tensor<1x1x4x2xf64>,
+        tensor<1x1x4x2xf64>, tensor<1x1x4x2xf64>, tensor<1x1x4x2xf64>,
+        tensor<1x1x4xf64>
   })mlir";
 
 TEST_F(InterpreterTest, AttentionMasks) {
@@ -473,7 +476,7 @@ TEST_F(InterpreterTest, AttentionMasks) {
                          ht({1, 1, 4, 2}, {1, 2, 3, -1, 0, 4, -2, 1}),
                          // bos = 9: documents [5], [9, 7], [9].
                          ht({1, 4}, {5, 9, 7, 9}), HostTensor::scalar(2)});
-  ASSERT_EQ(r.size(), 4u);
+  ASSERT_EQ(r.size(), 5u);
   const double tol = 1e-14;
   // No mask.
   EXPECT_TRUE(near(r[0],
@@ -503,6 +506,15 @@ TEST_F(InterpreterTest, AttentionMasks) {
                    ht({1, 1, 4, 2}, {1.0, 2.0, 3.0, -1.0, 2.037536097526179,
                                      0.6041065041230349, -2.0, 1.0}),
                    tol));
+  // The causal rows' log-sum-exp of their scores 0.5 q.k (worked out by
+  // hand from q and k above).
+  using std::exp, std::log;
+  EXPECT_TRUE(
+      near(r[4],
+           ht({1, 1, 4}, {0.25, log(exp(-0.375) + exp(0.5)),
+                          log(exp(1.0) + exp(0.75) + 1.0),
+                          log(1.0 + exp(-0.625) + exp(1.0) + exp(0.0625))}),
+           tol));
 }
 
 // With q = k = 0 every allowed key has the same score, so the output for
@@ -515,19 +527,19 @@ TEST_F(InterpreterTest, AttentionBlockWindowAndDocuments) {
                  %tok: tensor<1x384xi32>, %w: tensor<i64>, %w2: tensor<i64>)
         -> (tensor<1x1x384x1xf64>, tensor<1x1x384x1xf64>,
             tensor<1x1x384x1xf64>, tensor<1x1x384x1xf64>) {
-      %0 = gpt.attention %q, %q, %v window %w : tensor<i64>
+      %0:2 = gpt.attention %q, %q, %v window %w : tensor<i64>
           mask = #gpt.mask<causal = true, window = blocks, bos = -1>
           scale = 1.000000e+00 : tensor<1x1x384x1xf64>
-      %1 = gpt.attention %q, %q, %v window %w2 : tensor<i64>
+      %1:2 = gpt.attention %q, %q, %v window %w2 : tensor<i64>
           mask = #gpt.mask<causal = true, window = blocks, bos = -1>
           scale = 1.000000e+00 : tensor<1x1x384x1xf64>
-      %2 = gpt.attention %q, %q, %v tokens %tok : tensor<1x384xi32> window %w : tensor<i64>
+      %2:2 = gpt.attention %q, %q, %v tokens %tok : tensor<1x384xi32> window %w : tensor<i64>
           mask = #gpt.mask<causal = true, window = tokens, bos = 7>
           scale = 1.000000e+00 : tensor<1x1x384x1xf64>
-      %3 = gpt.attention %q, %q, %v tokens %tok : tensor<1x384xi32>
+      %3:2 = gpt.attention %q, %q, %v tokens %tok : tensor<1x384xi32>
           mask = #gpt.mask<causal = false, window = none, bos = 7>
           scale = 1.000000e+00 : tensor<1x1x384x1xf64>
-      return %0, %1, %2, %3 : tensor<1x1x384x1xf64>, tensor<1x1x384x1xf64>,
+      return %0#0, %1#0, %2#0, %3#0 : tensor<1x1x384x1xf64>, tensor<1x1x384x1xf64>,
           tensor<1x1x384x1xf64>, tensor<1x1x384x1xf64>
     })mlir",
                [&] {
@@ -575,7 +587,7 @@ TEST_F(InterpreterTest, FusedOpsMatchPrimitives) {
                  %w: tensor<i64>, %x: tensor<3x8xf64>)
         -> (tensor<1x2x256x4xf64>, tensor<1x2x256x4xf64>,
             tensor<3x8xf64>, tensor<3x8xf64>) {
-      %fused = gpt.attention %q, %k, %v tokens %tok : tensor<1x256xi32> window %w : tensor<i64>
+      %fused:2 = gpt.attention %q, %k, %v tokens %tok : tensor<1x256xi32> window %w : tensor<i64>
           mask = #gpt.mask<causal = true, window = blocks, bos = 9>
           scale = 3.000000e-01 : tensor<1x2x256x4xf64>
       // Primitive form: causal & block window & document, -inf, softmax.
@@ -625,7 +637,7 @@ TEST_F(InterpreterTest, FusedOpsMatchPrimitives) {
       %inv = gpt.rsqrt %mse : tensor<3x1xf64>
       %invb = gpt.broadcast %inv : tensor<3x1xf64> to tensor<3x8xf64>
       %np = gpt.mul %x, %invb : tensor<3x8xf64>
-      return %fused, %prim, %nf, %np : tensor<1x2x256x4xf64>, tensor<1x2x256x4xf64>,
+      return %fused#0, %prim, %nf, %np : tensor<1x2x256x4xf64>, tensor<1x2x256x4xf64>,
           tensor<3x8xf64>, tensor<3x8xf64>
     })mlir",
                [&] {

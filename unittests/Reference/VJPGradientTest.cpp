@@ -434,7 +434,7 @@ std::vector<GradCase> allCases() {
   cases.push_back(
       {"attention_causal",
        {param("q", q), param("k", q), param("v", q)},
-       std::string("  %y = gpt.attention %q, %k, %v mask = "
+       std::string("  %y, %lse = gpt.attention %q, %k, %v mask = "
                    "#gpt.mask<causal = true, window = none, bos = -1> "
                    "scale = 5.000000e-01 : ") +
            q,
@@ -445,7 +445,7 @@ std::vector<GradCase> allCases() {
        {param("q", q), param("k", q), param("v", q),
         input("tok", "tensor<1x4xi32>", {3, 9, 2, 1}),
         input("w", "tensor<i64>", {2})},
-       std::string("  %y = gpt.attention %q, %k, %v tokens %tok : "
+       std::string("  %y, %lse = gpt.attention %q, %k, %v tokens %tok : "
                    "tensor<1x4xi32> window %w : tensor<i64> mask = "
                    "#gpt.mask<causal = true, window = tokens, bos = 9> "
                    "scale = 5.000000e-01 : ") +
@@ -456,7 +456,7 @@ std::vector<GradCase> allCases() {
       {"attention_document_not_causal",
        {param("q", q), param("k", q), param("v", q),
         input("tok", "tensor<1x4xi32>", {5, 7, 7, 5})},
-       std::string("  %y = gpt.attention %q, %k, %v tokens %tok : "
+       std::string("  %y, %lse = gpt.attention %q, %k, %v tokens %tok : "
                    "tensor<1x4xi32> mask = "
                    "#gpt.mask<causal = false, window = none, bos = 7> "
                    "scale = 7.000000e-01 : ") +

@@ -304,7 +304,7 @@ func.func @rms_norm_residual(%x: tensor<2x64xf32>, %r: tensor<2x64xbf16>) {
 
 func.func @attention_rank(%q: tensor<2x8x16xf32>) {
   // expected-error @+1 {{'gpt.attention' op query, key and value must be [batch, heads, seq, head_dim]}}
-  %0 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 1.250000e-01 : tensor<2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 1.250000e-01 : tensor<2x8x16xf32>
   return
 }
 
@@ -312,7 +312,7 @@ func.func @attention_rank(%q: tensor<2x8x16xf32>) {
 
 func.func @attention_scale_zero(%q: tensor<1x2x8x16xf32>) {
   // expected-error @+1 {{'gpt.attention' op scale must be positive and finite, got 0}}
-  %0 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.000000e+00 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.000000e+00 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -320,7 +320,7 @@ func.func @attention_scale_zero(%q: tensor<1x2x8x16xf32>) {
 
 func.func @attention_scale_negative(%q: tensor<1x2x8x16xf32>) {
   // expected-error @+1 {{'gpt.attention' op scale must be positive and finite}}
-  %0 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = -2.500000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = -2.500000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -328,7 +328,7 @@ func.func @attention_scale_negative(%q: tensor<1x2x8x16xf32>) {
 
 func.func @attention_scale_nan(%q: tensor<1x2x8x16xf32>) {
   // expected-error @+1 {{'gpt.attention' op scale must be positive and finite, got nan}}
-  %0 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0x7FF8000000000000 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0x7FF8000000000000 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -336,7 +336,7 @@ func.func @attention_scale_nan(%q: tensor<1x2x8x16xf32>) {
 
 func.func @attention_document_without_tokens(%q: tensor<1x2x8x16xf32>) {
   // expected-error @+1 {{'gpt.attention' op a document mask needs the tokens operand, and only a document mask takes it}}
-  %0 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = 50256> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = 50256> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -344,7 +344,7 @@ func.func @attention_document_without_tokens(%q: tensor<1x2x8x16xf32>) {
 
 func.func @attention_tokens_without_document(%q: tensor<1x2x8x16xf32>, %t: tensor<1x8xi32>) {
   // expected-error @+1 {{'gpt.attention' op a document mask needs the tokens operand, and only a document mask takes it}}
-  %0 = gpt.attention %q, %q, %q tokens %t : tensor<1x8xi32> mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q tokens %t : tensor<1x8xi32> mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -352,7 +352,7 @@ func.func @attention_tokens_without_document(%q: tensor<1x2x8x16xf32>, %t: tenso
 
 func.func @attention_window_without_operand(%q: tensor<1x2x8x16xf32>) {
   // expected-error @+1 {{'gpt.attention' op a sliding window needs the window operand, and only a windowed mask takes it}}
-  %0 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -360,7 +360,7 @@ func.func @attention_window_without_operand(%q: tensor<1x2x8x16xf32>) {
 
 func.func @attention_operand_without_window(%q: tensor<1x2x8x16xf32>, %w: tensor<i64>) {
   // expected-error @+1 {{'gpt.attention' op a sliding window needs the window operand, and only a windowed mask takes it}}
-  %0 = gpt.attention %q, %q, %q window %w : tensor<i64> mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q window %w : tensor<i64> mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -368,7 +368,7 @@ func.func @attention_operand_without_window(%q: tensor<1x2x8x16xf32>, %w: tensor
 
 func.func @attention_tokens_shape(%q: tensor<2x2x8x16xf32>, %t: tensor<2x16xi32>) {
   // expected-error @+1 {{'gpt.attention' op tokens must be [batch, seq] = [2, 8]}}
-  %0 = gpt.attention %q, %q, %q tokens %t : tensor<2x16xi32> mask = #gpt.mask<causal = true, window = none, bos = 0> scale = 1.250000e-01 : tensor<2x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q tokens %t : tensor<2x16xi32> mask = #gpt.mask<causal = true, window = none, bos = 0> scale = 1.250000e-01 : tensor<2x2x8x16xf32>
   return
 }
 
@@ -376,7 +376,7 @@ func.func @attention_tokens_shape(%q: tensor<2x2x8x16xf32>, %t: tensor<2x16xi32>
 
 func.func @attention_tokens_rank(%q: tensor<2x2x8x16xf32>, %t: tensor<16xi32>) {
   // expected-error @+1 {{'gpt.attention' op tokens must be [batch, seq] = [2, 8]}}
-  %0 = gpt.attention %q, %q, %q tokens %t : tensor<16xi32> mask = #gpt.mask<causal = true, window = none, bos = 0> scale = 1.250000e-01 : tensor<2x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q tokens %t : tensor<16xi32> mask = #gpt.mask<causal = true, window = none, bos = 0> scale = 1.250000e-01 : tensor<2x2x8x16xf32>
   return
 }
 
@@ -384,7 +384,7 @@ func.func @attention_tokens_rank(%q: tensor<2x2x8x16xf32>, %t: tensor<16xi32>) {
 
 func.func @attention_window_rank(%q: tensor<1x2x8x16xf32>, %w: tensor<1xi64>) {
   // expected-error @+1 {{'gpt.attention' op window must be a 0-d tensor}}
-  %0 = gpt.attention %q, %q, %q window %w : tensor<1xi64> mask = #gpt.mask<causal = true, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q window %w : tensor<1xi64> mask = #gpt.mask<causal = true, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -392,7 +392,7 @@ func.func @attention_window_rank(%q: tensor<1x2x8x16xf32>, %w: tensor<1xi64>) {
 
 func.func @attention_block_window_length(%q: tensor<1x2x192x16xf32>, %w: tensor<i64>) {
   // expected-error @+1 {{'gpt.attention' op a block window needs a sequence length that is a multiple of 128}}
-  %0 = gpt.attention %q, %q, %q window %w : tensor<i64> mask = #gpt.mask<causal = true, window = blocks, bos = -1> scale = 1.250000e-01 : tensor<1x2x192x16xf32>
+  %0:2 = gpt.attention %q, %q, %q window %w : tensor<i64> mask = #gpt.mask<causal = true, window = blocks, bos = -1> scale = 1.250000e-01 : tensor<1x2x192x16xf32>
   return
 }
 
@@ -401,7 +401,7 @@ func.func @attention_block_window_length(%q: tensor<1x2x192x16xf32>, %w: tensor<
 // A dynamic length (kDynamic) is not known to be a multiple of 128.
 func.func @attention_block_window_dynamic(%q: tensor<1x2x?x16xf32>, %w: tensor<i64>) {
   // expected-error @+1 {{'gpt.attention' op a block window needs a sequence length that is a multiple of 128}}
-  %0 = gpt.attention %q, %q, %q window %w : tensor<i64> mask = #gpt.mask<causal = true, window = blocks, bos = -1> scale = 1.250000e-01 : tensor<1x2x?x16xf32>
+  %0:2 = gpt.attention %q, %q, %q window %w : tensor<i64> mask = #gpt.mask<causal = true, window = blocks, bos = -1> scale = 1.250000e-01 : tensor<1x2x?x16xf32>
   return
 }
 
@@ -409,7 +409,7 @@ func.func @attention_block_window_dynamic(%q: tensor<1x2x?x16xf32>, %w: tensor<i
 
 func.func @mask_window_not_causal(%q: tensor<1x2x8x16xf32>, %w: tensor<i64>) {
   // expected-error @+1 {{a sliding window requires a causal mask}}
-  %0 = gpt.attention %q, %q, %q window %w : tensor<i64> mask = #gpt.mask<causal = false, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q window %w : tensor<i64> mask = #gpt.mask<causal = false, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -417,7 +417,7 @@ func.func @mask_window_not_causal(%q: tensor<1x2x8x16xf32>, %w: tensor<i64>) {
 
 func.func @mask_bos(%q: tensor<1x2x8x16xf32>, %t: tensor<1x8xi32>) {
   // expected-error @+1 {{bos must be a token id or -1 (no document mask), got -2}}
-  %0 = gpt.attention %q, %q, %q tokens %t : tensor<1x8xi32> mask = #gpt.mask<causal = true, window = none, bos = -2> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q tokens %t : tensor<1x8xi32> mask = #gpt.mask<causal = true, window = none, bos = -2> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -958,7 +958,7 @@ func.func @rms_norm_result_type(%x: tensor<2x64xf32>) {
 
 func.func @attention_key_type(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x16x16xf32>) {
   // expected-error @+1 {{'gpt.attention' op failed to verify that all of {query, key, value, result} have same type}}
-  %0 = "gpt.attention"(%q, %k, %k) <{mask = #gpt.mask<causal = true, window = none, bos = -1>, scale = 1.250000e-01 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<1x2x8x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x8x16xf32>
+  %0:2 = "gpt.attention"(%q, %k, %k) <{mask = #gpt.mask<causal = true, window = none, bos = -1>, scale = 1.250000e-01 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<1x2x8x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>)
   return
 }
 
@@ -966,7 +966,7 @@ func.func @attention_key_type(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x16x16xf32
 
 func.func @attention_window_type(%q: tensor<1x2x8x16xf32>, %w: tensor<i32>) {
   // expected-error @+1 {{'gpt.attention' op operand #3 must be ranked tensor of 64-bit signless integer values, but got 'tensor<i32>'}}
-  %0 = gpt.attention %q, %q, %q window %w : tensor<i32> mask = #gpt.mask<causal = true, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q window %w : tensor<i32> mask = #gpt.mask<causal = true, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -974,7 +974,7 @@ func.func @attention_window_type(%q: tensor<1x2x8x16xf32>, %w: tensor<i32>) {
 
 func.func @attention_tokens_type(%q: tensor<1x2x8x16xf32>, %t: tensor<1x8xf32>) {
   // expected-error @+1 {{'gpt.attention' op operand #3 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
-  %0 = gpt.attention %q, %q, %q tokens %t : tensor<1x8xf32> mask = #gpt.mask<causal = true, window = none, bos = 0> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q tokens %t : tensor<1x8xf32> mask = #gpt.mask<causal = true, window = none, bos = 0> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 
@@ -991,7 +991,7 @@ func.func @unranked(%x: tensor<*xf32>) {
 func.func @mask_unknown_window(%q: tensor<1x2x8x16xf32>) {
   // expected-error @+2 {{expected one of [none, tokens, blocks] for unit of a sliding window, got: sliding}}
   // expected-error @+1 {{failed to parse GPT_MaskAttr parameter 'window'}}
-  %0 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = sliding, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = sliding, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return
 }
 

@@ -367,44 +367,44 @@ func.func @attention(%q: tensor<1x2x256x32xf32>, %k: tensor<1x2x256x32xf32>,
                      %w: tensor<i64>) {
   // Causal only.
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] mask = <causal = true, window = none, bos = -1> scale = 1.250000e-01 : tensor<1x2x256x32xf32>
-  %0 = gpt.attention %q, %k, %v
+  %0:2 = gpt.attention %q, %k, %v
       mask = #gpt.mask<causal = true, window = none, bos = -1>
       scale = 1.250000e-01 : tensor<1x2x256x32xf32>
   // Causal with a sliding window in tokens.
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] window %[[W]] : tensor<i64> mask = <causal = true, window = tokens, bos = -1> scale = 1.250000e-01 : tensor<1x2x256x32xf32>
-  %1 = gpt.attention %q, %k, %v window %w : tensor<i64>
+  %1:2 = gpt.attention %q, %k, %v window %w : tensor<i64>
       mask = #gpt.mask<causal = true, window = tokens, bos = -1>
       scale = 1.250000e-01 : tensor<1x2x256x32xf32>
   // Causal with a sliding window in 128-token blocks.
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] window %[[W]] : tensor<i64> mask = <causal = true, window = blocks, bos = -1> scale = 1.250000e-01 : tensor<1x2x256x32xf32>
-  %2 = gpt.attention %q, %k, %v window %w : tensor<i64>
+  %2:2 = gpt.attention %q, %k, %v window %w : tensor<i64>
       mask = #gpt.mask<causal = true, window = blocks, bos = -1>
       scale = 1.250000e-01 : tensor<1x2x256x32xf32>
   // Causal document mask.
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] tokens %[[T]] : tensor<1x256xi32> mask = <causal = true, window = none, bos = 50256> scale = 1.250000e-01 : tensor<1x2x256x32xf32>
-  %3 = gpt.attention %q, %k, %v tokens %t : tensor<1x256xi32>
+  %3:2 = gpt.attention %q, %k, %v tokens %t : tensor<1x256xi32>
       mask = #gpt.mask<causal = true, window = none, bos = 50256>
       scale = 1.250000e-01 : tensor<1x2x256x32xf32>
   // Causal, block window and document: both optional operands.
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] tokens %[[T]] : tensor<1x256xi32> window %[[W]] : tensor<i64> mask = <causal = true, window = blocks, bos = 50256> scale = 1.250000e-01 : tensor<1x2x256x32xf32>
-  %4 = gpt.attention %q, %k, %v tokens %t : tensor<1x256xi32>
+  %4:2 = gpt.attention %q, %k, %v tokens %t : tensor<1x256xi32>
       window %w : tensor<i64>
       mask = #gpt.mask<causal = true, window = blocks, bos = 50256>
       scale = 1.250000e-01 : tensor<1x2x256x32xf32>
   // Causal, token window and document; bos = 0 is a valid token id.
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] tokens %[[T]] : tensor<1x256xi32> window %[[W]] : tensor<i64> mask = <causal = true, window = tokens, bos = 0> scale = 1.250000e-01 : tensor<1x2x256x32xf32>
-  %5 = gpt.attention %q, %k, %v tokens %t : tensor<1x256xi32>
+  %5:2 = gpt.attention %q, %k, %v tokens %t : tensor<1x256xi32>
       window %w : tensor<i64>
       mask = #gpt.mask<causal = true, window = tokens, bos = 0>
       scale = 1.250000e-01 : tensor<1x2x256x32xf32>
   // Non-causal (bidirectional).
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] mask = <causal = false, window = none, bos = -1> scale = 1.000000e+00 : tensor<1x2x256x32xf32>
-  %6 = gpt.attention %q, %k, %v
+  %6:2 = gpt.attention %q, %k, %v
       mask = #gpt.mask<causal = false, window = none, bos = -1>
       scale = 1.000000e+00 : tensor<1x2x256x32xf32>
   // Non-causal document mask.
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] tokens %[[T]] : tensor<1x256xi32> mask = <causal = false, window = none, bos = 1> scale = 1.000000e+00 : tensor<1x2x256x32xf32>
-  %7 = gpt.attention %q, %k, %v tokens %t : tensor<1x256xi32>
+  %7:2 = gpt.attention %q, %k, %v tokens %t : tensor<1x256xi32>
       mask = #gpt.mask<causal = false, window = none, bos = 1>
       scale = 1.000000e+00 : tensor<1x2x256x32xf32>
   return
@@ -416,7 +416,7 @@ func.func @attention(%q: tensor<1x2x256x32xf32>, %k: tensor<1x2x256x32xf32>,
 func.func @attention_short(%q: tensor<2x4x8x16xbf16>, %t: tensor<2x8xi64>,
                            %w: tensor<i64>) {
   // CHECK: gpt.attention %[[Q]], %[[Q]], %[[Q]] tokens %[[T]] : tensor<2x8xi64> window %[[W]] : tensor<i64> mask = <causal = true, window = tokens, bos = 3> scale = 2.500000e-01 : tensor<2x4x8x16xbf16>
-  %0 = gpt.attention %q, %q, %q tokens %t : tensor<2x8xi64> window %w : tensor<i64>
+  %0:2 = gpt.attention %q, %q, %q tokens %t : tensor<2x8xi64> window %w : tensor<i64>
       mask = #gpt.mask<causal = true, window = tokens, bos = 3>
       scale = 2.500000e-01 : tensor<2x4x8x16xbf16>
   return

@@ -52,9 +52,10 @@ func.func @forward(%g: tensor<2x4xf32> {gpt.name = "g", gpt.param},
 
 // Nor is the adjoint of fused attention.
 func.func @forward(%q: tensor<1x1x4x8xf32> {gpt.name = "q", gpt.param},
-                   %o: tensor<1x1x4x8xf32> {gpt.name = "o"}) -> tensor<f32> {
+                   %o: tensor<1x1x4x8xf32> {gpt.name = "o"},
+                   %lse: tensor<1x1x4xf32> {gpt.name = "lse"}) -> tensor<f32> {
   // expected-error@+1 {{'gpt.attention_grad' op is not differentiable, but the loss depends on it through a parameter}}
-  %g:3 = gpt.attention_grad %q, %q, %q, %o, %o mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x4x8xf32>
+  %g:3 = gpt.attention_grad %q, %q, %q, %o, %lse, %o mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x4x8xf32>
   %s = gpt.reduce sum %g#0 dims = [0, 1, 2, 3] : tensor<1x1x4x8xf32> -> tensor<1x1x1x1xf32>
   %l = gpt.reshape %s : tensor<1x1x1x1xf32> to tensor<f32>
   return %l : tensor<f32>

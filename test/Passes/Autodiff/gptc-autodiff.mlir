@@ -778,7 +778,7 @@ func.func @forward(%x: tensor<f32> {gpt.name = "x", gpt.param},
 // CHECK-NEXT: return %{{.*}}, %[[DX]], %[[DU]]
 func.func @forward(%x: tensor<f32> {gpt.name = "x", gpt.param},
                    %u: tensor<1x1x2x4xf32> {gpt.name = "u", gpt.param}) -> tensor<f32> {
-  %o = gpt.attention %u, %u, %u mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x2x4xf32>
+  %o:2 = gpt.attention %u, %u, %u mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x2x4xf32>
   %y = gpt.exp %x : tensor<f32>
   return %y : tensor<f32>
 }

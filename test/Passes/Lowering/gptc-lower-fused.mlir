@@ -18,7 +18,7 @@ func.func @rms_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32
 
 // attention: key bounds, then one flash kernel over (batch, head, query
 // tile) work items with the K tile marked for shared memory; nothing of size
-// T x T exists.
+// T x T exists. Each row's log-sum-exp (m + log l) is stored, [B, H, T].
 // CHECK-LABEL: func.func @attention
 // CHECK-NOT:     256x256
 // CHECK:         bufferization.to_buffer %arg3 read_only
@@ -28,26 +28,35 @@ func.func @rms_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32
 // CHECK:         scf.parallel
 // CHECK:           memref.alloca() {gptc.workgroup_tile} : memref<16x64xf32>
 // CHECK:           math.exp
-// CHECK:         bufferization.to_tensor {{.*}} restrict writable
+// CHECK:           %[[L:.*]] = math.log
+// CHECK:           %[[LSE:.*]] = arith.addf %{{.*}}, %[[L]]
+// CHECK:           memref.store %[[LSE]], %{{.*}} : memref<2x4x256xf32>
+// CHECK-COUNT-2: bufferization.to_tensor {{.*}} restrict writable
 // CHECK-NOT:     256x256
-func.func @attention(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %tok: tensor<2x256xi32>, %w: tensor<i64>) -> tensor<2x4x256x16xf32> {
-  %o = gpt.attention %q, %k, %v tokens %tok : tensor<2x256xi32> window %w : tensor<i64> mask = #gpt.mask<causal = true, window = tokens, bos = 7> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
-  return %o : tensor<2x4x256x16xf32>
+func.func @attention(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %tok: tensor<2x256xi32>, %w: tensor<i64>) -> (tensor<2x4x256x16xf32>, tensor<2x4x256xf32>) {
+  %o, %lse = gpt.attention %q, %k, %v tokens %tok : tensor<2x256xi32> window %w : tensor<i64> mask = #gpt.mask<causal = true, window = tokens, bos = 7> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
+  return %o, %lse : tensor<2x4x256x16xf32>, tensor<2x4x256xf32>
 }
 
 // -----
 
-// attention_grad: dQ per query tile, dK and dV per key tile; the row
-// statistics are [B, H, T, 2], not T x T.
+// attention_grad: dQ per query tile, dK and dV per key tile; the
+// probabilities come from the forward's lse (read, not recomputed: no log
+// anywhere in the backward), and rowsum(dO * O) is [B, H, T], not T x T.
 // CHECK-LABEL: func.func @attention_grad
 // CHECK-NOT:     256x256
 // CHECK:         scf.parallel
-// CHECK:         memref.alloc() : memref<2x4x256x2xf32>
-// CHECK-COUNT-2: scf.parallel
+// CHECK:         %[[LSE:.*]] = bufferization.to_buffer %arg4 read_only
+// CHECK:         memref.alloc() : memref<2x4x256xf32>
+// CHECK:         scf.parallel
+// CHECK:           memref.load %[[LSE]][
+// CHECK-NOT:       math.log
+// CHECK:         scf.parallel
+// CHECK-NOT:       math.log
 // CHECK-COUNT-3: bufferization.to_tensor
 // CHECK-NOT:     256x256
-func.func @attention_grad(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %o: tensor<2x4x256x16xf32>, %do: tensor<2x4x256x16xf32>) -> (tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>) {
-  %g:3 = gpt.attention_grad %q, %k, %v, %o, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
+func.func @attention_grad(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %o: tensor<2x4x256x16xf32>, %lse: tensor<2x4x256xf32>, %do: tensor<2x4x256x16xf32>) -> (tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>) {
+  %g:3 = gpt.attention_grad %q, %k, %v, %o, %lse, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
   return %g#0, %g#1, %g#2 : tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>
 }
 

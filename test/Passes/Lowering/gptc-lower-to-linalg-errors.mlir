@@ -6,7 +6,7 @@
 
 func.func @attention_dynamic_length(%q: tensor<1x1x?x8xf32>) -> tensor<1x1x?x8xf32> {
   // expected-error@+1 {{failed to legalize operation 'gpt.attention' that was explicitly marked illegal}}
-  %o = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x?x8xf32>
+  %o, %lse = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x?x8xf32>
   return %o : tensor<1x1x?x8xf32>
 }
 
