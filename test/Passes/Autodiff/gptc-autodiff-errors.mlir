@@ -63,6 +63,18 @@ func.func @forward(%q: tensor<1x1x4x8xf32> {gpt.name = "q", gpt.param},
 
 // -----
 
+// gpt.attention's lse result is statistics for its backward, not a
+// differentiable output: a loss that reads it is refused.
+func.func @forward(%q: tensor<1x1x4x8xf32> {gpt.name = "q", gpt.param}) -> tensor<f32> {
+  // expected-error@+1 {{'gpt.attention' op the loss depends on the lse result, which has no gradient}}
+  %o:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.5 : tensor<1x1x4x8xf32>
+  %s = gpt.reduce sum %o#1 dims = [0, 1, 2] : tensor<1x1x4xf32> -> tensor<1x1x1xf32>
+  %l = gpt.reshape %s : tensor<1x1x1xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 // A differentiable op with a transposed batched lhs and a shared rhs: its
 // VJP refuses it.
 func.func @forward(%x: tensor<5x3x2xf32> {gpt.name = "x", gpt.param},
