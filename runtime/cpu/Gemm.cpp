@@ -247,6 +247,18 @@ void useCallingThreadsOnly() {
   (void)once;
 }
 
+/// Whether a call of `work` multiply-adds runs on all the OpenMP threads
+/// (else on the calling thread alone).
+bool spreadsOverThreads(int64_t work) {
+  return omp_get_max_threads() > 1 && work >= kParallelWork &&
+         !omp_in_parallel();
+}
+
+/// Whether forEachBlock splits each batch item among the threads.
+bool splitsItems(int64_t batch, int64_t m, int64_t n, int64_t k) {
+  return spreadsOverThreads(batch * m * n * k) && batch < omp_get_max_threads();
+}
+
 /// Runs `one(views)` for every batch item, spread over the OpenMP threads:
 /// by batch item when there are at least as many items as threads, else by
 /// blocks of the longer of C's dimensions (multiples of 16).
@@ -257,7 +269,7 @@ void forEachBlock(int64_t batch, bool transA, bool transB, int64_t m, int64_t n,
                   Fn one) {
   useCallingThreadsOnly();
   int threads = omp_get_max_threads();
-  if (threads <= 1 || batch * m * n * k < kParallelWork || omp_in_parallel()) {
+  if (!spreadsOverThreads(batch * m * n * k)) {
     for (int64_t i = 0; i < batch; ++i)
       one(item(i));
     return;
@@ -399,30 +411,84 @@ gptc::runtime::Bf16Matrix opView(const View<uint16_t> &x, bool trans) {
 /// AMX's or AVX512_BF16's kernel.
 constexpr int64_t kAMXWork = int64_t(1) << 15;
 
-/// Unpacks a bf16 view into a packed row-major f32 matrix.
-void unpackBf16(const View<uint16_t> &x, std::vector<float> &out) {
+/// Unpacks a bf16 view into a packed row-major f32 matrix, over the
+/// OpenMP threads when `parallel`.
+void unpackBf16(const View<uint16_t> &x, std::vector<float> &out,
+                bool parallel = false) {
   out.resize(size_t(x.rows * x.cols));
-  for (int64_t i = 0; i < x.rows; ++i)
+  float *to = out.data();
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t i = 0; i < x.rows; ++i) {
+    float *row = to + i * x.cols;
+    if (x.cs == 1) { // contiguous: a vectorised shift
+      const uint16_t *from = x.ptr + i * x.rs;
+      for (int64_t j = 0; j < x.cols; ++j)
+        row[j] = bf16ToF32(from[j]);
+      continue;
+    }
     for (int64_t j = 0; j < x.cols; ++j)
-      out[size_t(i * x.cols + j)] = bf16ToF32(x.at(i, j));
+      row[j] = bf16ToF32(x.at(i, j));
+  }
 }
 
-/// Rounds a packed row-major f32 matrix into a bf16 view.
-void packBf16(const std::vector<float> &in, const View<uint16_t> &x) {
-  for (int64_t i = 0; i < x.rows; ++i)
+/// Rounds a packed row-major f32 matrix into a bf16 view, over the OpenMP
+/// threads when `parallel`.
+void packBf16(const std::vector<float> &in, const View<uint16_t> &x,
+              bool parallel = false) {
+  const float *from = in.data();
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t i = 0; i < x.rows; ++i) {
+    const float *row = from + i * x.cols;
+    if (x.cs == 1) { // contiguous: vectorised
+      uint16_t *to = x.ptr + i * x.rs;
+      for (int64_t j = 0; j < x.cols; ++j)
+        to[j] = f32ToBf16(row[j]);
+      continue;
+    }
     for (int64_t j = 0; j < x.cols; ++j)
-      x.ptr[i * x.rs + j * x.cs] = f32ToBf16(in[size_t(i * x.cols + j)]);
+      x.ptr[i * x.rs + j * x.cs] = f32ToBf16(row[j]);
+  }
+}
+
+/// One bf16 item D = alpha op(A) op(B) + beta C on the f32 path, split
+/// among the threads: A, B and C are widened once, in parallel, and the
+/// f32 GEMM is split into the blocks forEachBlock gives each thread, so
+/// every block runs the same f32 call (sizes, flags, values) as when each
+/// thread widened its own block, but no thread widens the operand the
+/// blocks share (all of B, or all of A) again.
+void gemmBf16WidenedOnce(bool transA, bool transB,
+                         const GemmViews<uint16_t, uint16_t> &g, float alpha,
+                         float beta, int64_t k) {
+  thread_local std::vector<float> fa, fb, fc;
+  const int64_t m = g.d.rows, n = g.d.cols;
+  unpackBf16(g.a, fa, true);
+  unpackBf16(g.b, fb, true);
+  if (beta != 0.0f)
+    unpackBf16(g.c, fc, true);
+  else // beta == 0: BLAS writes every element without reading it
+    fc.resize(size_t(m * n));
+  View<float> fva{fa.data(), g.a.rows, g.a.cols, g.a.cols, 1};
+  View<float> fvb{fb.data(), g.b.rows, g.b.cols, g.b.cols, 1};
+  View<float> fvc{fc.data(), m, n, n, 1};
+  std::function<GemmViews<float, float>(int64_t)> whole = [&](int64_t) {
+    return GemmViews<float, float>{fva, fvb, fvc, fvc};
+  };
+  forEachBlock<float, float>(
+      1, transA, transB, m, n, k, whole, [&](const GemmViews<float, float> &v) {
+        gemmOne<float>(transA, transB, v.a, v.b, alpha, beta, v.c, v.d, k);
+      });
+  packBf16(fc, g.d, true);
 }
 
 /// The bf16 Gram product on the f32 path: op(A) widened once per item.
 void gramBf16(const View<uint16_t> &opA, float alpha, const View<uint16_t> &d,
               int parts) {
   thread_local std::vector<float> fx, fd;
-  unpackBf16(opA, fx);
+  unpackBf16(opA, fx, parts > 1);
   fd.resize(size_t(d.rows * d.cols));
   const int64_t m = opA.rows, k = opA.cols;
   gram<float>({fx.data(), m, k, k, 1}, alpha, {fd.data(), m, m, m, 1}, parts);
-  packBf16(fd, d);
+  packBf16(fd, d, parts > 1);
 }
 
 /// The bf16 Gram product on the AVX512_BF16 kernel: no widening.
@@ -490,6 +556,11 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
                  {pc + i * c_bs, m, n, c_rs, c_cs},
                  {pd + i * d_bs, m, n, d_rs, d_cs}};
   };
+  if (!amx && !pairs && splitsItems(batch, m, n, k)) {
+    for (int64_t i = 0; i < batch; ++i)
+      gemmBf16WidenedOnce(trans_a != 0, trans_b != 0, item(i), alpha, beta, k);
+    return;
+  }
   forEachBlock<uint16_t, uint16_t>(
       batch, trans_a != 0, trans_b != 0, m, n, k, item, [&](const Views &g) {
         if ((amx || pairs) && g.d.rows * g.d.cols * k >= kAMXWork) {

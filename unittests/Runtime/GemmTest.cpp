@@ -6,6 +6,8 @@
 
 #include "gtest/gtest.h"
 
+#include <omp.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -254,7 +256,9 @@ struct Bf16Operands {
   }
 };
 
-TEST(Gemm, Bf16MatchesF32ThenRounded) {
+/// Runs `body(ta, tb, kind, beta)` for both transposes of A and B, every
+/// layout kind and beta 0 and 1, each traced.
+template <typename Body> void forEachBf16Case(Body body) {
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
       for (int kind = 0; kind < 5; ++kind)
@@ -262,40 +266,46 @@ TEST(Gemm, Bf16MatchesF32ThenRounded) {
           SCOPED_TRACE(::testing::Message()
                        << "ta " << ta << " tb " << tb << " kind " << kind
                        << " beta " << beta);
-          const int64_t m = 5, n = 6, k = 7, batch = 2;
-          Bf16Operands ops(ta, tb, m, n, k, batch, kind, beta, 7);
-          const Layout &la = ops.la, &lb = ops.lb, &lc = ops.lc;
-          std::vector<uint16_t> &a = ops.a, &b = ops.b, &c = ops.c;
-          std::vector<uint16_t> before = c;
-          gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(a.data()), la.rs, la.cs,
-                         la.bs, uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, 1.0f,
-                         beta, uintptr_t(c.data()), lc.rs, lc.cs, lc.bs,
-                         uintptr_t(c.data()), lc.rs, lc.cs, lc.bs, batch);
-          for (int64_t bi = 0; bi < batch; ++bi)
-            for (int64_t i = 0; i < m; ++i)
-              for (int64_t j = 0; j < n; ++j) {
-                double want = 0.0;
-                for (int64_t p = 0; p < k; ++p) {
-                  int64_t ai = ta ? p : i, aj = ta ? i : p;
-                  int64_t bi2 = tb ? j : p, bj = tb ? p : j;
-                  want +=
-                      double(fromBf16(
-                          a[size_t(bi * la.bs + ai * la.rs + aj * la.cs)])) *
-                      double(fromBf16(
-                          b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]));
-                }
-                size_t at = size_t(bi * lc.bs + i * lc.rs + j * lc.cs);
-                if (beta != 0.0f)
-                  want += double(fromBf16(before[at]));
-                // The f32 result differs from `want` by ~1e-6; its bf16
-                // rounding is then within half a bf16 ulp (2^-8 relative).
-                float got = fromBf16(c[at]);
-                EXPECT_NEAR(got, want, std::fabs(want) * 0x1p-8 + 1e-5)
-                    << "C[" << i << "][" << j << "]";
-                EXPECT_EQ(c[at], toBf16(float(want)))
-                    << "not the nearest bf16 of C[" << i << "][" << j << "]";
-              }
+          body(ta, tb, kind, beta);
         }
+}
+
+TEST(Gemm, Bf16MatchesF32ThenRounded) {
+  forEachBf16Case([](int ta, int tb, int kind, float beta) {
+    const int64_t m = 5, n = 6, k = 7, batch = 2;
+    Bf16Operands ops(ta, tb, m, n, k, batch, kind, beta, 7);
+    const Layout &la = ops.la, &lb = ops.lb, &lc = ops.lc;
+    std::vector<uint16_t> &a = ops.a, &b = ops.b, &c = ops.c;
+    std::vector<uint16_t> before = c;
+    gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(a.data()), la.rs, la.cs, la.bs,
+                   uintptr_t(b.data()), lb.rs, lb.cs, lb.bs, 1.0f, beta,
+                   uintptr_t(c.data()), lc.rs, lc.cs, lc.bs,
+                   uintptr_t(c.data()), lc.rs, lc.cs, lc.bs, batch);
+    for (int64_t bi = 0; bi < batch; ++bi)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = 0.0;
+          for (int64_t p = 0; p < k; ++p) {
+            int64_t ai = ta ? p : i, aj = ta ? i : p;
+            int64_t bi2 = tb ? j : p, bj = tb ? p : j;
+            want +=
+                double(
+                    fromBf16(a[size_t(bi * la.bs + ai * la.rs + aj * la.cs)])) *
+                double(
+                    fromBf16(b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]));
+          }
+          size_t at = size_t(bi * lc.bs + i * lc.rs + j * lc.cs);
+          if (beta != 0.0f)
+            want += double(fromBf16(before[at]));
+          // The f32 result differs from `want` by ~1e-6; its bf16
+          // rounding is then within half a bf16 ulp (2^-8 relative).
+          float got = fromBf16(c[at]);
+          EXPECT_NEAR(got, want, std::fabs(want) * 0x1p-8 + 1e-5)
+              << "C[" << i << "][" << j << "]";
+          EXPECT_EQ(c[at], toBf16(float(want)))
+              << "not the nearest bf16 of C[" << i << "][" << j << "]";
+        }
+  });
 }
 
 TEST(Gemm, Bf16RoundsToNearestEven) {
@@ -315,6 +325,49 @@ TEST(Gemm, Bf16RoundsToNearestEven) {
                  0, 1.0f, 1.0f, uintptr_t(&c), 1, 1, 0, uintptr_t(&c), 1, 1, 0,
                  1);
   EXPECT_EQ(fromBf16(c), 1.0f + 0x1p-6f);
+}
+
+// A bf16 GEMM large enough to be split among two threads, on the f32
+// path: every element must be, bit for bit, the bf16 rounding of what the
+// f32 entry point computes from the widened operands on the same threads
+// (the bf16 path widens each operand once and splits the f32 GEMM as
+// gptc_gemm_f32 does). Strided, transposed and column-major operands, beta
+// 0 (C never read: NaN) and 1.
+TEST(Gemm, Bf16SplitAmongThreadsIsTheRoundedF32Gemm) {
+  if (gptc::runtime::amxBf16Available() || gptc::runtime::avx512Bf16Available())
+    GTEST_SKIP() << "bf16 GEMMs run on AMX or AVX512_BF16 here, not widened";
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
+  const int64_t m = 96, n = 80, k = 72; // 552,960 multiply-adds: split
+  forEachBf16Case([&](int ta, int tb, int kind, float beta) {
+    Bf16Operands ops(ta, tb, m, n, k, 1, kind, beta, 11);
+    const Layout &la = ops.la, &lb = ops.lb, &lc = ops.lc;
+    // The same operands widened by hand (same strides), C into a
+    // separate f32 D.
+    auto widen = [](const std::vector<uint16_t> &x) {
+      std::vector<float> f(x.size());
+      for (size_t i = 0; i < x.size(); ++i)
+        f[i] = fromBf16(x[i]);
+      return f;
+    };
+    std::vector<float> fa = widen(ops.a), fb = widen(ops.b), fc = widen(ops.c),
+                       fd(size_t(m * n));
+    gptc_gemm_f32(ta, tb, m, n, k, uintptr_t(fa.data()), la.rs, la.cs, 0,
+                  uintptr_t(fb.data()), lb.rs, lb.cs, 0, 0.5f, beta,
+                  uintptr_t(fc.data()), lc.rs, lc.cs, 0, uintptr_t(fd.data()),
+                  n, 1, 0, 1);
+    gptc_gemm_bf16(ta, tb, m, n, k, uintptr_t(ops.a.data()), la.rs, la.cs, 0,
+                   uintptr_t(ops.b.data()), lb.rs, lb.cs, 0, 0.5f, beta,
+                   uintptr_t(ops.c.data()), lc.rs, lc.cs, 0,
+                   uintptr_t(ops.c.data()), lc.rs, lc.cs, 0, 1);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        wrong += ops.c[size_t(i * lc.rs + j * lc.cs)] !=
+                 toBf16(fd[size_t(i * n + j)]);
+    EXPECT_EQ(wrong, 0) << "elements not the rounded f32 result";
+  });
+  omp_set_num_threads(threads);
 }
 
 /// The epilogues the large bf16 cases run: D = alpha sums + beta C, C in
