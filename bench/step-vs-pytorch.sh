@@ -86,10 +86,17 @@ declare -A configs=(
 vocab=50304
 export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads
 
-# The tok/s of a gptc train log.
-gptc_rate_of() { sed -n 's/^done:.* | \([0-9,]*\) tok\/s.*/\1/p' "$1" | tr -d ,; }
+# Rates in tok/s to one decimal, from the mean seconds a step that both
+# print (gptc: 3 significant digits; PyTorch: milliseconds): the printed
+# tok/s are whole numbers, too coarse at gpt2's ~15 tok/s for a ratio.
+#   rate_of LOG PREFIX TOKENS_PER_STEP
+rate_of() {
+  sed -n "s/^$2.*[ (]\([0-9.]*\) s\/step.*/\1/p" "$1" |
+    awk -v t="$3" '{printf "%.1f", t / $1}'
+}
+gptc_rate_of() { rate_of "$1" "done:" "$2"; }
 # The median of a list of numbers.
-median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : int((v[NR/2]+v[NR/2+1])/2)}'; }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR]=$1} END {if (NR) printf "%.1f", (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 # FLOPs of one training step that gptc executes, in GFLOP per token: the
 # GEMMs of forward and backward (6 per weight), causal attention (half of
 # QK^T and PV, forward and backward), and Muon's Newton-Schulz (5 steps of
@@ -137,8 +144,8 @@ for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
       "$gptc" train "$work/$name.$variant" --data "$shard" --steps "$steps" \
         --val-tokens 0 >"$work/$name.$variant.$round.log"
     done
-    fused_rates+=" $(gptc_rate_of "$work/$name.fused.$round.log")"
-    unfused_rates+=" $(gptc_rate_of "$work/$name.unfused.$round.log")"
+    fused_rates+=" $(gptc_rate_of "$work/$name.fused.$round.log" $((B * T)))"
+    unfused_rates+=" $(gptc_rate_of "$work/$name.unfused.$round.log" $((B * T)))"
     for mode in eager compile; do
       flag=""
       [ $mode = compile ] && flag=--compile
@@ -147,10 +154,10 @@ for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
         --data "$shard" --steps "$steps" --skip $skip --threads "$threads" \
         --ns-dtype "$torch_ns" $flag >"$work/$name.$mode.$round.log"
     done
-    eager_rates+=" $(sed -n 's/^pytorch: \([0-9]*\) tok\/s.*/\1/p' \
-      "$work/$name.eager.$round.log")"
-    compile_rates+=" $(sed -n 's/^pytorch-compile: \([0-9]*\) tok\/s.*/\1/p' \
-      "$work/$name.compile.$round.log")"
+    eager_rates+=" $(rate_of "$work/$name.eager.$round.log" "pytorch:" \
+      $((B * T)))"
+    compile_rates+=" $(rate_of "$work/$name.compile.$round.log" \
+      "pytorch-compile:" $((B * T)))"
   done
   gptc_rate=$(echo "$fused_rates" | median)
   unfused_rate=$(echo "$unfused_rates" | median)
