@@ -1,27 +1,19 @@
 //===- Divergence.cpp - Stopping a diverging run --------------------------===//
 
 #include "runtime/Divergence.h"
+#include "runtime/cpu/Bf16.h"
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 
 namespace gptc {
 namespace runtime {
 
 namespace {
 
-/// The f32 value of the bf16 `bits`.
-float fromBF16(uint16_t bits) {
-  uint32_t wide = uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, sizeof(f));
-  return f;
-}
-
 float widen(float v) { return v; }
 float widen(double v) { return float(v); }
-float widen(uint16_t bits) { return fromBF16(bits); }
+float widen(uint16_t bits) { return bf16ToF32(bits); }
 
 /// Adds the squared change of `n` elements of `data` against `previous`
 /// to `update`, their squares to `param`, and copies them into

@@ -14,12 +14,15 @@
 // (the stride of a dimension of size 1 is ignored)
 // and is otherwise copied to a packed row-major temporary. A column-major D
 // is computed as D^T = op(B)^T op(A)^T. beta == 0 never reads C (NaN-safe);
-// a C that is not D is copied into D first (BLAS updates in place).
+// a C that is not D is copied into D first (BLAS updates in place). OpenBLAS
+// applies beta in a pass over D of its own (one product per element): a copy
+// of C, or C widened from bf16, is written already scaled by beta instead,
+// and OpenBLAS runs with beta = 1 (the same bits, one pass fewer).
 // bf16 runs on AMX tiles (runtime/cpu/GemmAMX.h) or on AVX512_BF16 pairs
 // (runtime/cpu/GemmAVX512.h) where the CPU has them; otherwise it converts
-// A, B and C to f32 (bits << 16), runs sgemm and rounds the result to
-// nearest even. Every path applies the epilogue in f32, before the one
-// rounding.
+// A, B and C to f32 (bits << 16; an operand passed as both A and B once),
+// runs sgemm and rounds the result to nearest even. Every path applies the
+// epilogue in f32, before the one rounding.
 //
 // A Gram product, op(A) op(A)^T with beta == 0 (Newton-Schulz's X X^T), is
 // symmetric: only the blocks on and below the diagonal are computed (block
@@ -50,6 +53,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 using gptc::runtime::bf16ToF32;
@@ -125,6 +129,13 @@ void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
               int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
+/// Whether blasGemm runs an m x n product on OpenBLAS, which applies beta
+/// in a pass over C of its own, one product beta * C per element, before
+/// it accumulates (the AVX-512 kernel fuses beta into its epilogue).
+bool blasScalesC(int64_t m, int64_t n) {
+  return !gptc::runtime::avx512SgemmAvailable() || tooThinForTiles(m, n);
+}
+
 /// Leading dimensions must be at least 1 even for empty or single rows.
 int64_t atLeast1(int64_t v) { return v < 1 ? 1 : v; }
 
@@ -145,11 +156,22 @@ void gemmOne(bool transA, bool transB, const View<T> &a, const View<T> &b,
   const int64_t m = d.rows, n = d.cols;
   if (m == 0 || n == 0)
     return;
-  // BLAS updates C in place: a separate C is copied into D first.
-  if (beta != T(0) && c.ptr != d.ptr)
+  const bool rowMajor = isRowMajor(m, n, d.rs, d.cs);
+  const bool colMajor = !rowMajor && isColMajor(m, n, d.rs, d.cs);
+  // BLAS updates C in place: a separate C is copied into D first. Where
+  // OpenBLAS would then scale D by beta in a pass of its own, the copy
+  // writes beta C instead (the same product, rounded once) and BLAS runs
+  // with beta = 1, which skips that pass.
+  if (beta != T(0) && c.ptr != d.ptr) {
+    const bool scale = std::is_same_v<T, double> ||
+                       blasScalesC(colMajor ? n : m, colMajor ? m : n);
+    const T by = scale ? beta : T(1);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
-        d.ptr[i * d.rs + j * d.cs] = c.at(i, j);
+        d.ptr[i * d.rs + j * d.cs] = scale ? by * c.at(i, j) : c.at(i, j);
+    if (scale)
+      beta = T(1);
+  }
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
@@ -161,12 +183,12 @@ void gemmOne(bool transA, bool transB, const View<T> &a, const View<T> &b,
   Scratch<T> &s = scratch<T>();
   Operand<T> oa = operand(a, transA, s.a);
   Operand<T> ob = operand(b, transB, s.b);
-  if (isRowMajor(m, n, d.rs, d.cs)) {
+  if (rowMajor) {
     blasGemm(oa.trans, ob.trans, m, n, k, alpha, oa.ptr, atLeast1(oa.ld),
              ob.ptr, atLeast1(ob.ld), beta, d.ptr, atLeast1(m == 1 ? n : d.rs));
     return;
   }
-  if (isColMajor(m, n, d.rs, d.cs)) {
+  if (colMajor) {
     // D^T (n x m, row-major, ld = cs) = op(B)^T op(A)^T.
     blasGemm(!ob.trans, !oa.trans, n, m, k, alpha, ob.ptr, atLeast1(ob.ld),
              oa.ptr, atLeast1(oa.ld), beta, d.ptr, atLeast1(n == 1 ? m : d.cs));
@@ -315,7 +337,8 @@ template <typename T> View<T> opOf(const View<T> &x, bool trans) {
 /// into `parts` of equal work (row i costs i + 1 dot products: boundaries
 /// at m sqrt(p / parts)), `rows(i0, i1)` computing D[i0, i1) x [0, i1) for
 /// each on its own thread; then the strict upper triangle mirrored from
-/// the lower one.
+/// the lower one, by square tiles (a row of one and a column of the other
+/// stay in cache) spread over the same threads.
 template <typename T, typename Rows>
 void lowerTriangle(int64_t m, const View<T> &d, int parts, Rows rows) {
   std::vector<int64_t> at(size_t(parts) + 1, m);
@@ -323,13 +346,26 @@ void lowerTriangle(int64_t m, const View<T> &d, int parts, Rows rows) {
     auto b = int64_t(double(m) * std::sqrt(double(p) / parts));
     at[size_t(p)] = std::min(m, (b + 15) / 16 * 16);
   }
-#pragma omp parallel for schedule(static, 1) if (parts > 1)
-  for (int p = 0; p < parts; ++p)
-    if (at[size_t(p) + 1] > at[size_t(p)])
-      rows(at[size_t(p)], at[size_t(p) + 1]);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = i + 1; j < m; ++j)
-      d.ptr[i * d.rs + j * d.cs] = d.at(j, i);
+  constexpr int64_t kTile = 32;
+  const int64_t tileRows = (m + kTile - 1) / kTile;
+#pragma omp parallel if (parts > 1)
+  {
+#pragma omp for schedule(static, 1)
+    for (int p = 0; p < parts; ++p)
+      if (at[size_t(p) + 1] > at[size_t(p)])
+        rows(at[size_t(p)], at[size_t(p) + 1]);
+    // Tile row t holds (tileRows - t) tiles: handed out one at a time.
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t t = 0; t < tileRows; ++t) {
+      const int64_t i0 = t * kTile, i1 = std::min(m, i0 + kTile);
+      for (int64_t j0 = i0; j0 < m; j0 += kTile) {
+        const int64_t j1 = std::min(m, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i)
+          for (int64_t j = std::max(j0, i + 1); j < j1; ++j)
+            d.ptr[i * d.rs + j * d.cs] = d.at(j, i);
+      }
+    }
+  }
 }
 
 /// D = alpha X X^T for X m x k, by lowerTriangle on `parts` threads.
@@ -411,10 +447,10 @@ gptc::runtime::Bf16Matrix opView(const View<uint16_t> &x, bool trans) {
 /// AMX's or AVX512_BF16's kernel.
 constexpr int64_t kAMXWork = int64_t(1) << 15;
 
-/// Unpacks a bf16 view into a packed row-major f32 matrix, over the
-/// OpenMP threads when `parallel`.
+/// Unpacks a bf16 view into a packed row-major f32 matrix scaled `by`, over
+/// the OpenMP threads when `parallel`.
 void unpackBf16(const View<uint16_t> &x, std::vector<float> &out,
-                bool parallel = false) {
+                bool parallel = false, float by = 1.0f) {
   out.resize(size_t(x.rows * x.cols));
   float *to = out.data();
 #pragma omp parallel for schedule(static) if (parallel)
@@ -423,11 +459,11 @@ void unpackBf16(const View<uint16_t> &x, std::vector<float> &out,
     if (x.cs == 1) { // contiguous: a vectorised shift
       const uint16_t *from = x.ptr + i * x.rs;
       for (int64_t j = 0; j < x.cols; ++j)
-        row[j] = bf16ToF32(from[j]);
+        row[j] = by * bf16ToF32(from[j]);
       continue;
     }
     for (int64_t j = 0; j < x.cols; ++j)
-      row[j] = bf16ToF32(x.at(i, j));
+      row[j] = by * bf16ToF32(x.at(i, j));
   }
 }
 
@@ -450,6 +486,39 @@ void packBf16(const std::vector<float> &in, const View<uint16_t> &x,
   }
 }
 
+bool sameView(const View<uint16_t> &x, const View<uint16_t> &y) {
+  return x.ptr == y.ptr && x.rows == y.rows && x.cols == y.cols &&
+         x.rs == y.rs && x.cs == y.cs;
+}
+
+/// The f32 operands of a bf16 GEMM on the f32 path: A and B widened (B
+/// once more only when it is not A itself, as in Newton-Schulz's A A), C
+/// widened into the buffer the f32 GEMM then updates, already scaled by
+/// beta when `scaleC` (the f32 GEMM then runs with beta = 1: OpenBLAS
+/// would apply beta in a pass of its own, the same product rounded once).
+struct WidenedOperands {
+  std::vector<float> a, b, c;
+
+  GemmViews<float, float> widen(const GemmViews<uint16_t, uint16_t> &g,
+                                float beta, bool scaleC, bool parallel) {
+    const int64_t m = g.d.rows, n = g.d.cols;
+    unpackBf16(g.a, a, parallel);
+    const bool bIsA = sameView(g.a, g.b);
+    if (!bIsA)
+      unpackBf16(g.b, b, parallel);
+    if (beta != 0.0f)
+      unpackBf16(g.c, c, parallel, scaleC ? beta : 1.0f);
+    else // beta == 0: BLAS writes every element without reading it
+      c.resize(size_t(m * n));
+    std::vector<float> &fb = bIsA ? a : b;
+    View<float> fc{c.data(), m, n, n, 1};
+    return {{a.data(), g.a.rows, g.a.cols, g.a.cols, 1},
+            {fb.data(), g.b.rows, g.b.cols, g.b.cols, 1},
+            fc,
+            fc};
+  }
+};
+
 /// One bf16 item D = alpha op(A) op(B) + beta C on the f32 path, split
 /// among the threads: A, B and C are widened once, in parallel, and the
 /// f32 GEMM is split into the blocks forEachBlock gives each thread, so
@@ -459,25 +528,20 @@ void packBf16(const std::vector<float> &in, const View<uint16_t> &x,
 void gemmBf16WidenedOnce(bool transA, bool transB,
                          const GemmViews<uint16_t, uint16_t> &g, float alpha,
                          float beta, int64_t k) {
-  thread_local std::vector<float> fa, fb, fc;
+  thread_local WidenedOperands w;
   const int64_t m = g.d.rows, n = g.d.cols;
-  unpackBf16(g.a, fa, true);
-  unpackBf16(g.b, fb, true);
-  if (beta != 0.0f)
-    unpackBf16(g.c, fc, true);
-  else // beta == 0: BLAS writes every element without reading it
-    fc.resize(size_t(m * n));
-  View<float> fva{fa.data(), g.a.rows, g.a.cols, g.a.cols, 1};
-  View<float> fvb{fb.data(), g.b.rows, g.b.cols, g.b.cols, 1};
-  View<float> fvc{fc.data(), m, n, n, 1};
+  // Every block runs on OpenBLAS here unless the AVX-512 kernel exists.
+  const bool scaleC = !gptc::runtime::avx512SgemmAvailable();
+  GemmViews<float, float> f = w.widen(g, beta, scaleC, true);
   std::function<GemmViews<float, float>(int64_t)> whole = [&](int64_t) {
-    return GemmViews<float, float>{fva, fvb, fvc, fvc};
+    return f;
   };
+  const float betaLeft = beta != 0.0f && scaleC ? 1.0f : beta;
   forEachBlock<float, float>(
       1, transA, transB, m, n, k, whole, [&](const GemmViews<float, float> &v) {
-        gemmOne<float>(transA, transB, v.a, v.b, alpha, beta, v.c, v.d, k);
+        gemmOne<float>(transA, transB, v.a, v.b, alpha, betaLeft, v.c, v.d, k);
       });
-  packBf16(fc, g.d, true);
+  packBf16(w.c, g.d, true);
 }
 
 /// The bf16 Gram product on the f32 path: op(A) widened once per item.
@@ -571,20 +635,12 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
           return;
         }
         // Separate temporaries from the f32 path's (gemmOne uses those).
-        thread_local std::vector<float> fa, fb, fc;
-        const int64_t rows = g.d.rows, cols = g.d.cols;
-        unpackBf16(g.a, fa);
-        unpackBf16(g.b, fb);
-        if (beta != 0.0f)
-          unpackBf16(g.c, fc);
-        else // beta == 0: BLAS writes every element without reading it
-          fc.resize(size_t(rows * cols));
-        View<float> fva{fa.data(), g.a.rows, g.a.cols, g.a.cols, 1};
-        View<float> fvb{fb.data(), g.b.rows, g.b.cols, g.b.cols, 1};
-        View<float> fvc{fc.data(), rows, cols, cols, 1};
-        gemmOne<float>(trans_a != 0, trans_b != 0, fva, fvb, alpha, beta, fvc,
-                       fvc, k);
-        packBf16(fc, g.d);
+        thread_local WidenedOperands w;
+        const bool scaleC = blasScalesC(g.d.rows, g.d.cols);
+        GemmViews<float, float> f = w.widen(g, beta, scaleC, false);
+        gemmOne<float>(trans_a != 0, trans_b != 0, f.a, f.b, alpha,
+                       beta != 0.0f && scaleC ? 1.0f : beta, f.c, f.d, k);
+        packBf16(w.c, g.d);
       });
 }
 

@@ -221,6 +221,75 @@ TEST(Gemm, ZeroKWritesBetaC) {
   EXPECT_EQ(c, (std::vector<float>{0, 0, 3, 4, 1.5f, 2}));
 }
 
+/// D = alpha op(A) op(B) + beta C with C in a buffer of its own must be,
+/// bit for bit, what the same call gives with C already in D's buffer (the
+/// runtime copies C into D scaled by beta where BLAS would scale D in a
+/// pass of its own): small and split shapes, every transpose, five layouts
+/// of D (the last one neither row- nor column-major), one and two threads.
+template <typename T, typename Gemm> void checkSeparateCIsInPlace(Gemm gemm) {
+  struct Shape {
+    int64_t m, n, k;
+  };
+  const int threads = omp_get_max_threads();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (int t : {1, 2})
+    for (Shape s : {Shape{5, 6, 7}, Shape{96, 80, 72}, Shape{40, 200, 64}})
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb)
+          for (int kind = 0; kind < 5; ++kind) {
+            SCOPED_TRACE(::testing::Message()
+                         << t << " threads, " << s.m << " x " << s.n << " x "
+                         << s.k << " ta " << ta << " tb " << tb << " kind "
+                         << kind);
+            omp_set_num_threads(t);
+            Layout la = layout(kind, ta ? s.k : s.m, ta ? s.m : s.k, 1);
+            Layout lb =
+                layout((kind + 1) % 5, tb ? s.n : s.k, tb ? s.k : s.n, 1);
+            Layout lc = layout((kind + 2) % 5, s.m, s.n, 1);
+            Layout ld = layout((kind + 3) % 5, s.m, s.n, 1);
+            std::mt19937 gen(unsigned(kind + 5 * t));
+            std::uniform_real_distribution<double> dist(-1.0, 1.0);
+            auto random = [&](const Layout &l) {
+              std::vector<T> v(size_t(l.size));
+              for (T &x : v)
+                x = T(dist(gen));
+              return v;
+            };
+            std::vector<T> a = random(la), b = random(lb), c = random(lc);
+            std::vector<T> separate(size_t(ld.size), nan), inPlace = separate;
+            for (int64_t i = 0; i < s.m; ++i)
+              for (int64_t j = 0; j < s.n; ++j)
+                inPlace[size_t(i * ld.rs + j * ld.cs)] =
+                    c[size_t(i * lc.rs + j * lc.cs)];
+            const T alpha = T(0.75), beta = T(-4.775);
+            gemm(ta, tb, s.m, s.n, s.k, uintptr_t(a.data()), la.rs, la.cs, 0,
+                 uintptr_t(b.data()), lb.rs, lb.cs, 0, alpha, beta,
+                 uintptr_t(c.data()), lc.rs, lc.cs, 0,
+                 uintptr_t(separate.data()), ld.rs, ld.cs, 0, 1);
+            gemm(ta, tb, s.m, s.n, s.k, uintptr_t(a.data()), la.rs, la.cs, 0,
+                 uintptr_t(b.data()), lb.rs, lb.cs, 0, alpha, beta,
+                 uintptr_t(inPlace.data()), ld.rs, ld.cs, 0,
+                 uintptr_t(inPlace.data()), ld.rs, ld.cs, 0, 1);
+            int64_t differ = 0;
+            for (int64_t i = 0; i < s.m; ++i)
+              for (int64_t j = 0; j < s.n; ++j) {
+                size_t at = size_t(i * ld.rs + j * ld.cs);
+                differ +=
+                    std::memcmp(&separate[at], &inPlace[at], sizeof(T)) != 0;
+              }
+            EXPECT_EQ(differ, 0) << "elements differ from C in place";
+          }
+  omp_set_num_threads(threads);
+}
+
+TEST(Gemm, F32SeparateCIsBitForBitCInPlace) {
+  checkSeparateCIsInPlace<float>(gptc_gemm_f32);
+}
+
+TEST(Gemm, F64SeparateCIsBitForBitCInPlace) {
+  checkSeparateCIsInPlace<double>(gptc_gemm_f64);
+}
+
 uint16_t toBf16(float f) {
   uint32_t bits;
   std::memcpy(&bits, &f, 4);
@@ -370,6 +439,39 @@ TEST(Gemm, Bf16SplitAmongThreadsIsTheRoundedF32Gemm) {
   omp_set_num_threads(threads);
 }
 
+// Newton-Schulz's c A A + b A passes one matrix as both operands (widened
+// once on the f32 path): D must be, bit for bit, the product with a copy
+// of it as B. A A and A A^T, batched (one item per thread) and one item
+// split among two threads.
+TEST(Gemm, Bf16OperandPassedTwiceIsTheProductWithACopy) {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
+  for (auto [m, batch] : {std::pair<int64_t, int64_t>{24, 3}, {96, 1}})
+    for (int tb = 0; tb < 2; ++tb) {
+      SCOPED_TRACE(::testing::Message()
+                   << m << " x " << m << " batch " << batch << " tb " << tb);
+      std::mt19937 gen(unsigned(m + tb));
+      std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+      const int64_t bs = m * m;
+      std::vector<uint16_t> a(size_t(bs * batch)), c(a.size());
+      for (uint16_t &x : a)
+        x = toBf16(dist(gen));
+      for (uint16_t &x : c)
+        x = toBf16(dist(gen));
+      std::vector<uint16_t> copy = a, once(a.size()), twice(a.size());
+      auto run = [&](const std::vector<uint16_t> &b, std::vector<uint16_t> &d) {
+        gptc_gemm_bf16(0, tb, m, m, m, uintptr_t(a.data()), m, 1, bs,
+                       uintptr_t(b.data()), m, 1, bs, -4.775f, 2.0315f,
+                       uintptr_t(c.data()), m, 1, bs, uintptr_t(d.data()), m, 1,
+                       bs, batch);
+      };
+      run(a, once);
+      run(copy, twice);
+      EXPECT_EQ(once, twice);
+    }
+  omp_set_num_threads(threads);
+}
+
 /// The epilogues the large bf16 cases run: D = alpha sums + beta C, C in
 /// D's buffer or (Newton-Schulz's coefficients) a buffer of its own.
 struct Bf16Epilogue {
@@ -414,8 +516,9 @@ template <typename Gemm> void checkLargeBf16(Gemm gemm) {
             std::vector<uint16_t> before = c;
             gemm(ta, tb, m, n, k, a.data(), la, b.data(), lb, e.alpha, e.beta,
                  e.separateC ? c.data() : d.data(), lc, d.data(), ld);
-            if (e.separateC)
+            if (e.separateC) {
               EXPECT_EQ(c, before) << "wrote into C";
+            }
             int64_t bad = 0;
             for (int64_t i = 0; i < m; ++i)
               for (int64_t j = 0; j < n; ++j) {
