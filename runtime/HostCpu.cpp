@@ -103,7 +103,8 @@ bool has(const Feature &f) {
     return false;
   if (!(r[f.reg] & (1u << f.bit)))
     return false;
-  return (enabledState() & f.state) == f.state;
+  static const uint64_t enabled = enabledState(); // XCR0 does not change
+  return (enabled & f.state) == f.state;
 }
 #else
 bool has(const Feature &) { return false; }
