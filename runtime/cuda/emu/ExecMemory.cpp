@@ -91,7 +91,7 @@ uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
       space = Space::Global;
     }
   }
-  if (addr % size) {
+  if (addr & (size - 1)) {
     w.fault(CUDA_ERROR_MISALIGNED_ADDRESS, in, lane,
             std::string("misaligned ") + spaceName(space) +
                 (write ? " store" : " load") + " of " + std::to_string(size) +
@@ -179,6 +179,129 @@ void countBankConflicts(WarpState &w, const Instr &in, uint32_t mask) {
   w.counters->sharedBankConflicts += worst - 1;
 }
 
+/// Where a warp's accesses land: lane l's address `addr` is at host
+/// address addr + offset + l * laneStride.
+struct WarpWindow {
+  intptr_t offset = 0;
+  size_t laneStride = 0;
+  uint8_t *at(uint64_t addr, unsigned lane) const {
+    return (uint8_t *)(addr + offset + lane * laneStride);
+  }
+};
+
+/// The warp-wide check of an access of `size` bytes per lane: when every
+/// lane's address is aligned and lies inside one global allocation, the
+/// block's shared memory, the thread's local frame or parameters, or the
+/// kernel's parameters, where the lanes' accesses land. False when some
+/// lane may fault (or racecheck watches shared memory): the caller then
+/// checks lane by lane, which reports the faulting lane.
+bool warpWindow(WarpState &w, const Instr &in, uint32_t mask, const Operand &a,
+                unsigned size, bool write, bool kernelParam, WarpWindow &win) {
+  uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
+  FOR_LANES(mask, l) {
+    uint64_t addr = effAddr(w, a, l);
+    lo = std::min(lo, addr);
+    hi = std::max(hi, addr);
+    bits |= addr;
+  }
+  if (bits & (size - 1) || hi + size < hi)
+    return false;
+  DeviceMemory &mem = *w.launch->mem;
+  auto inWindow = [](uint64_t addr, uint64_t window) {
+    return addr - window < (1ull << 32);
+  };
+  Space space = in.space;
+  uint64_t window = 0;
+  if (space == Space::Generic) {
+    for (uint64_t base : {mem.sharedWindow(), mem.localWindow()})
+      if (inWindow(lo, base) || inWindow(hi, base)) {
+        if (!inWindow(lo, base) || !inWindow(hi, base))
+          return false;
+        window = base;
+      }
+    space = window == 0                    ? Space::Global
+            : window == mem.sharedWindow() ? Space::Shared
+                                           : Space::Local;
+  }
+  uint64_t end = hi - window + size;
+  win.offset = -(intptr_t)window;
+  switch (space) {
+  case Space::Shared:
+    if (w.launch->racecheck || end > w.block->shared.size())
+      return false;
+    win.offset += (intptr_t)w.block->shared.data();
+    return true;
+  case Space::Local:
+    if (end > w.mod->localBytes)
+      return false;
+    win.offset += (intptr_t)w.local;
+    win.laneStride = w.mod->localBytes;
+    return true;
+  case Space::Param:
+    if (kernelParam) {
+      if (write || end > w.launch->kernelParams.size())
+        return false;
+      win.offset += (intptr_t)w.launch->kernelParams.data();
+      return true;
+    }
+    if (end > w.mod->paramBytes)
+      return false;
+    win.offset += (intptr_t)w.params;
+    win.laneStride = w.mod->paramBytes;
+    return true;
+  case Space::Global:
+  case Space::Const:
+    break;
+  default:
+    return false;
+  }
+  if (lo < w.cacheBase || hi + size > w.cacheEnd) {
+    uint64_t base, bytes;
+    uint8_t *host;
+    if (!mem.lookup(lo, base, bytes, host) || hi + size > base + bytes)
+      return false;
+    w.cacheBase = base;
+    w.cacheEnd = base + bytes;
+    w.cacheHost = host;
+  }
+  win.offset = (intptr_t)w.cacheHost - (intptr_t)w.cacheBase;
+  if (w.counters)
+    (write ? w.counters->globalBytesStored : w.counters->globalBytesLoaded) +=
+        (uint64_t)size * __builtin_popcount(mask);
+  return true;
+}
+
+/// Reads `size` bytes (1, 2, 4 or 8) at `p`, sign-extended when `sext`.
+/// One load of the access's width: a byte copy into a 64-bit temporary
+/// would stall store-to-load forwarding on every access.
+template <class T> inline uint64_t loadAs(const uint8_t *p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline uint64_t loadBits(const uint8_t *p, unsigned size, bool sext, Ty t) {
+  uint64_t v = size == 4   ? loadAs<uint32_t>(p)
+               : size == 8 ? loadAs<uint64_t>(p)
+               : size == 2 ? loadAs<uint16_t>(p)
+                           : loadAs<uint8_t>(p);
+  return sext ? (uint64_t)extendBits(v, t) : v;
+}
+
+/// Writes the low `size` bytes (1, 2, 4 or 8) of `v` at `p`.
+inline void storeBits(uint8_t *p, unsigned size, uint64_t v) {
+  if (size == 4) {
+    uint32_t x = (uint32_t)v;
+    std::memcpy(p, &x, 4);
+  } else if (size == 8) {
+    std::memcpy(p, &v, 8);
+  } else if (size == 2) {
+    uint16_t x = (uint16_t)v;
+    std::memcpy(p, &x, 2);
+  } else {
+    *p = (uint8_t)v;
+  }
+}
+
 /// ld / ldu: in.op 0. Vector destinations load consecutive elements.
 void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
   const Operand &d = in.ops[0], &a = in.ops[1];
@@ -187,28 +310,24 @@ void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
   bool sext = tyIsSigned(in.ty);
   if (in.space == Space::Shared && w.counters)
     countBankConflicts(w, in, mask);
+  unsigned n = d.kind == Operand::Vec ? d.nvec : 1;
+  WarpWindow win;
+  bool checked = warpWindow(w, in, mask, a, size * n, false, kp, win);
   FOR_LANES(mask, l) {
     uint64_t addr = effAddr(w, a, l);
-    if (d.kind == Operand::Vec) {
-      uint8_t *p =
-          resolveAccess(w, in, l, addr, in.space, size * d.nvec, false, kp);
-      if (!p)
-        return;
-      // Vector accesses are aligned to their whole size; elements follow.
-      for (unsigned i = 0; i < d.nvec; ++i) {
-        uint64_t v = 0;
-        std::memcpy(&v, p + i * size, size);
-        if (d.vec[i] >= 0)
-          w.r(d.vec[i], l) = sext ? (uint64_t)extendBits(v, in.ty) : v;
-      }
-    } else {
-      uint8_t *p = resolveAccess(w, in, l, addr, in.space, size, false, kp);
-      if (!p)
-        return;
-      uint64_t v = 0;
-      std::memcpy(&v, p, size);
-      setReg(w, d, l, sext ? (uint64_t)extendBits(v, in.ty) : v);
+    const uint8_t *p =
+        checked ? win.at(addr, l)
+                : resolveAccess(w, in, l, addr, in.space, size * n, false, kp);
+    if (!p)
+      return;
+    if (d.kind != Operand::Vec) {
+      setReg(w, d, l, loadBits(p, size, sext, in.ty));
+      continue;
     }
+    // Vector accesses are aligned to their whole size; elements follow.
+    for (unsigned i = 0; i < n; ++i)
+      if (d.vec[i] >= 0)
+        w.r(d.vec[i], l) = loadBits(p + i * size, size, sext, in.ty);
   }
 }
 
@@ -218,16 +337,19 @@ void stOp(WarpState &w, const Instr &in, uint32_t mask) {
   unsigned size = tySize(in.ty);
   if (in.space == Space::Shared && w.counters)
     countBankConflicts(w, in, mask);
+  unsigned n = s.kind == Operand::Vec ? s.nvec : 1;
+  WarpWindow win;
+  bool checked = warpWindow(w, in, mask, a, size * n, true, false, win);
   FOR_LANES(mask, l) {
     uint64_t addr = effAddr(w, a, l);
-    unsigned n = s.kind == Operand::Vec ? s.nvec : 1;
-    uint8_t *p = resolveAccess(w, in, l, addr, in.space, size * n, true, false);
+    uint8_t *p = checked ? win.at(addr, l)
+                         : resolveAccess(w, in, l, addr, in.space, size * n,
+                                         true, false);
     if (!p)
       return;
-    for (unsigned i = 0; i < n; ++i) {
-      uint64_t v = s.kind == Operand::Vec ? w.r(s.vec[i], l) : w.get(s, l);
-      std::memcpy(p + i * size, &v, size);
-    }
+    for (unsigned i = 0; i < n; ++i)
+      storeBits(p + i * size, size,
+                s.kind == Operand::Vec ? w.r(s.vec[i], l) : w.get(s, l));
   }
 }
 

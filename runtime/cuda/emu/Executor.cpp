@@ -5,7 +5,7 @@
 // warp runs the lanes at the smallest pc first, which reconverges them at
 // the join point of structured code. A block runs each warp until all its
 // live lanes wait at a barrier or have exited, then releases the barrier.
-// Blocks are taken from a shared counter by a pool of host threads.
+// Blocks are taken from a shared counter by OpenMP's pool of host threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cuda.h>
 #include <mutex>
+#include <omp.h>
 #include <thread>
 
 namespace gptc::emu {
@@ -518,14 +519,14 @@ int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
       runBlock(ls, b, perWorker[id]);
     }
   };
+  // The blocks run on OpenMP's pool, the one the emulated cuBLASLt's GEMMs
+  // (the runtime's CPU callbacks) run on: a second pool would leave its
+  // idle threads spinning against the other's busy ones.
   if (nworkers <= 1) {
     worker(0);
   } else {
-    std::vector<std::thread> pool;
-    for (unsigned i = 0; i < nworkers; ++i)
-      pool.emplace_back(worker, i);
-    for (auto &t : pool)
-      t.join();
+#pragma omp parallel num_threads(nworkers)
+    worker((unsigned)omp_get_thread_num());
   }
   counters = LaunchCounters();
   for (auto &c : perWorker)
