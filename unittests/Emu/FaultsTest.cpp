@@ -84,6 +84,53 @@ TEST(EmuFaults, OutOfBoundsStore) {
   EXPECT_EQ(out.read()[99], 99u);
 }
 
+// A warp is checked as a whole first; when one lane's access is bad, the
+// lanes are checked one by one and the report names that lane: here lane
+// 17 of the second warp stores 4 bytes past the buffer's end, or 2 bytes
+// off its word.
+TEST(EmuFaults, OneBadLaneOfAWarpIsTheOneReported) {
+  PtxModule m(ptx(R"(
+.visible .entry oneBad(.param .u64 pout, .param .u64 pbad)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.u64 %rd2, [pbad];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  setp.eq.u32 %p1, %r1, 49;
+  @%p1 add.s64 %rd4, %rd4, %rd2;
+  st.global.u32 [%rd4], %r1;
+  ret;
+}
+)"));
+  ASSERT_EQ(m.result, CUDA_SUCCESS);
+  DeviceBuffer<uint32_t> out(64);
+  for (auto [bad, what] :
+       {std::pair<uint64_t, const char *>{4 * (64 - 49), "out-of-bounds"},
+        {2, "misaligned"}}) {
+    uint64_t skew = bad;
+    auto [r, err] = captured(
+        [&] { return launch(m.function("oneBad"), 1, 64, {&out.ptr, &skew}); });
+    EXPECT_EQ(r, skew == 2 ? CUDA_ERROR_MISALIGNED_ADDRESS
+                           : CUDA_ERROR_ILLEGAL_ADDRESS);
+    expectOneLineReport(err, what, "oneBad");
+    EXPECT_NE(err.find("thread (49,0,0)"), std::string::npos) << err;
+    char addr[40];
+    std::snprintf(addr, sizeof addr, "address 0x%llx",
+                  (unsigned long long)(out.ptr + 4 * 49 + skew));
+    EXPECT_NE(err.find(addr), std::string::npos) << err;
+    cuCtxSynchronize();
+  }
+  // The first warp's lanes all stored; so did the second warp's lanes
+  // before lane 49.
+  std::vector<uint32_t> o = out.read();
+  for (unsigned t = 0; t < 49; ++t)
+    EXPECT_EQ(o[t], t) << "thread " << t;
+}
+
 TEST(EmuFaults, MisalignedLoad) {
   PtxModule m(ptx(kStore));
   ASSERT_EQ(m.result, CUDA_SUCCESS);

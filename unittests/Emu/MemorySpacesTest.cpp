@@ -2,8 +2,9 @@
 //
 // .global and .const module variables with initialisers (read by kernels,
 // found by cuModuleGetGlobal), a thread's .local frame, generic addresses
-// of local and shared memory through cvta, cvt .satfinite, and the
-// counters of a launch (gptcEmuGetLaunchCounters).
+// of local and shared memory through cvta (one warp's generic accesses in
+// two spaces), cvt .satfinite, and the counters of a launch
+// (gptcEmuGetLaunchCounters).
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +104,50 @@ TEST(EmuMemorySpaces, LocalFrameIsBoundsChecked) {
   EXPECT_NE(err.find("out-of-bounds local store of 4 bytes"), std::string::npos)
       << err;
   cuCtxSynchronize();
+}
+
+// Generic addresses of one warp in two spaces: even lanes in shared memory,
+// odd lanes in global memory. Each lane stores its thread index through its
+// generic address, loads it back, and writes it (plus 1000 for a shared
+// lane) to out[tid]; a warp's access spans both spaces.
+TEST(EmuMemorySpaces, OneWarpsGenericAccessesInTwoSpaces) {
+  PtxModule m(ptx(R"(
+.shared .align 4 .b8 sh[256];
+.visible .entry mixed(.param .u64 pout, .param .u64 pscratch)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.u64 %rd2, [pscratch];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  mov.u64 %rd4, sh;
+  add.s64 %rd5, %rd4, %rd3;
+  cvta.shared.u64 %rd6, %rd5;
+  add.s64 %rd7, %rd2, %rd3;
+  and.b32 %r2, %r1, 1;
+  setp.eq.u32 %p1, %r2, 0;
+  selp.b64 %rd8, %rd6, %rd7, %p1;
+  selp.b32 %r3, 1000, 0, %p1;
+  st.u32 [%rd8], %r1;
+  ld.u32 %r4, [%rd8];
+  add.u32 %r5, %r4, %r3;
+  add.s64 %rd9, %rd1, %rd3;
+  st.global.u32 [%rd9], %r5;
+  ret;
+}
+)"));
+  ASSERT_EQ(m.result, CUDA_SUCCESS);
+  DeviceBuffer<uint32_t> out(64), scratch(64);
+  ASSERT_EQ(launch(m.function("mixed"), 1, 64, {&out.ptr, &scratch.ptr}),
+            CUDA_SUCCESS);
+  std::vector<uint32_t> o = out.read(), g = scratch.read();
+  for (unsigned t = 0; t < 64; ++t) {
+    EXPECT_EQ(o[t], t + (t % 2 ? 0 : 1000)) << "thread " << t;
+    if (t % 2)
+      EXPECT_EQ(g[t], t) << "thread " << t;
+  }
 }
 
 } // namespace

@@ -105,6 +105,15 @@ uint64_t satFinite(uint64_t bits, Ty t) {
 void cvtOp(WarpState &w, const Instr &in, uint32_t mask) {
   Ty dt = in.ty, st = in.ty2;
   bool dFloat = tyIsFloat(dt), sFloat = tyIsFloat(st);
+  if (!dFloat && !sFloat && !in.sat && in.ops[0].kind == Operand::Reg) {
+    // Integer widening and narrowing (address arithmetic's cvt.u64.u32).
+    LaneOperand x(w, in.ops[1], mask);
+    uint64_t *dst = &w.regs[in.ops[0].reg * 32];
+    forEachLane(mask, [&](unsigned l) {
+      dst[l] = truncBits((uint64_t)extendBits(x[l], st), dt);
+    });
+    return;
+  }
   FOR_LANES(mask, l) {
     uint64_t s = w.get(in.ops[1], l), r;
     if (!dFloat && !sFloat) {

@@ -139,10 +139,13 @@ template <class T> T saturate(T v) {
 
 template <FOp Op> void f32op(WarpState &w, const Instr &in, uint32_t mask) {
   RoundingScope rs(in.rnd);
-  FOR_LANES(mask, l) {
-    float a = fromBits<float>(w.get(in.ops[1], l));
-    float b = arity(Op) > 1 ? fromBits<float>(w.get(in.ops[2], l)) : 0.f;
-    float c = arity(Op) > 2 ? fromBits<float>(w.get(in.ops[3], l)) : 0.f;
+  LaneOperand x(w, in.ops[1], mask);
+  LaneOperand y(w, in.ops[arity(Op) > 1 ? 2 : 1], mask);
+  LaneOperand z(w, in.ops[arity(Op) > 2 ? 3 : 1], mask);
+  forEachLane(mask, [&](unsigned l) {
+    float a = fromBits<float>(x[l]);
+    float b = arity(Op) > 1 ? fromBits<float>(y[l]) : 0.f;
+    float c = arity(Op) > 2 ? fromBits<float>(z[l]) : 0.f;
     if (in.ftz) {
       a = flushF32(a);
       b = flushF32(b);
@@ -157,7 +160,7 @@ template <FOp Op> void f32op(WarpState &w, const Instr &in, uint32_t mask) {
                         ? 0x7fffffffu
                         : toBits<float>(r);
     setReg(w, in.ops[0], l, bits);
-  }
+  });
 }
 
 template <FOp Op> void f64op(WarpState &w, const Instr &in, uint32_t mask) {
@@ -343,14 +346,14 @@ bool combine(BoolOp op, bool a, bool c) {
 void setpOp(WarpState &w, const Instr &in, uint32_t mask) {
   unsigned a = in.mode ? 2 : 1;
   bool hasC = in.boolOp != BoolOp::None;
-  FOR_LANES(mask, l) {
-    bool r =
-        compare(in.cmp, in.ty, w.get(in.ops[a], l), w.get(in.ops[a + 1], l));
+  LaneOperand x(w, in.ops[a], mask), y(w, in.ops[a + 1], mask);
+  forEachLane(mask, [&](unsigned l) {
+    bool r = compare(in.cmp, in.ty, x[l], y[l]);
     bool c = hasC ? getPred(w, in.ops[a + 2], l) : false;
     setReg(w, in.ops[0], l, combine(in.boolOp, r, c));
     if (in.mode)
       setReg(w, in.ops[1], l, combine(in.boolOp, !r, c));
-  }
+  });
 }
 /// set.cmp[.bool].D.T d, a, b[, c]: all ones / 1.0f, or zero.
 void setOp(WarpState &w, const Instr &in, uint32_t mask) {

@@ -22,17 +22,23 @@ template <class T> inline uint64_t out(T v) { return (uint64_t)(U<T>)v; }
 /// d = F(a, b) for every lane.
 template <class T, class F>
 void binop(WarpState &w, const Instr &in, uint32_t mask) {
-  const Operand &d = in.ops[0], &a = in.ops[1], &b = in.ops[2];
-  FOR_LANES(mask, l) {
-    T x = (T)w.get(a, l), y = (T)w.get(b, l);
-    setReg(w, d, l, out<T>(F::f(x, y, in)));
-  }
+  const Operand &d = in.ops[0];
+  LaneOperand a(w, in.ops[1], mask), b(w, in.ops[2], mask);
+  if (d.kind != Operand::Reg)
+    return;
+  uint64_t *dst = &w.regs[d.reg * 32];
+  forEachLane(mask,
+              [&](unsigned l) { dst[l] = out<T>(F::f((T)a[l], (T)b[l], in)); });
 }
 /// d = F(a) for every lane.
 template <class T, class F>
 void unop(WarpState &w, const Instr &in, uint32_t mask) {
-  const Operand &d = in.ops[0], &a = in.ops[1];
-  FOR_LANES(mask, l) setReg(w, d, l, out<T>(F::f((T)w.get(a, l), in)));
+  const Operand &d = in.ops[0];
+  LaneOperand a(w, in.ops[1], mask);
+  if (d.kind != Operand::Reg)
+    return;
+  uint64_t *dst = &w.regs[d.reg * 32];
+  forEachLane(mask, [&](unsigned l) { dst[l] = out<T>(F::f((T)a[l], in)); });
 }
 
 #define BIN(Name, expr)                                                        \

@@ -164,10 +164,21 @@ bool paramIsKernel(const WarpState &w, const Instr &in, const Operand &a) {
 /// Counts shared-memory bank conflicts of one warp access (extra
 /// wavefronts: distinct 4-byte words in the busiest bank, minus one).
 void countBankConflicts(WarpState &w, const Instr &in, uint32_t mask) {
+  const Operand &a = in.ops[in.op == 1 ? 0 : 1];
+  // The common patterns first: a word per lane in lane order (each lane
+  // its own bank) or one word for all (a broadcast).
+  uint64_t first = effAddr(w, a, __builtin_ctz(mask)) / 4;
+  bool consecutive = true, broadcast = true;
+  FOR_LANES(mask, l) {
+    uint64_t word = effAddr(w, a, l) / 4;
+    consecutive &= word - first == l - __builtin_ctz(mask);
+    broadcast &= word == first;
+  }
+  if (consecutive || broadcast)
+    return;
   int64_t bankWord[32];
   unsigned count[32] = {};
   unsigned worst = 1;
-  const Operand &a = in.ops[in.op == 1 ? 0 : 1];
   FOR_LANES(mask, l) {
     uint64_t word = effAddr(w, a, l) / 4;
     unsigned bank = word % 32;

@@ -68,6 +68,40 @@ __attribute__((always_inline)) inline uint64_t WarpState::get(const Operand &o,
   return sreg(o.sreg, lane);
 }
 
+/// An operand's value in every lane of a mask, read without a per-lane
+/// test of its kind: a register's 32 lane slots, an immediate (one value,
+/// step 0), or a special register read lane by lane into `buf`.
+struct LaneOperand {
+  const uint64_t *p;
+  unsigned step = 1;
+  uint64_t buf[32];
+  LaneOperand(WarpState &w, const Operand &o, uint32_t mask) {
+    if (o.kind == Operand::Reg) {
+      p = &w.regs[o.reg * 32];
+    } else if (o.kind == Operand::Imm) {
+      p = reinterpret_cast<const uint64_t *>(&o.imm);
+      step = 0;
+    } else {
+      for (uint32_t m = mask; m; m &= m - 1)
+        buf[__builtin_ctz(m)] = w.get(o, __builtin_ctz(m));
+      p = buf;
+    }
+  }
+  uint64_t operator[](unsigned lane) const { return p[lane * step]; }
+};
+
+/// Calls fn(lane) for the lanes of `mask` in order; a whole warp runs as a
+/// plain loop the compiler can unroll.
+template <class Fn>
+__attribute__((always_inline)) inline void forEachLane(uint32_t mask, Fn fn) {
+  if (mask == ~0u) {
+    for (unsigned l = 0; l < 32; ++l)
+      fn(l);
+    return;
+  }
+  FOR_LANES(mask, l) fn(l);
+}
+
 /// Writes a result, zero-extended to the slot (a `_` sink drops it).
 inline void setReg(WarpState &w, const Operand &o, unsigned lane,
                    uint64_t bits) {
