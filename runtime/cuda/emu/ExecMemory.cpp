@@ -156,6 +156,26 @@ inline uint64_t effAddr(WarpState &w, const Operand &a, unsigned lane) {
   return (a.reg >= 0 ? w.r(a.reg, lane) : 0) + (uint64_t)a.imm;
 }
 
+/// An address operand's value in every lane: its base register's lane
+/// slots (or none: step 0 over a zero) plus the offset.
+struct LaneAddress {
+  const uint64_t *base;
+  unsigned step = 1;
+  uint64_t offset;
+  LaneAddress(WarpState &w, const Operand &a) : offset((uint64_t)a.imm) {
+    static const uint64_t zero = 0;
+    if (a.reg >= 0) {
+      base = &w.regs[a.reg * 32];
+    } else {
+      base = &zero;
+      step = 0;
+    }
+  }
+  uint64_t operator[](unsigned lane) const {
+    return base[lane * step] + offset;
+  }
+};
+
 bool paramIsKernel(const WarpState &w, const Instr &in, const Operand &a) {
   return a.kernelParam || (a.reg >= 0 && in.space == Space::Param &&
                            w.mod->funcs[in.func].isEntry);
@@ -209,12 +229,13 @@ struct WarpWindow {
 bool warpWindow(WarpState &w, const Instr &in, uint32_t mask, const Operand &a,
                 unsigned size, bool write, bool kernelParam, WarpWindow &win) {
   uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
-  FOR_LANES(mask, l) {
-    uint64_t addr = effAddr(w, a, l);
+  LaneAddress address(w, a);
+  forEachLane(mask, [&](unsigned l) {
+    uint64_t addr = address[l];
     lo = std::min(lo, addr);
     hi = std::max(hi, addr);
     bits |= addr;
-  }
+  });
   if (bits & (size - 1) || hi + size < hi)
     return false;
   DeviceMemory &mem = *w.launch->mem;
@@ -278,7 +299,7 @@ bool warpWindow(WarpState &w, const Instr &in, uint32_t mask, const Operand &a,
   win.offset = (intptr_t)w.cacheHost - (intptr_t)w.cacheBase;
   if (w.counters)
     (write ? w.counters->globalBytesStored : w.counters->globalBytesLoaded) +=
-        (uint64_t)size * __builtin_popcount(mask);
+        (uint64_t)size * laneCount(mask);
   return true;
 }
 
@@ -313,6 +334,20 @@ inline void storeBits(uint8_t *p, unsigned size, uint64_t v) {
   }
 }
 
+/// The common load: every lane's access checked at once, one register
+/// destination, `T` the loaded type (signed types sign-extend).
+template <class T>
+void loadLanes(WarpState &w, uint32_t mask, const Operand &a,
+               const WarpWindow &win, uint64_t *dst) {
+  using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+  LaneAddress address(w, a);
+  forEachLane(mask, [&](unsigned l) {
+    T v;
+    std::memcpy(&v, win.at(address[l], l), sizeof v);
+    dst[l] = (uint64_t)(Wide)v;
+  });
+}
+
 /// ld / ldu: in.op 0. Vector destinations load consecutive elements.
 void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
   const Operand &d = in.ops[0], &a = in.ops[1];
@@ -324,6 +359,27 @@ void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
   unsigned n = d.kind == Operand::Vec ? d.nvec : 1;
   WarpWindow win;
   bool checked = warpWindow(w, in, mask, a, size * n, false, kp, win);
+  if (checked && d.kind == Operand::Reg) {
+    uint64_t *dst = &w.regs[d.reg * 32];
+    switch ((int)size * (sext ? -1 : 1)) {
+    case 4:
+      return loadLanes<uint32_t>(w, mask, a, win, dst);
+    case 8:
+      return loadLanes<uint64_t>(w, mask, a, win, dst);
+    case 2:
+      return loadLanes<uint16_t>(w, mask, a, win, dst);
+    case 1:
+      return loadLanes<uint8_t>(w, mask, a, win, dst);
+    case -4:
+      return loadLanes<int32_t>(w, mask, a, win, dst);
+    case -8:
+      return loadLanes<int64_t>(w, mask, a, win, dst);
+    case -2:
+      return loadLanes<int16_t>(w, mask, a, win, dst);
+    case -1:
+      return loadLanes<int8_t>(w, mask, a, win, dst);
+    }
+  }
   FOR_LANES(mask, l) {
     uint64_t addr = effAddr(w, a, l);
     const uint8_t *p =

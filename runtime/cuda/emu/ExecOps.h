@@ -54,6 +54,12 @@ void registerMemoryOps(SelectorMap &m);
 void registerWarpOps(SelectorMap &m);
 void registerControlOps(SelectorMap &m);
 
+/// The number of lanes in a mask (a whole warp without a popcount call:
+/// the library is built for baseline x86-64, which lacks the instruction).
+inline unsigned laneCount(uint32_t mask) {
+  return mask == ~0u ? 32 : (unsigned)__builtin_popcount(mask);
+}
+
 /// Iterates the lanes of a mask.
 #define FOR_LANES(mask, l)                                                     \
   for (uint32_t _m = (mask), l; _m && ((l = __builtin_ctz(_m)), true);         \

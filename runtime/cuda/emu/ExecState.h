@@ -86,6 +86,8 @@ struct BlockState {
   unsigned ctaid[3] = {0, 0, 0};
   unsigned nthreads = 0;
   uint64_t startInstructions = 0; ///< the worker's count when it started
+  /// A lane faulted: the block stops (and the launch after this block).
+  bool faulted = false;
   std::vector<uint8_t> shared;
   std::vector<uint8_t> local;
   std::vector<uint8_t> params;

@@ -34,7 +34,6 @@ void LaunchCounters::add(const LaunchCounters &o) {
 
 namespace {
 std::mutex faultMutex;
-thread_local bool warpDead = false;
 
 uint64_t nowNs() {
   return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -43,12 +42,12 @@ uint64_t nowNs() {
 }
 } // namespace
 
-bool WarpState::faulted() const { return warpDead; }
+bool WarpState::faulted() const { return block->faulted; }
 
 void WarpState::fault(int code, const Instr &in, unsigned lane,
                       const std::string &what, uint64_t address,
                       bool hasAddress) {
-  warpDead = true;
+  block->faulted = true;
   std::lock_guard<std::mutex> lock(faultMutex);
   if (launch->fault.code)
     return;
@@ -221,7 +220,8 @@ void runWarp(WarpState &w) {
   const Instr *code = w.mod->code.data();
   LaunchCounters &cnt = *w.counters;
   bool forceSync = false;
-  while (!warpDead) {
+  const bool &dead = w.block->faulted;
+  while (!dead) {
     uint32_t active = w.live & ~w.waiting & ~w.parked;
     if (!active) {
       if (!w.parked)
@@ -245,14 +245,14 @@ void runWarp(WarpState &w) {
         uint32_t exec = guarded(w, in, mask);
         if (exec)
           in.exec(w, in, exec);
-        cnt.threadInstructions += __builtin_popcount(exec);
+        cnt.threadInstructions += laneCount(exec);
         ++cnt.warpInstructions;
         ++pc;
-        if (warpDead)
+        if (dead)
           break;
       }
       FOR_LANES(mask, l) w.pc[l] = pc;
-      if (warpDead)
+      if (dead)
         return;
     } else {
       pc = INT32_MAX;
@@ -277,7 +277,7 @@ void runWarp(WarpState &w) {
       }
     }
     forceSync = false;
-    cnt.threadInstructions += __builtin_popcount(exec);
+    cnt.threadInstructions += laneCount(exec);
     ++cnt.warpInstructions;
     if (in.ctl == Ctl::None || in.ctl == Ctl::WarpSync) {
       if (exec)
@@ -336,13 +336,13 @@ void runBlock(LaunchState &ls, BlockState &b, LaunchCounters &cnt) {
       w.depth[l] = 0;
     }
   }
-  warpDead = false;
+  b.faulted = false;
   b.startInstructions = cnt.threadInstructions;
   while (true) {
     bool anyWaiting = false;
     for (unsigned i = 0; i < nwarps && !ls.stop; ++i) {
       runWarp(b.warps[i]);
-      if (warpDead)
+      if (b.faulted)
         return;
       anyWaiting |= b.warps[i].waiting != 0;
     }
