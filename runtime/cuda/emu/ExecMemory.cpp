@@ -152,10 +152,6 @@ uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
 
 namespace {
 
-inline uint64_t effAddr(WarpState &w, const Operand &a, unsigned lane) {
-  return (a.reg >= 0 ? w.r(a.reg, lane) : 0) + (uint64_t)a.imm;
-}
-
 /// An address operand's value in every lane: its base register's lane
 /// slots (or none: step 0 over a zero) plus the offset.
 struct LaneAddress {
@@ -184,13 +180,13 @@ bool paramIsKernel(const WarpState &w, const Instr &in, const Operand &a) {
 /// Counts shared-memory bank conflicts of one warp access (extra
 /// wavefronts: distinct 4-byte words in the busiest bank, minus one).
 void countBankConflicts(WarpState &w, const Instr &in, uint32_t mask) {
-  const Operand &a = in.ops[in.op == 1 ? 0 : 1];
+  LaneAddress address(w, in.ops[in.op == 1 ? 0 : 1]);
   // The common patterns first: a word per lane in lane order (each lane
   // its own bank) or one word for all (a broadcast).
-  uint64_t first = effAddr(w, a, __builtin_ctz(mask)) / 4;
+  uint64_t first = address[__builtin_ctz(mask)] / 4;
   bool consecutive = true, broadcast = true;
   FOR_LANES(mask, l) {
-    uint64_t word = effAddr(w, a, l) / 4;
+    uint64_t word = address[l] / 4;
     consecutive &= word - first == l - __builtin_ctz(mask);
     broadcast &= word == first;
   }
@@ -200,7 +196,7 @@ void countBankConflicts(WarpState &w, const Instr &in, uint32_t mask) {
   unsigned count[32] = {};
   unsigned worst = 1;
   FOR_LANES(mask, l) {
-    uint64_t word = effAddr(w, a, l) / 4;
+    uint64_t word = address[l] / 4;
     unsigned bank = word % 32;
     if (count[bank] == 0 || bankWord[bank] != (int64_t)word) {
       worst = std::max(worst, ++count[bank]);
@@ -226,10 +222,10 @@ struct WarpWindow {
 /// kernel's parameters, where the lanes' accesses land. False when some
 /// lane may fault (or racecheck watches shared memory): the caller then
 /// checks lane by lane, which reports the faulting lane.
-bool warpWindow(WarpState &w, const Instr &in, uint32_t mask, const Operand &a,
-                unsigned size, bool write, bool kernelParam, WarpWindow &win) {
+bool warpWindow(WarpState &w, const Instr &in, uint32_t mask,
+                const LaneAddress &address, unsigned size, bool write,
+                bool kernelParam, WarpWindow &win) {
   uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
-  LaneAddress address(w, a);
   forEachLane(mask, [&](unsigned l) {
     uint64_t addr = address[l];
     lo = std::min(lo, addr);
@@ -337,10 +333,9 @@ inline void storeBits(uint8_t *p, unsigned size, uint64_t v) {
 /// The common load: every lane's access checked at once, one register
 /// destination, `T` the loaded type (signed types sign-extend).
 template <class T>
-void loadLanes(WarpState &w, uint32_t mask, const Operand &a,
-               const WarpWindow &win, uint64_t *dst) {
+void loadLanes(uint32_t mask, const LaneAddress &address, const WarpWindow &win,
+               uint64_t *dst) {
   using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
-  LaneAddress address(w, a);
   forEachLane(mask, [&](unsigned l) {
     T v;
     std::memcpy(&v, win.at(address[l], l), sizeof v);
@@ -357,31 +352,32 @@ void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
   if (in.space == Space::Shared && w.counters)
     countBankConflicts(w, in, mask);
   unsigned n = d.kind == Operand::Vec ? d.nvec : 1;
+  LaneAddress address(w, a);
   WarpWindow win;
-  bool checked = warpWindow(w, in, mask, a, size * n, false, kp, win);
+  bool checked = warpWindow(w, in, mask, address, size * n, false, kp, win);
   if (checked && d.kind == Operand::Reg) {
     uint64_t *dst = &w.regs[d.reg * 32];
     switch ((int)size * (sext ? -1 : 1)) {
     case 4:
-      return loadLanes<uint32_t>(w, mask, a, win, dst);
+      return loadLanes<uint32_t>(mask, address, win, dst);
     case 8:
-      return loadLanes<uint64_t>(w, mask, a, win, dst);
+      return loadLanes<uint64_t>(mask, address, win, dst);
     case 2:
-      return loadLanes<uint16_t>(w, mask, a, win, dst);
+      return loadLanes<uint16_t>(mask, address, win, dst);
     case 1:
-      return loadLanes<uint8_t>(w, mask, a, win, dst);
+      return loadLanes<uint8_t>(mask, address, win, dst);
     case -4:
-      return loadLanes<int32_t>(w, mask, a, win, dst);
+      return loadLanes<int32_t>(mask, address, win, dst);
     case -8:
-      return loadLanes<int64_t>(w, mask, a, win, dst);
+      return loadLanes<int64_t>(mask, address, win, dst);
     case -2:
-      return loadLanes<int16_t>(w, mask, a, win, dst);
+      return loadLanes<int16_t>(mask, address, win, dst);
     case -1:
-      return loadLanes<int8_t>(w, mask, a, win, dst);
+      return loadLanes<int8_t>(mask, address, win, dst);
     }
   }
   FOR_LANES(mask, l) {
-    uint64_t addr = effAddr(w, a, l);
+    uint64_t addr = address[l];
     const uint8_t *p =
         checked ? win.at(addr, l)
                 : resolveAccess(w, in, l, addr, in.space, size * n, false, kp);
@@ -405,10 +401,11 @@ void stOp(WarpState &w, const Instr &in, uint32_t mask) {
   if (in.space == Space::Shared && w.counters)
     countBankConflicts(w, in, mask);
   unsigned n = s.kind == Operand::Vec ? s.nvec : 1;
+  LaneAddress address(w, a);
   WarpWindow win;
-  bool checked = warpWindow(w, in, mask, a, size * n, true, false, win);
+  bool checked = warpWindow(w, in, mask, address, size * n, true, false, win);
   FOR_LANES(mask, l) {
-    uint64_t addr = effAddr(w, a, l);
+    uint64_t addr = address[l];
     uint8_t *p = checked ? win.at(addr, l)
                          : resolveAccess(w, in, l, addr, in.space, size * n,
                                          true, false);
@@ -486,9 +483,9 @@ void atomOp(WarpState &w, const Instr &in, uint32_t mask) {
   bool isRed = in.mode & 0x80;
   AtomOp op = (AtomOp)(in.mode & 0x7f);
   unsigned base = isRed ? 0 : 1;
-  const Operand &a = in.ops[base];
+  LaneAddress address(w, in.ops[base]);
   FOR_LANES(mask, l) {
-    uint64_t addr = effAddr(w, a, l);
+    uint64_t addr = address[l];
     uint8_t *p =
         resolveAccess(w, in, l, addr, in.space, sizeof(S), true, false, true);
     if (!p)
