@@ -14,10 +14,8 @@
 // (the stride of a dimension of size 1 is ignored)
 // and is otherwise copied to a packed row-major temporary. A column-major D
 // is computed as D^T = op(B)^T op(A)^T. beta == 0 never reads C (NaN-safe);
-// a C that is not D is copied into D first (BLAS updates in place). OpenBLAS
-// applies beta in a pass over D of its own (one product per element): a copy
-// of C, or C widened from bf16, is written already scaled by beta instead,
-// and OpenBLAS runs with beta = 1 (the same bits, one pass fewer).
+// a C that is not D is copied into D first (BLAS updates in place), and
+// beta is left to the kernel, so a separate C gives the bits of C in place.
 // bf16 runs on AMX tiles (runtime/cpu/GemmAMX.h) or on AVX512_BF16 pairs
 // (runtime/cpu/GemmAVX512.h) where the CPU has them; otherwise it converts
 // A, B and C to f32 (bits << 16; an operand passed as both A and B once),
@@ -25,9 +23,12 @@
 // epilogue in f32, before the one rounding.
 //
 // A Gram product, op(A) op(A)^T with beta == 0 (Newton-Schulz's X X^T), is
-// symmetric: only the blocks on and below the diagonal are computed (block
-// rows of the lower triangle, split so that the threads get equal work),
-// then mirrored: about half the multiply-adds, and D exactly symmetric.
+// symmetric: only block rows of the lower triangle are computed, then
+// mirrored, D exactly symmetric. On gptc's AVX-512 kernels, whose sums do
+// not depend on the split, f32 runs in blocks of 192 rows and bf16 skips
+// the register tiles above the diagonal (62% and 52% of the multiply-adds
+// at m = 768, on one thread or many); on OpenBLAS one block per thread,
+// split so that the threads get equal work.
 //
 // Threads: the calls come from the step between its OpenMP kernels, so they
 // share that OpenMP thread pool (LLVM's libomp, which serves GCC's GOMP
@@ -129,13 +130,6 @@ void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
               int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
-/// Whether blasGemm runs an m x n product on OpenBLAS, which applies beta
-/// in a pass over C of its own, one product beta * C per element, before
-/// it accumulates (the AVX-512 kernel fuses beta into its epilogue).
-bool blasScalesC(int64_t m, int64_t n) {
-  return !gptc::runtime::avx512SgemmAvailable() || tooThinForTiles(m, n);
-}
-
 /// Leading dimensions must be at least 1 even for empty or single rows.
 int64_t atLeast1(int64_t v) { return v < 1 ? 1 : v; }
 
@@ -158,20 +152,15 @@ void gemmOne(bool transA, bool transB, const View<T> &a, const View<T> &b,
     return;
   const bool rowMajor = isRowMajor(m, n, d.rs, d.cs);
   const bool colMajor = !rowMajor && isColMajor(m, n, d.rs, d.cs);
-  // BLAS updates C in place: a separate C is copied into D first. Where
-  // OpenBLAS would then scale D by beta in a pass of its own, the copy
-  // writes beta C instead (the same product, rounded once) and BLAS runs
-  // with beta = 1, which skips that pass.
-  if (beta != T(0) && c.ptr != d.ptr) {
-    const bool scale = std::is_same_v<T, double> ||
-                       blasScalesC(colMajor ? n : m, colMajor ? m : n);
-    const T by = scale ? beta : T(1);
+  // BLAS updates C in place: a separate C is copied into D first, as it
+  // is, and beta left to BLAS. (Where and how beta is applied is the
+  // kernel's: OpenBLAS's Zen kernels scale C in a pass of their own, so a
+  // copy of beta C with beta = 1 gave their bits, but its SkylakeX and
+  // Cooperlake kernels fuse beta for small products, and f64 always.)
+  if (beta != T(0) && c.ptr != d.ptr)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
-        d.ptr[i * d.rs + j * d.cs] = scale ? by * c.at(i, j) : c.at(i, j);
-    if (scale)
-      beta = T(1);
-  }
+        d.ptr[i * d.rs + j * d.cs] = c.at(i, j);
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
@@ -333,27 +322,54 @@ template <typename T> View<T> opOf(const View<T> &x, bool trans) {
   return trans ? View<T>{x.ptr, x.cols, x.rows, x.cs, x.rs} : x;
 }
 
-/// The lower triangle of an m x m Gram product D by block rows, split
-/// into `parts` of equal work (row i costs i + 1 dot products: boundaries
-/// at m sqrt(p / parts)), `rows(i0, i1)` computing D[i0, i1) x [0, i1) for
-/// each on its own thread; then the strict upper triangle mirrored from
-/// the lower one, by square tiles (a row of one and a column of the other
-/// stay in cache) spread over the same threads.
-template <typename T, typename Rows>
-void lowerTriangle(int64_t m, const View<T> &d, int parts, Rows rows) {
-  std::vector<int64_t> at(size_t(parts) + 1, m);
-  for (int p = 0; p < parts; ++p) {
-    auto b = int64_t(double(m) * std::sqrt(double(p) / parts));
-    at[size_t(p)] = std::min(m, (b + 15) / 16 * 16);
+/// Rows of one block of the lower triangle where a block's results do not
+/// depend on the block (see triangleBlocks).
+constexpr int64_t kTriangleRows = 192;
+
+/// Block rows [at[b], at[b + 1]) of the lower triangle of an m x m Gram
+/// product; block b computes its rows against columns [0, at[b + 1]).
+///  - `anySplit`: the kernel sums every element in k order whatever rows
+///    and columns a call was given (gptc's AVX-512 kernels), so any split
+///    gives the one call's bits: blocks of kTriangleRows (the last takes
+///    the remainder), about m (m + kTriangleRows) / 2 dot products instead
+///    of m^2 (62% of them at m = 768; smaller blocks cost more in packing
+///    than they save), on one thread or many;
+///  - else (OpenBLAS, whose bits depend on the split): `parts` blocks of
+///    equal work, one per thread (row i costs i + 1 dot products:
+///    boundaries at m sqrt(p / parts), multiples of 16).
+std::vector<int64_t> triangleBlocks(int64_t m, int parts, bool anySplit) {
+  std::vector<int64_t> at{0};
+  if (anySplit) {
+    for (int64_t i = kTriangleRows; i + kTriangleRows <= m; i += kTriangleRows)
+      at.push_back(i);
+  } else {
+    for (int p = 1; p < parts; ++p) {
+      auto b = int64_t(double(m) * std::sqrt(double(p) / parts));
+      at.push_back(std::max(at.back(), std::min(m, (b + 15) / 16 * 16)));
+    }
   }
+  at.push_back(m);
+  return at;
+}
+
+/// The lower triangle of an m x m Gram product D by the block rows of
+/// triangleBlocks, `rows(i0, i1)` computing D[i0, i1) x [0, i1), the
+/// largest blocks first, spread over `parts` threads; then the strict upper
+/// triangle mirrored from the lower one, by square tiles (a row of one and
+/// a column of the other stay in cache) spread over the same threads.
+template <typename T, typename Rows>
+void lowerTriangle(int64_t m, const View<T> &d, int parts, bool anySplit,
+                   Rows rows) {
+  const std::vector<int64_t> at = triangleBlocks(m, parts, anySplit);
+  const auto blocks = int64_t(at.size()) - 1;
   constexpr int64_t kTile = 32;
   const int64_t tileRows = (m + kTile - 1) / kTile;
 #pragma omp parallel if (parts > 1)
   {
-#pragma omp for schedule(static, 1)
-    for (int p = 0; p < parts; ++p)
-      if (at[size_t(p) + 1] > at[size_t(p)])
-        rows(at[size_t(p)], at[size_t(p) + 1]);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t b = blocks - 1; b >= 0; --b)
+      if (at[size_t(b) + 1] > at[size_t(b)])
+        rows(at[size_t(b)], at[size_t(b) + 1]);
     // Tile row t holds (tileRows - t) tiles: handed out one at a time.
 #pragma omp for schedule(dynamic, 1)
     for (int64_t t = 0; t < tileRows; ++t) {
@@ -372,7 +388,10 @@ void lowerTriangle(int64_t m, const View<T> &d, int parts, Rows rows) {
 template <typename T>
 void gram(const View<T> &x, T alpha, const View<T> &d, int parts) {
   const int64_t k = x.cols;
-  lowerTriangle(x.rows, d, parts, [&](int64_t i0, int64_t i1) {
+  // Only the AVX-512 kernel's f32 sums are the same whatever the split.
+  const bool anySplit =
+      std::is_same_v<T, float> && gptc::runtime::avx512SgemmAvailable();
+  lowerTriangle(x.rows, d, parts, anySplit, [&](int64_t i0, int64_t i1) {
     View<T> rows{x.ptr + i0 * x.rs, i1 - i0, k, x.rs, x.cs};
     View<T> prefix{x.ptr, i1, k, x.rs, x.cs};
     View<T> out{d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs};
@@ -447,10 +466,10 @@ gptc::runtime::Bf16Matrix opView(const View<uint16_t> &x, bool trans) {
 /// AMX's or AVX512_BF16's kernel.
 constexpr int64_t kAMXWork = int64_t(1) << 15;
 
-/// Unpacks a bf16 view into a packed row-major f32 matrix scaled `by`, over
-/// the OpenMP threads when `parallel`.
+/// Unpacks a bf16 view into a packed row-major f32 matrix, over the OpenMP
+/// threads when `parallel`.
 void unpackBf16(const View<uint16_t> &x, std::vector<float> &out,
-                bool parallel = false, float by = 1.0f) {
+                bool parallel = false) {
   out.resize(size_t(x.rows * x.cols));
   float *to = out.data();
 #pragma omp parallel for schedule(static) if (parallel)
@@ -459,11 +478,11 @@ void unpackBf16(const View<uint16_t> &x, std::vector<float> &out,
     if (x.cs == 1) { // contiguous: a vectorised shift
       const uint16_t *from = x.ptr + i * x.rs;
       for (int64_t j = 0; j < x.cols; ++j)
-        row[j] = by * bf16ToF32(from[j]);
+        row[j] = bf16ToF32(from[j]);
       continue;
     }
     for (int64_t j = 0; j < x.cols; ++j)
-      row[j] = by * bf16ToF32(x.at(i, j));
+      row[j] = bf16ToF32(x.at(i, j));
   }
 }
 
@@ -493,21 +512,19 @@ bool sameView(const View<uint16_t> &x, const View<uint16_t> &y) {
 
 /// The f32 operands of a bf16 GEMM on the f32 path: A and B widened (B
 /// once more only when it is not A itself, as in Newton-Schulz's A A), C
-/// widened into the buffer the f32 GEMM then updates, already scaled by
-/// beta when `scaleC` (the f32 GEMM then runs with beta = 1: OpenBLAS
-/// would apply beta in a pass of its own, the same product rounded once).
+/// widened into the buffer the f32 GEMM then updates with beta.
 struct WidenedOperands {
   std::vector<float> a, b, c;
 
   GemmViews<float, float> widen(const GemmViews<uint16_t, uint16_t> &g,
-                                float beta, bool scaleC, bool parallel) {
+                                float beta, bool parallel) {
     const int64_t m = g.d.rows, n = g.d.cols;
     unpackBf16(g.a, a, parallel);
     const bool bIsA = sameView(g.a, g.b);
     if (!bIsA)
       unpackBf16(g.b, b, parallel);
     if (beta != 0.0f)
-      unpackBf16(g.c, c, parallel, scaleC ? beta : 1.0f);
+      unpackBf16(g.c, c, parallel);
     else // beta == 0: BLAS writes every element without reading it
       c.resize(size_t(m * n));
     std::vector<float> &fb = bIsA ? a : b;
@@ -530,16 +547,13 @@ void gemmBf16WidenedOnce(bool transA, bool transB,
                          float beta, int64_t k) {
   thread_local WidenedOperands w;
   const int64_t m = g.d.rows, n = g.d.cols;
-  // Every block runs on OpenBLAS here unless the AVX-512 kernel exists.
-  const bool scaleC = !gptc::runtime::avx512SgemmAvailable();
-  GemmViews<float, float> f = w.widen(g, beta, scaleC, true);
+  GemmViews<float, float> f = w.widen(g, beta, true);
   std::function<GemmViews<float, float>(int64_t)> whole = [&](int64_t) {
     return f;
   };
-  const float betaLeft = beta != 0.0f && scaleC ? 1.0f : beta;
   forEachBlock<float, float>(
       1, transA, transB, m, n, k, whole, [&](const GemmViews<float, float> &v) {
-        gemmOne<float>(transA, transB, v.a, v.b, alpha, betaLeft, v.c, v.d, k);
+        gemmOne<float>(transA, transB, v.a, v.b, alpha, beta, v.c, v.d, k);
       });
   packBf16(w.c, g.d, true);
 }
@@ -555,14 +569,14 @@ void gramBf16(const View<uint16_t> &opA, float alpha, const View<uint16_t> &d,
   packBf16(fd, d, parts > 1);
 }
 
-/// The bf16 Gram product on the AVX512_BF16 kernel: no widening.
+/// The bf16 Gram product on the AVX512_BF16 kernel: no widening, and
+/// only the tiles of the lower triangle (one block of rows per thread).
 void gramBf16Pairs(const View<uint16_t> &x, float alpha,
                    const View<uint16_t> &d, int parts) {
-  const int64_t k = x.cols;
-  lowerTriangle(x.rows, d, parts, [&](int64_t i0, int64_t i1) {
-    gptc::runtime::avx512GemmBf16(
-        {x.ptr + i0 * x.rs, i1 - i0, k, x.rs, x.cs}, {x.ptr, k, i1, x.cs, x.rs},
-        {d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs}, {alpha, 0.0f});
+  lowerTriangle(x.rows, d, parts, false, [&](int64_t i0, int64_t i1) {
+    gptc::runtime::avx512GramLowerBf16({x.ptr, x.rows, x.cols, x.rs, x.cs}, i0,
+                                       i1, {d.ptr, d.rows, d.cols, d.rs, d.cs},
+                                       alpha);
   });
 }
 
@@ -636,10 +650,9 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
         }
         // Separate temporaries from the f32 path's (gemmOne uses those).
         thread_local WidenedOperands w;
-        const bool scaleC = blasScalesC(g.d.rows, g.d.cols);
-        GemmViews<float, float> f = w.widen(g, beta, scaleC, false);
-        gemmOne<float>(trans_a != 0, trans_b != 0, f.a, f.b, alpha,
-                       beta != 0.0f && scaleC ? 1.0f : beta, f.c, f.d, k);
+        GemmViews<float, float> f = w.widen(g, beta, false);
+        gemmOne<float>(trans_a != 0, trans_b != 0, f.a, f.b, alpha, beta, f.c,
+                       f.d, k);
         packBf16(w.c, g.d);
       });
 }

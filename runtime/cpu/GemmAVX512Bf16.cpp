@@ -226,12 +226,14 @@ GPTC_AVX512_BF16 __m256i roundToBf16(__m512 v) {
 /// D = bf16(alpha sums + beta C), sums m x n row-major. Rows of D and C
 /// with unit column stride go 16 at a time.
 GPTC_AVX512_BF16 void roundInto(const float *sums, const Bf16Matrix &d,
-                                const Bf16Epilogue &e) {
-  const int64_t m = d.rows, n = d.cols;
+                                const Bf16Epilogue &e, int64_t diagonal) {
+  const int64_t m = d.rows;
   const bool readC = e.beta != 0.0f;
   const __m512 alpha = _mm512_set1_ps(e.alpha), beta = _mm512_set1_ps(e.beta);
   for (int64_t i = 0; i < m; ++i) {
-    const float *s = sums + i * n;
+    const int64_t n =
+        diagonal < 0 ? d.cols : std::min(d.cols, i + diagonal + 1);
+    const float *s = sums + i * d.cols;
     uint16_t *out = d.ptr + i * d.rs;
     const uint16_t *c = readC ? e.c + i * e.rs : nullptr;
     int64_t j = 0;
@@ -257,10 +259,12 @@ GPTC_AVX512_BF16 void roundInto(const float *sums, const Bf16Matrix &d,
   }
 }
 
-} // namespace
-
-void avx512GemmBf16(const Bf16Matrix &a, const Bf16Matrix &b,
-                    const Bf16Matrix &d, const Bf16Epilogue &epilogue) {
+/// avx512GemmBf16; with `diagonal` >= 0 only the elements (i, j) with
+/// j <= i + diagonal: the register tiles that hold none are skipped, and
+/// only those elements are rounded and written.
+void gemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &d,
+              const Bf16Epilogue &epilogue, int64_t diagonal) {
+  const bool lowerOnly = diagonal >= 0;
   const int64_t m = d.rows, n = d.cols, k = a.cols;
   if (m <= 0 || n <= 0)
     return;
@@ -277,18 +281,39 @@ void avx512GemmBf16(const Bf16Matrix &a, const Bf16Matrix &b,
       packB(b, pc, kc, kcp, jc, nc, panelsB);
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
+        // A tile's columns start past its last row: all above the diagonal.
+        if (lowerOnly && jc > ic + mc - 1 + diagonal)
+          continue;
         uint32_t *panelsA = bufferA.get(roundUp(mc, kMr) * kcp);
         packA(a, ic, mc, pc, kc, kcp, panelsA);
         for (int64_t jr = 0; jr < nc; jr += kNr)
-          for (int64_t ir = 0; ir < mc; ir += kMr)
+          for (int64_t ir = 0; ir < mc; ir += kMr) {
+            const int64_t mr = std::min(kMr, mc - ir);
+            if (lowerOnly && jc + jr > ic + ir + mr - 1 + diagonal)
+              continue;
             microKernel(kcp, panelsA + ir * kcp, panelsB + jr * kcp,
-                        sums + (ic + ir) * n + jc + jr, n,
-                        std::min(kMr, mc - ir), std::min(kNr, nc - jr),
-                        pc != 0);
+                        sums + (ic + ir) * n + jc + jr, n, mr,
+                        std::min(kNr, nc - jr), pc != 0);
+          }
       }
     }
   }
-  roundInto(sums, d, epilogue);
+  roundInto(sums, d, epilogue, diagonal);
+}
+
+} // namespace
+
+void avx512GemmBf16(const Bf16Matrix &a, const Bf16Matrix &b,
+                    const Bf16Matrix &d, const Bf16Epilogue &epilogue) {
+  gemmBf16(a, b, d, epilogue, -1);
+}
+
+void avx512GramLowerBf16(const Bf16Matrix &x, int64_t i0, int64_t i1,
+                         const Bf16Matrix &d, float alpha) {
+  const int64_t k = x.cols;
+  gemmBf16({x.ptr + i0 * x.rs, i1 - i0, k, x.rs, x.cs},
+           {x.ptr, k, i1, x.cs, x.rs},
+           {d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs}, {alpha, 0.0f}, i0);
 }
 
 } // namespace gptc::runtime
