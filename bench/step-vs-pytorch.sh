@@ -33,8 +33,10 @@
 #   t4096: L=4,  d=256, 4 heads of 64,  T=4096, B=1  (the small model, long)
 # Prints per config: tok/s of gptc fused and --no-fuse, PyTorch eager and
 # torch.compile (each the median of the interleaved rounds), the ratios
-# gptc / torch.compile and fused / unfused, and gptc's GFLOP/s against the
-# machine's f32 FMA peak measured here (bench/fma-peak.c).
+# gptc / torch.compile and fused / unfused, gptc's GFLOP/s, and its share
+# of the machine's peaks measured here (bench/fma-peak.c: f32 FMA, and
+# VDPBF16PS where the CPU has AVX512_BF16): the step's time with its model
+# FLOPs at the f32 peak and Newton-Schulz's at the bf16 one, over its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -60,8 +62,13 @@ bash test/Training/Inputs/kjv-corpus.sh "$work/kjv.txt"
 "$gptc" data "$work/kjv.txt" -o "$work/data" --prefix bench >/dev/null
 shard=$(ls "$work"/data/bench_train_*.bin | head -n 1)
 cc -O2 -march=native -fopenmp bench/fma-peak.c -o "$work/fma-peak"
-peak=$("$work/fma-peak" "$threads" | sed -n 's/^fma peak: \([0-9.]*\) .*/\1/p')
-echo "machine: f32 FMA peak ${peak} GFLOP/s on $threads threads (bench/fma-peak.c)"
+peaks=$("$work/fma-peak" "$threads")
+peak=$(echo "$peaks" | sed -n 's/^fma peak: \([0-9.]*\) .*/\1/p')
+# VDPBF16PS's peak where the CPU has AVX512_BF16 (gptc's bf16 GEMMs, and so
+# Newton-Schulz, run on it there), else bf16 GEMMs run at the f32 peak.
+bf16_peak=$(echo "$peaks" | sed -n 's/^bf16 dot peak: \([0-9.]*\) .*/\1/p')
+echo "machine: f32 FMA peak ${peak} GFLOP/s${bf16_peak:+, bf16 dot peak $bf16_peak GFLOP/s} on $threads threads (bench/fma-peak.c)"
+bf16_peak=${bf16_peak:-$peak}
 torch_ns=${GPTC_BENCH_TORCH_NS:-auto}
 if [ "$torch_ns" = auto ]; then
   torch_ns=f32
@@ -97,11 +104,11 @@ rate_of() {
 gptc_rate_of() { rate_of "$1" "done:" "$2"; }
 # The median of a list of numbers.
 median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR]=$1} END {if (NR) printf "%.1f", (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-# FLOPs of one training step that gptc executes, in GFLOP per token: the
-# GEMMs of forward and backward (6 per weight), causal attention (half of
-# QK^T and PV, forward and backward), and Muon's Newton-Schulz (5 steps of
-# X X^T on one triangle, A X and A B, on every hidden matrix) spread over
-# the step's tokens.
+# FLOPs of one training step that gptc executes, in GFLOP per token, as
+# "model newton-schulz": the GEMMs of forward and backward (6 per weight)
+# and causal attention (half of QK^T and PV, forward and backward), in f32;
+# Muon's Newton-Schulz (5 steps of X X^T on one triangle, A X and A B, on
+# every hidden matrix, in bf16) spread over the step's tokens.
 gflop_per_token() {
   awk -v L="$1" -v d="$2" -v H="$3" -v hd="$4" -v T="$5" -v B="$6" -v V="$vocab" 'BEGIN {
     inner = H * hd
@@ -115,12 +122,12 @@ gflop_per_token() {
       s = r[i] < c[i] ? r[i] : c[i]; l = r[i] < c[i] ? c[i] : r[i]
       ns += 5 * (s * s * l + 2 * s * s * l + 2 * s * s * l)
     }
-    printf "%.6f", (model + L * ns / (B * T)) / 1e9
+    printf "%.6f %.6f", model / 1e9, L * ns / (B * T) / 1e9
   }'
 }
 
-printf '%-6s %10s %10s %10s %10s %9s %9s %9s\n' config gptc no-fuse eager \
-  compile vs-comp vs-nofuse GFLOP/s
+printf '%-6s %10s %10s %10s %10s %9s %9s %9s %9s\n' config gptc no-fuse eager \
+  compile vs-comp vs-nofuse GFLOP/s of-peak
 for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
   read -r L d H hd T B <<<"${configs[$name]}"
   for variant in fused unfused; do
@@ -171,13 +178,19 @@ for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
   fi
   ratio=$(awk -v a="$gptc_rate" -v b="$compile_rate" 'BEGIN{printf "%.2f", a/b}')
   fusion=$(awk -v a="$gptc_rate" -v b="$unfused_rate" 'BEGIN{printf "%.2f", a/b}')
-  gflops=$(awk -v r="$gptc_rate" -v g="$(gflop_per_token "$L" "$d" "$H" "$hd" "$T" "$B")" \
-    'BEGIN{printf "%.1f", r * g}')
-  printf '%-6s %10s %10s %10s %10s %8sx %8sx %9s\n' "$name" "$gptc_rate" \
-    "$unfused_rate" "$eager_rate" "$compile_rate" "$ratio" "$fusion" "$gflops"
+  read -r model_g ns_g <<<"$(gflop_per_token "$L" "$d" "$H" "$hd" "$T" "$B")"
+  gflops=$(awk -v r="$gptc_rate" -v m="$model_g" -v n="$ns_g" \
+    'BEGIN{printf "%.1f", r * (m + n)}')
+  # The share of the peaks: the time a step would take with the model's
+  # FLOPs at the f32 peak and Newton-Schulz's at the bf16 one, over its time.
+  of_peak=$(awk -v r="$gptc_rate" -v m="$model_g" -v n="$ns_g" -v p="$peak" \
+    -v q="$bf16_peak" 'BEGIN{printf "%.0f%%", 100 * r * (m / p + n / q)}')
+  printf '%-6s %10s %10s %10s %10s %8sx %8sx %9s %9s\n' "$name" "$gptc_rate" \
+    "$unfused_rate" "$eager_rate" "$compile_rate" "$ratio" "$fusion" "$gflops" \
+    "$of_peak"
   sed -n 's/^inductor: /  torch.compile: /p' "$work/$name.compile.1.log"
   cpu=$(sed -n 's/^gptc train: cpu: //p' "$work/$name.fused.1.log")
 done
 # The GEMMs are most of a step: say which kernels gptc's ran on.
 echo "gptc's GEMMs: ${cpu:-?}"
-echo "GFLOP/s: gptc's step FLOPs (GEMMs, causal attention, Newton-Schulz) x tok/s, against the peak above"
+echo "GFLOP/s: gptc's step FLOPs (GEMMs, causal attention, Newton-Schulz) x tok/s; of-peak: the step's time at the peaks above (model FLOPs at the f32 FMA peak, Newton-Schulz's at the bf16 dot peak where there is one) over its measured time"
