@@ -33,6 +33,21 @@ typedef __m256 vec;
 #endif
 
 #define CHAINS 12
+/* One step of each of the CHAINS chains, written out (CHAIN_STEP(c) is
+ * defined at each use). */
+#define EVERY_CHAIN_STEP                                                       \
+  CHAIN_STEP(0);                                                               \
+  CHAIN_STEP(1);                                                               \
+  CHAIN_STEP(2);                                                               \
+  CHAIN_STEP(3);                                                               \
+  CHAIN_STEP(4);                                                               \
+  CHAIN_STEP(5);                                                               \
+  CHAIN_STEP(6);                                                               \
+  CHAIN_STEP(7);                                                               \
+  CHAIN_STEP(8);                                                               \
+  CHAIN_STEP(9);                                                               \
+  CHAIN_STEP(10);                                                              \
+  CHAIN_STEP(11)
 
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 1;
@@ -48,18 +63,7 @@ int main(int argc, char **argv) {
     const vec a = SET1(0.999999f), b = SET1(1e-7f);
     for (long i = 0; i < iterations; ++i) {
 #define CHAIN_STEP(c) acc[c] = FMA(acc[c], a, b)
-      CHAIN_STEP(0);
-      CHAIN_STEP(1);
-      CHAIN_STEP(2);
-      CHAIN_STEP(3);
-      CHAIN_STEP(4);
-      CHAIN_STEP(5);
-      CHAIN_STEP(6);
-      CHAIN_STEP(7);
-      CHAIN_STEP(8);
-      CHAIN_STEP(9);
-      CHAIN_STEP(10);
-      CHAIN_STEP(11);
+      EVERY_CHAIN_STEP;
 #undef CHAIN_STEP
     }
     float out[WIDTH];
@@ -84,18 +88,7 @@ int main(int argc, char **argv) {
     const __m512bh b = (__m512bh)_mm512_set1_epi32(0x35803580);
     for (long i = 0; i < iterations; ++i) {
 #define CHAIN_STEP(c) acc[c] = _mm512_dpbf16_ps(acc[c], a, b)
-      CHAIN_STEP(0);
-      CHAIN_STEP(1);
-      CHAIN_STEP(2);
-      CHAIN_STEP(3);
-      CHAIN_STEP(4);
-      CHAIN_STEP(5);
-      CHAIN_STEP(6);
-      CHAIN_STEP(7);
-      CHAIN_STEP(8);
-      CHAIN_STEP(9);
-      CHAIN_STEP(10);
-      CHAIN_STEP(11);
+      EVERY_CHAIN_STEP;
 #undef CHAIN_STEP
     }
     float out[16];
