@@ -155,8 +155,8 @@ void gemmOne(bool transA, bool transB, const View<T> &a, const View<T> &b,
   // BLAS updates C in place: a separate C is copied into D first, as it
   // is, and beta left to BLAS. (Where and how beta is applied is the
   // kernel's: OpenBLAS's Zen kernels scale C in a pass of their own, so a
-  // copy of beta C with beta = 1 gave their bits, but its SkylakeX and
-  // Cooperlake kernels fuse beta for small products, and f64 always.)
+  // copy of beta C with beta = 1 gave their bits, but its Cooperlake
+  // kernels fuse beta for small f32 products and for f64.)
   if (beta != T(0) && c.ptr != d.ptr)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
@@ -328,27 +328,25 @@ constexpr int64_t kTriangleRows = 192;
 
 /// Block rows [at[b], at[b + 1]) of the lower triangle of an m x m Gram
 /// product; block b computes its rows against columns [0, at[b + 1]).
-///  - `anySplit`: the kernel sums every element in k order whatever rows
-///    and columns a call was given (gptc's AVX-512 kernels), so any split
-///    gives the one call's bits: blocks of kTriangleRows (the last takes
-///    the remainder), about m (m + kTriangleRows) / 2 dot products instead
-///    of m^2 (62% of them at m = 768; smaller blocks cost more in packing
-///    than they save), on one thread or many;
-///  - else (OpenBLAS, whose bits depend on the split): `parts` blocks of
-///    equal work, one per thread (row i costs i + 1 dot products:
-///    boundaries at m sqrt(p / parts), multiples of 16).
+/// One block per thread of equal work (row i costs i + 1 dot products:
+/// boundaries at m sqrt(p / parts), multiples of 16), the only split that
+/// OpenBLAS's bits allow. With `anySplit` (the kernel sums every element
+/// in k order whatever rows and columns a call was given: gptc's AVX-512
+/// kernels) the blocks are cut at every multiple of kTriangleRows too
+/// (the last takes the remainder): about m (m + kTriangleRows) / 2 dot
+/// products instead of m^2 (62% of them at m = 768; smaller blocks cost
+/// more in packing than they save), on one thread or many.
 std::vector<int64_t> triangleBlocks(int64_t m, int parts, bool anySplit) {
-  std::vector<int64_t> at{0};
-  if (anySplit) {
+  std::vector<int64_t> at{0, m};
+  for (int p = 1; p < parts; ++p) {
+    auto b = int64_t(double(m) * std::sqrt(double(p) / parts));
+    at.push_back(std::min(m, (b + 15) / 16 * 16));
+  }
+  if (anySplit)
     for (int64_t i = kTriangleRows; i + kTriangleRows <= m; i += kTriangleRows)
       at.push_back(i);
-  } else {
-    for (int p = 1; p < parts; ++p) {
-      auto b = int64_t(double(m) * std::sqrt(double(p) / parts));
-      at.push_back(std::max(at.back(), std::min(m, (b + 15) / 16 * 16)));
-    }
-  }
-  at.push_back(m);
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
   return at;
 }
 
@@ -368,8 +366,7 @@ void lowerTriangle(int64_t m, const View<T> &d, int parts, bool anySplit,
   {
 #pragma omp for schedule(dynamic, 1)
     for (int64_t b = blocks - 1; b >= 0; --b)
-      if (at[size_t(b) + 1] > at[size_t(b)])
-        rows(at[size_t(b)], at[size_t(b) + 1]);
+      rows(at[size_t(b)], at[size_t(b) + 1]);
     // Tile row t holds (tileRows - t) tiles: handed out one at a time.
 #pragma omp for schedule(dynamic, 1)
     for (int64_t t = 0; t < tileRows; ++t) {
