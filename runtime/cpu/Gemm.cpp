@@ -571,9 +571,8 @@ void gramBf16(const View<uint16_t> &opA, float alpha, const View<uint16_t> &d,
 void gramBf16Pairs(const View<uint16_t> &x, float alpha,
                    const View<uint16_t> &d, int parts) {
   lowerTriangle(x.rows, d, parts, false, [&](int64_t i0, int64_t i1) {
-    gptc::runtime::avx512GramLowerBf16({x.ptr, x.rows, x.cols, x.rs, x.cs}, i0,
-                                       i1, {d.ptr, d.rows, d.cols, d.rs, d.cs},
-                                       alpha);
+    gptc::runtime::avx512GramLowerBf16(opView(x, false), i0, i1,
+                                       opView(d, false), alpha);
   });
 }
 
