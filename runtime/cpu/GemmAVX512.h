@@ -49,9 +49,10 @@ bool avx512Bf16Available();
 /// D = alpha A B + beta C with bf16 A (m x k), B (k x n), C and D (m x n),
 /// all strided: the products of bf16 pairs summed in f32 by VDPBF16PS
 /// (runtime/cpu/GemmAVX512Bf16.cpp), the epilogue applied in f32, then one
-/// rounding to bf16, to nearest even. Each element's sum runs over k in
-/// pairs, in k order, whatever the split. Single-threaded. Only call when
-/// avx512Bf16Available().
+/// rounding to bf16, to nearest even. Each element's sum is a chain over k
+/// in pairs, restarted every 512 k, the chains added in k order: the same
+/// bits whatever the split or the kernel's blocking. Single-threaded. Only
+/// call when avx512Bf16Available().
 void avx512GemmBf16(const Bf16Matrix &a, const Bf16Matrix &b,
                     const Bf16Matrix &d, const Bf16Epilogue &epilogue);
 

@@ -14,10 +14,15 @@
 // VDPBF16PS adds A[i][2q+1] B[2q+1][j] and A[i][2q] B[2q][j] to the f32
 // sum of lane j: 32 multiply-adds per instruction against the f32 FMA's 16,
 // with no widening pass. The micro-kernel holds a 12 x 32 f32 tile in 24
-// ZMM and writes it to an m x n f32 buffer (added to it after the first K
-// block); one pass then applies alpha and beta in f32 and rounds each sum
-// to bf16 once, to nearest even, as gptc_gemm_bf16 promises. An odd k is
-// padded with a zero; panels are padded with zeros to whole tiles.
+// ZMM for one chain of 512 k (kChainPairs); a longer k adds the chains in
+// order, through an L1 tile within a K block and an m x n f32 buffer
+// across K blocks. The tile's last chain applies alpha and beta in f32 and
+// rounds each sum to bf16 once, to nearest even, straight into D, as
+// gptc_gemm_bf16 promises (a D or C with non-unit column stride goes
+// through the buffer and one rounding pass instead). A row-major A (and a
+// transposed B) is packed by 16 x 16 transposes of its pairs in registers.
+// An odd k is padded with a zero; panels are padded with zeros to whole
+// tiles.
 //
 // Only the functions marked GPTC_AVX512_BF16 use instructions beyond
 // x86-64; they run only after avx512Bf16Available().
@@ -29,8 +34,9 @@
 
 // GCC 12's AVX-512 intrinsics pass an "undefined" vector as the merge
 // source of unmasked shifts and conversions, which -Wmaybe-uninitialized
-// reports at every use.
+// (-Wuninitialized, for the unpacks and lane shuffles) reports at every use.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <algorithm>
@@ -43,8 +49,14 @@ namespace {
 
 constexpr int64_t kMr = 12;   ///< rows of the register tile
 constexpr int64_t kNr = 32;   ///< columns of the register tile (2 ZMM)
-constexpr int64_t kKc = 512;  ///< K block (256 pairs: a B panel is 32 KiB)
-constexpr int64_t kMc = 144;  ///< row block: A's block is 144 KiB (L2)
+constexpr int64_t kKc = 1024; ///< K block (512 pairs: a B panel is 64 KiB)
+/// Pairs of one chain of VDPBF16PS per element: a sum is its chains over
+/// 512 k each, added in k order (the bits do not depend on kKc, a multiple
+/// of 2 kChainPairs, nor on the split). The tile of a finished chain is
+/// added to the sums while still in L1.
+constexpr int64_t kChainPairs = 256;
+static_assert(kKc % (2 * kChainPairs) == 0);
+constexpr int64_t kMc = 144;  ///< row block: A's block is 288 KiB (L2)
 constexpr int64_t kNc = 3072; ///< column block
 
 /// X[i][p] and X[i][p + 1] of a bf16 matrix as one pair (zero past
@@ -105,11 +117,75 @@ GPTC_AVX512_BF16 void packRowPairs(const uint16_t *base, int64_t step,
   }
 }
 
+/// The 16 x 16 32-bit words `r` transposed in registers: t[c] lane i =
+/// r[i] lane c. Four rounds of 16 shuffles: words, then pairs of words
+/// interleaved within 128-bit lanes, then the lanes themselves.
+GPTC_AVX512_BF16 inline __attribute__((always_inline)) void
+transpose16x16(const __m512i r[16], __m512i t[16]) {
+  __m512i a[16], b[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 16; i += 2) {
+    a[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    a[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  // b[4 j + c], 128-bit lane l: column 4 l + c of rows 4 j .. 4 j + 3.
+#pragma GCC unroll 4
+  for (int j = 0; j < 16; j += 4) {
+    b[j] = _mm512_unpacklo_epi64(a[j], a[j + 2]);
+    b[j + 1] = _mm512_unpackhi_epi64(a[j], a[j + 2]);
+    b[j + 2] = _mm512_unpacklo_epi64(a[j + 1], a[j + 3]);
+    b[j + 3] = _mm512_unpackhi_epi64(a[j + 1], a[j + 3]);
+  }
+  // Column 4 l + c gathers lane l of b[c], b[4 + c], b[8 + c], b[12 + c].
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    const __m512i low01 = _mm512_shuffle_i32x4(b[c], b[4 + c], 0x44),
+                  low23 = _mm512_shuffle_i32x4(b[c], b[4 + c], 0xEE),
+                  high01 = _mm512_shuffle_i32x4(b[8 + c], b[12 + c], 0x44),
+                  high23 = _mm512_shuffle_i32x4(b[8 + c], b[12 + c], 0xEE);
+    t[c] = _mm512_shuffle_i32x4(low01, high01, 0x88);
+    t[4 + c] = _mm512_shuffle_i32x4(low01, high01, 0xDD);
+    t[8 + c] = _mm512_shuffle_i32x4(low23, high23, 0x88);
+    t[12 + c] = _mm512_shuffle_i32x4(low23, high23, 0xDD);
+  }
+}
+
+/// A panel of `width` (12 or 32) lanes per pair from `rows` (<= width)
+/// rows of bf16 along k with unit stride, `step` apart from `base`: pair q
+/// of row r, the 32-bit word at bf16 2q of it, goes to lane r of pair q;
+/// rows past `rows` are zero, and so is the missing half of the last pair
+/// of an odd kc. Blocks of 16 rows x 16 pairs are loaded a row at a time
+/// and transposed in registers.
+GPTC_AVX512_BF16 void packPairsOfRows(const uint16_t *base, int64_t step,
+                                      int64_t rows, int64_t kc, int64_t kcp,
+                                      int64_t width, uint32_t *out) {
+  const int64_t whole = kc / 2; // pairs with both halves inside kc
+  for (int64_t r0 = 0; r0 < width; r0 += 16) {
+    const __mmask16 lanes = halfMasks(width - r0).first;
+    for (int64_t q0 = 0; q0 < whole; q0 += 16) {
+      const int64_t count = std::min<int64_t>(16, whole - q0);
+      const __mmask16 words = __mmask16((1u << count) - 1);
+      __m512i r[16], t[16];
+#pragma GCC unroll 16
+      for (int64_t i = 0; i < 16; ++i)
+        r[i] = r0 + i < rows ? _mm512_maskz_loadu_epi32(
+                                   words, base + (r0 + i) * step + 2 * q0)
+                             : _mm512_setzero_si512();
+      transpose16x16(r, t);
+#pragma GCC unroll 16
+      for (int64_t q = 0; q < count; ++q)
+        _mm512_mask_storeu_epi32(out + (q0 + q) * width + r0, lanes, t[q]);
+    }
+  }
+  if (whole < kcp) // the last pair of an odd kc: its k alone
+    for (int64_t r = 0; r < width; ++r)
+      out[whole * width + r] = r < rows ? base[r * step + 2 * whole] : 0;
+}
+
 /// Rows [i0, i0 + mc) and k [p0, p0 + kc) of A as panels of kMr rows of
 /// kcp pairs (zero past row mc). A with unit row stride (stored
 /// transposed) interleaves two k-rows of 12 at a time; with unit column
-/// stride (and an even kc) a pair is one 32-bit word of a row, gathered
-/// from 12 rows at a time.
+/// stride a pair is one 32-bit word of a row, transposed from 12 rows.
 GPTC_AVX512_BF16 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc,
                             int64_t p0, int64_t kc, int64_t kcp,
                             uint32_t *out) {
@@ -120,19 +196,9 @@ GPTC_AVX512_BF16 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc,
                    out);
       continue;
     }
-    // The gather's byte offsets (row i at 2 i rs) are 32-bit.
-    if (a.cs == 1 && kc % 2 == 0 && a.rs <= (int64_t(1) << 26)) {
-      const __mmask16 lanes = __mmask16((1u << rows) - 1);
-      const __m512i offsets =
-          _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                               11, 12, 13, 14, 15),
-                             _mm512_set1_epi32(int(a.rs * 2)));
-      const uint16_t *base = a.ptr + (i0 + ir) * a.rs + p0;
-      for (int64_t q = 0; q < kcp; ++q)
-        _mm512_mask_storeu_epi32(
-            out + q * kMr, halfMasks(kMr).first,
-            _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), lanes, offsets,
-                                        base + 2 * q, 1));
+    if (a.cs == 1) {
+      packPairsOfRows(a.ptr + (i0 + ir) * a.rs + p0, a.rs, rows, kc, kcp, kMr,
+                      out);
       continue;
     }
     for (int64_t q = 0; q < kcp; ++q)
@@ -144,7 +210,9 @@ GPTC_AVX512_BF16 void packA(const Bf16Matrix &a, int64_t i0, int64_t mc,
 
 /// k [p0, p0 + kc) and columns [j0, j0 + nc) of B as panels of kNr
 /// columns of kcp pairs (zero past column nc). B with unit column stride
-/// interleaves two of its rows 32 columns at a time.
+/// interleaves two of its rows 32 columns at a time; with unit row stride
+/// (stored transposed, as X^T in X X^T) a pair is one 32-bit word of a
+/// column, transposed from 32 columns.
 GPTC_AVX512_BF16 void packB(const Bf16Matrix &b, int64_t p0, int64_t kc,
                             int64_t kcp, int64_t j0, int64_t nc,
                             uint32_t *out) {
@@ -154,55 +222,15 @@ GPTC_AVX512_BF16 void packB(const Bf16Matrix &b, int64_t p0, int64_t kc,
       packRowPairs(b.ptr + p0 * b.rs + j0 + jr, b.rs, cols, kc, kcp, kNr, out);
       continue;
     }
+    if (b.rs == 1) {
+      packPairsOfRows(b.ptr + p0 + (j0 + jr) * b.cs, b.cs, cols, kc, kcp, kNr,
+                      out);
+      continue;
+    }
     for (int64_t q = 0; q < kcp; ++q)
       for (int64_t j = 0; j < kNr; ++j)
         out[q * kNr + j] =
             j < cols ? columnPair(b, p0 + 2 * q, j0 + jr + j, p0 + kc) : 0;
-  }
-}
-
-/// The f32 sums (mr x nr of a 12 x 32 tile, row stride lds) of an A panel
-/// times a B panel over kcp pairs, stored, or added when `accumulate`.
-GPTC_AVX512_BF16 void microKernel(int64_t kcp, const uint32_t *__restrict a,
-                                  const uint32_t *__restrict b, float *sums,
-                                  int64_t lds, int64_t mr, int64_t nr,
-                                  bool accumulate) {
-  __m512 lo[kMr], hi[kMr];
-#pragma GCC unroll 12
-  for (int i = 0; i < kMr; ++i) {
-    lo[i] = _mm512_setzero_ps();
-    hi[i] = _mm512_setzero_ps();
-  }
-  if (accumulate)
-    for (int64_t i = 0; i < mr; ++i) {
-      _mm_prefetch(reinterpret_cast<const char *>(sums + i * lds), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char *>(sums + i * lds + 16),
-                   _MM_HINT_T0);
-    }
-  for (int64_t q = 0; q < kcp; ++q, a += kMr, b += kNr) {
-    const __m512bh b0 = (__m512bh)_mm512_load_si512(b);
-    const __m512bh b1 = (__m512bh)_mm512_load_si512(b + 16);
-#pragma GCC unroll 12
-    for (int i = 0; i < kMr; ++i) {
-      const __m512bh ai = (__m512bh)_mm512_set1_epi32(int(a[i]));
-      lo[i] = _mm512_dpbf16_ps(lo[i], ai, b0);
-      hi[i] = _mm512_dpbf16_ps(hi[i], ai, b1);
-    }
-  }
-  const HalfMasks mask = halfMasks(nr);
-  const __mmask16 m0 = mask.first, m1 = mask.second;
-#pragma GCC unroll 12
-  for (int i = 0; i < kMr; ++i) {
-    if (i >= mr)
-      break;
-    float *row = sums + i * lds;
-    __m512 v0 = lo[i], v1 = hi[i];
-    if (accumulate) {
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
-    }
-    _mm512_mask_storeu_ps(row, m0, v0);
-    _mm512_mask_storeu_ps(row + 16, m1, v1);
   }
 }
 
@@ -221,6 +249,103 @@ GPTC_AVX512_BF16 __m256i roundToBf16(__m512 v) {
   rounded = _mm512_mask_or_epi32(rounded, nan, _mm512_srli_epi32(bits, 16),
                                  _mm512_set1_epi32(0x40));
   return _mm512_cvtepi32_epi16(rounded);
+}
+
+/// The `lanes` of 16 bf16 from `from` widened to f32 (zero elsewhere).
+GPTC_AVX512_BF16 __m512 loadBf16(__mmask16 lanes, const uint16_t *from) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(
+      _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, from)), 16));
+}
+
+/// The last K block's tiles rounded straight into D, as roundInto would
+/// round them from the sums: for a D (and a C read) with unit column
+/// stride. Only elements (i, j) with j <= i + diagonal when diagonal >= 0.
+struct DirectRounding {
+  const Bf16Matrix &d;
+  const Bf16Epilogue &e;
+  int64_t diagonal;
+
+  /// Whether D and C allow it.
+  static bool fits(const Bf16Matrix &d, const Bf16Epilogue &e) {
+    return d.cs == 1 && (e.beta == 0.0f || e.cs == 1);
+  }
+};
+
+/// Where one chain of a tile starts and ends: the tile's sums so far
+/// (none for its first chain) and where its new sums go, row-major with
+/// the given row strides.
+struct ChainSums {
+  const float *from;
+  int64_t fromStride;
+  float *to;
+  int64_t toStride;
+};
+
+/// The f32 sums (mr x nr of a 12 x 32 tile at row `row` and column `col`
+/// of D) of an A panel times a B panel over kcp pairs, added to t.from's,
+/// stored to t.to; or, given `direct` (the tile's last chain), rounded
+/// into D with the epilogue instead.
+GPTC_AVX512_BF16 void microKernel(int64_t kcp, const uint32_t *__restrict a,
+                                  const uint32_t *__restrict b,
+                                  const ChainSums &t, int64_t mr, int64_t nr,
+                                  const DirectRounding *direct, int64_t row,
+                                  int64_t col) {
+  __m512 lo[kMr], hi[kMr];
+#pragma GCC unroll 12
+  for (int i = 0; i < kMr; ++i) {
+    lo[i] = _mm512_setzero_ps();
+    hi[i] = _mm512_setzero_ps();
+  }
+  if (t.from)
+    for (int64_t i = 0; i < mr; ++i) {
+      const float *from = t.from + i * t.fromStride;
+      _mm_prefetch(reinterpret_cast<const char *>(from), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char *>(from + 16), _MM_HINT_T0);
+    }
+  for (int64_t q = 0; q < kcp; ++q, a += kMr, b += kNr) {
+    const __m512bh b0 = (__m512bh)_mm512_load_si512(b);
+    const __m512bh b1 = (__m512bh)_mm512_load_si512(b + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < kMr; ++i) {
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(int(a[i]));
+      lo[i] = _mm512_dpbf16_ps(lo[i], ai, b0);
+      hi[i] = _mm512_dpbf16_ps(hi[i], ai, b1);
+    }
+  }
+#pragma GCC unroll 12
+  for (int i = 0; i < kMr; ++i) {
+    if (i >= mr)
+      break;
+    int64_t width = nr;
+    if (direct && direct->diagonal >= 0)
+      width = std::clamp<int64_t>(row + i + direct->diagonal - col + 1, 0, nr);
+    const HalfMasks mask = halfMasks(width);
+    __m512 v0 = lo[i], v1 = hi[i];
+    if (t.from) {
+      const float *from = t.from + i * t.fromStride;
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(mask.first, from));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(mask.second, from + 16));
+    }
+    if (!direct) {
+      float *at = t.to + i * t.toStride;
+      _mm512_mask_storeu_ps(at, mask.first, v0);
+      _mm512_mask_storeu_ps(at + 16, mask.second, v1);
+      continue;
+    }
+    const Bf16Epilogue &e = direct->e;
+    const __m512 alpha = _mm512_set1_ps(e.alpha);
+    v0 = _mm512_mul_ps(alpha, v0);
+    v1 = _mm512_mul_ps(alpha, v1);
+    if (e.beta != 0.0f) {
+      const uint16_t *c = e.c + (row + i) * e.rs + col;
+      const __m512 beta = _mm512_set1_ps(e.beta);
+      v0 = _mm512_fmadd_ps(beta, loadBf16(mask.first, c), v0);
+      v1 = _mm512_fmadd_ps(beta, loadBf16(mask.second, c + 16), v1);
+    }
+    uint16_t *out = direct->d.ptr + (row + i) * direct->d.rs + col;
+    _mm256_mask_storeu_epi16(out, mask.first, roundToBf16(v0));
+    _mm256_mask_storeu_epi16(out + 16, mask.second, roundToBf16(v1));
+  }
 }
 
 /// D = bf16(alpha sums + beta C), sums m x n row-major. Rows of D and C
@@ -242,12 +367,8 @@ GPTC_AVX512_BF16 void roundInto(const float *sums, const Bf16Matrix &d,
         const __mmask16 mask =
             n - j >= 16 ? 0xFFFF : __mmask16((1u << (n - j)) - 1);
         __m512 v = _mm512_mul_ps(alpha, _mm512_maskz_loadu_ps(mask, s + j));
-        if (readC) {
-          const __m512i wide =
-              _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, c + j));
-          v = _mm512_fmadd_ps(
-              beta, _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16)), v);
-        }
+        if (readC)
+          v = _mm512_fmadd_ps(beta, loadBf16(mask, c + j), v);
         _mm256_mask_storeu_epi16(out + j, mask, roundToBf16(v));
       }
     for (; j < n; ++j) {
@@ -273,10 +394,15 @@ void gemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &d,
   float *sums = bufferSums.get(m * n);
   if (k <= 0)
     std::fill(sums, sums + m * n, 0.0f);
+  // The last K block rounds its tiles into D where D and C allow it;
+  // roundInto then has nothing left to do.
+  const DirectRounding rounding{d, epilogue, diagonal};
+  const bool direct = k > 0 && DirectRounding::fits(d, epilogue);
   for (int64_t jc = 0; jc < n; jc += kNc) {
     const int64_t nc = std::min(kNc, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc), kcp = (kc + 1) / 2;
+      const DirectRounding *last = direct && pc + kc == k ? &rounding : nullptr;
       uint32_t *panelsB = bufferB.get(roundUp(nc, kNr) * kcp);
       packB(b, pc, kc, kcp, jc, nc, panelsB);
       for (int64_t ic = 0; ic < m; ic += kMc) {
@@ -291,14 +417,28 @@ void gemmBf16(const Bf16Matrix &a, const Bf16Matrix &b, const Bf16Matrix &d,
             const int64_t mr = std::min(kMr, mc - ir);
             if (lowerOnly && jc + jr > ic + ir + mr - 1 + diagonal)
               continue;
-            microKernel(kcp, panelsA + ir * kcp, panelsB + jr * kcp,
-                        sums + (ic + ir) * n + jc + jr, n, mr,
-                        std::min(kNr, nc - jr), pc != 0);
+            // Chains within the block pass their sums in an L1 tile; the
+            // block's first starts from, and its last ends in, the m x n
+            // sums (unless it rounds into D).
+            float *tileSums = sums + (ic + ir) * n + jc + jr;
+            alignas(64) float scratch[kMr * kNr];
+            for (int64_t q = 0; q < kcp; q += kChainPairs) {
+              const int64_t pairs = std::min(kChainPairs, kcp - q);
+              const bool first = q == 0, end = q + pairs == kcp;
+              const ChainSums t{
+                  first ? (pc != 0 ? tileSums : nullptr) : scratch,
+                  first ? n : kNr, end ? tileSums : scratch, end ? n : kNr};
+              microKernel(pairs, panelsA + ir * kcp + q * kMr,
+                          panelsB + jr * kcp + q * kNr, t, mr,
+                          std::min(kNr, nc - jr), end ? last : nullptr, ic + ir,
+                          jc + jr);
+            }
           }
       }
     }
   }
-  roundInto(sums, d, epilogue, diagonal);
+  if (!direct)
+    roundInto(sums, d, epilogue, diagonal);
 }
 
 } // namespace
