@@ -332,17 +332,22 @@ struct LowerNewtonSchulz : OpRewritePattern<optim::NewtonSchulzOp> {
     for (uint64_t i = 0; i < op.getSteps(); ++i) {
       // A = X X^T (a Gram product: the runtime computes one triangle)
       Value gram = g.matmul(x, x, false, true);
-      // alpha op(l) op(r) + beta addend, in one GEMM or as a sum.
-      auto gemm = [&](Value l, Value r, double alpha, Value addend,
-                      double beta) {
+      // alpha l op(r) + beta addend, in one GEMM or as a sum.
+      auto gemm = [&](Value l, Value r, bool transposeR, double alpha,
+                      Value addend, double beta) {
         if (epilogues)
-          return g.matmulAdd(l, r, false, false, alpha, addend, beta);
-        return sum({{addend, beta}, {g.matmul(l, r, false, false), alpha}});
+          return g.matmulAdd(l, r, false, transposeR, alpha, addend, beta);
+        return sum(
+            {{addend, beta}, {g.matmul(l, r, false, transposeR), alpha}});
       };
       if (op.getForm() == optim::NSForm::polynomial_then_apply) {
-        // B = b A + c A A; X = a X + B X
-        Value poly = gemm(gram, gram, c, gram, b);
-        x = gemm(poly, x, 1.0, x, a);
+        // B = b A + c A A; X = a X + B X. A is symmetric (bit for bit
+        // where the runtime mirrors a Gram product's triangle, as on the
+        // CPU), so A A is written A A^T: a Gram product too, one triangle
+        // again (b A, a symmetric C, its epilogue), with the same bits on
+        // kernels that sum each element in k order.
+        Value poly = gemm(gram, gram, true, c, gram, b);
+        x = gemm(poly, x, false, 1.0, x, a);
       } else {
         // B = A X; X = a X + b B + c A B
         Value bx = g.matmul(gram, x, false, false);

@@ -22,13 +22,14 @@
 // runs sgemm and rounds the result to nearest even. Every path applies the
 // epilogue in f32, before the one rounding.
 //
-// A Gram product, op(A) op(A)^T with beta == 0 (Newton-Schulz's X X^T), is
-// symmetric: only block rows of the lower triangle are computed, then
-// mirrored, D exactly symmetric. On gptc's AVX-512 kernels, whose sums do
-// not depend on the split, f32 runs in blocks of 192 rows and bf16 skips
-// the register tiles above the diagonal (62% and 52% of the multiply-adds
-// at m = 768, on one thread or many); on OpenBLAS one block per thread,
-// split so that the threads get equal work.
+// A Gram product, alpha op(A) op(A)^T + beta C with beta == 0 or a C that
+// is bit for bit symmetric (Newton-Schulz's X X^T, and b A + c A A^T of a
+// symmetric A), is symmetric: only block rows of the lower triangle are
+// computed, then mirrored, D exactly symmetric. On gptc's AVX-512 kernels,
+// whose sums do not depend on the split, f32 runs in blocks of 192 rows and
+// bf16 skips the register tiles above the diagonal (62% and 52% of the
+// multiply-adds at m = 768, on one thread or many); on OpenBLAS one block per
+// thread, split so that the threads get equal work.
 //
 // Threads: the calls come from the step between its OpenMP kernels, so they
 // share that OpenMP thread pool (LLVM's libomp, which serves GCC's GOMP
@@ -308,13 +309,38 @@ void forEachBlock(int64_t batch, bool transA, bool transB, int64_t m, int64_t n,
   }
 }
 
-/// Whether the call is a Gram product D = alpha op(A) op(A)^T that needs
-/// no C: B is A read the other way round.
+/// Whether C (m x m) is bit for bit symmetric, compared by square tiles.
+template <typename T> bool isSymmetric(const View<T> &c) {
+  constexpr int64_t kTile = 32;
+  const int64_t m = c.rows;
+  for (int64_t i0 = 0; i0 < m; i0 += kTile)
+    for (int64_t j0 = 0; j0 <= i0; j0 += kTile)
+      for (int64_t i = i0; i < std::min(m, i0 + kTile); ++i)
+        for (int64_t j = j0; j < std::min(i, j0 + kTile); ++j)
+          if (std::memcmp(&c.ptr[i * c.rs + j * c.cs],
+                          &c.ptr[j * c.rs + i * c.cs], sizeof(T)) != 0)
+            return false;
+  return true;
+}
+
+/// Whether the call is a Gram product D = alpha op(A) op(A)^T + beta C,
+/// symmetric whenever its C is: B is A read the other way round, and C
+/// (read only when beta != 0; Newton-Schulz's b A + c A A^T passes A) is
+/// bit for bit symmetric in every item.
+template <typename T>
 bool isGram(int64_t transA, int64_t transB, int64_t m, int64_t n, uintptr_t a,
             int64_t aRs, int64_t aCs, int64_t aBs, uintptr_t b, int64_t bRs,
-            int64_t bCs, int64_t bBs, double beta) {
-  return a == b && aRs == bRs && aCs == bCs && aBs == bBs &&
-         (transA != 0) != (transB != 0) && m == n && beta == 0.0;
+            int64_t bCs, int64_t bBs, double beta, const T *c, int64_t cRs,
+            int64_t cCs, int64_t cBs, int64_t batch) {
+  if (!(a == b && aRs == bRs && aCs == bCs && aBs == bBs &&
+        (transA != 0) != (transB != 0) && m == n))
+    return false;
+  if (beta == 0.0)
+    return true;
+  for (int64_t i = 0; i < batch; ++i)
+    if (!isSymmetric<T>({const_cast<T *>(c) + i * cBs, m, m, cRs, cCs}))
+      return false;
+  return true;
 }
 
 /// op(X) of a stored view (a transpose swaps the strides).
@@ -381,9 +407,11 @@ void lowerTriangle(int64_t m, const View<T> &d, int parts, bool anySplit,
   }
 }
 
-/// D = alpha X X^T for X m x k, by lowerTriangle on `parts` threads.
+/// D = alpha X X^T + beta C for X m x k and a symmetric C (not read when
+/// beta is 0), by lowerTriangle on `parts` threads.
 template <typename T>
-void gram(const View<T> &x, T alpha, const View<T> &d, int parts) {
+void gram(const View<T> &x, T alpha, T beta, const View<T> &c, const View<T> &d,
+          int parts) {
   const int64_t k = x.cols;
   // Only the AVX-512 kernel's f32 sums are the same whatever the split.
   const bool anySplit =
@@ -392,7 +420,10 @@ void gram(const View<T> &x, T alpha, const View<T> &d, int parts) {
     View<T> rows{x.ptr + i0 * x.rs, i1 - i0, k, x.rs, x.cs};
     View<T> prefix{x.ptr, i1, k, x.rs, x.cs};
     View<T> out{d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs};
-    gemmOne<T>(false, true, rows, prefix, alpha, T(0), out, out, k);
+    View<T> from = beta == T(0)
+                       ? out
+                       : View<T>{c.ptr + i0 * c.rs, i1 - i0, i1, c.rs, c.cs};
+    gemmOne<T>(false, true, rows, prefix, alpha, beta, from, out, k);
   });
 }
 
@@ -430,11 +461,12 @@ void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
   T *pb = reinterpret_cast<T *>(b);
   T *pc = reinterpret_cast<T *>(c);
   T *pd = reinterpret_cast<T *>(d);
-  if (isGram(transA, transB, m, n, a, aRs, aCs, aBs, b, bRs, bCs, bBs,
-             double(beta))) {
+  if (isGram<T>(transA, transB, m, n, a, aRs, aCs, aBs, b, bRs, bCs, bBs,
+                double(beta), pc, cRs, cCs, cBs, batch)) {
     forEachGram(batch, m, k, [&](int64_t i, int parts) {
       View<T> stored{pa + i * aBs, transA ? k : m, transA ? m : k, aRs, aCs};
-      gram<T>(opOf(stored, transA != 0), alpha, {pd + i * dBs, m, m, dRs, dCs},
+      gram<T>(opOf(stored, transA != 0), alpha, beta,
+              {pc + i * cBs, m, m, cRs, cCs}, {pd + i * dBs, m, m, dRs, dCs},
               parts);
     });
     return;
@@ -555,24 +587,31 @@ void gemmBf16WidenedOnce(bool transA, bool transB,
   packBf16(w.c, g.d, true);
 }
 
-/// The bf16 Gram product on the f32 path: op(A) widened once per item.
-void gramBf16(const View<uint16_t> &opA, float alpha, const View<uint16_t> &d,
-              int parts) {
+/// The bf16 Gram product on the f32 path: op(A) (and C) widened once per
+/// item.
+void gramBf16(const View<uint16_t> &opA, float alpha, float beta,
+              const View<uint16_t> &c, const View<uint16_t> &d, int parts) {
   thread_local std::vector<float> fx, fd;
   unpackBf16(opA, fx, parts > 1);
-  fd.resize(size_t(d.rows * d.cols));
   const int64_t m = opA.rows, k = opA.cols;
-  gram<float>({fx.data(), m, k, k, 1}, alpha, {fd.data(), m, m, m, 1}, parts);
+  if (beta != 0.0f)
+    unpackBf16(c, fd, parts > 1);
+  else
+    fd.resize(size_t(d.rows * d.cols));
+  const View<float> wide{fd.data(), m, m, m, 1};
+  gram<float>({fx.data(), m, k, k, 1}, alpha, beta, wide, wide, parts);
   packBf16(fd, d, parts > 1);
 }
 
 /// The bf16 Gram product on the AVX512_BF16 kernel: no widening, and
 /// only the tiles of the lower triangle (one block of rows per thread).
-void gramBf16Pairs(const View<uint16_t> &x, float alpha,
-                   const View<uint16_t> &d, int parts) {
+void gramBf16Pairs(const View<uint16_t> &x, float alpha, float beta,
+                   const View<uint16_t> &c, const View<uint16_t> &d,
+                   int parts) {
   lowerTriangle(x.rows, d, parts, false, [&](int64_t i0, int64_t i1) {
     gptc::runtime::avx512GramLowerBf16(opView(x, false), i0, i1,
-                                       opView(d, false), alpha);
+                                       opView(d, false),
+                                       {alpha, beta, c.ptr, c.rs, c.cs});
   });
 }
 
@@ -600,8 +639,10 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
   uint16_t *pd = reinterpret_cast<uint16_t *>(d);
   const bool amx = gptc::runtime::amxBf16Available();
   const bool pairs = !amx && gptc::runtime::avx512Bf16Available();
-  if (isGram(trans_a, trans_b, m, n, a, a_rs, a_cs, a_bs, b, b_rs, b_cs, b_bs,
-             double(beta))) {
+  // AMX's symmetric kernel has no C: a C makes it the full product there.
+  if ((!amx || beta == 0.0f) &&
+      isGram<uint16_t>(trans_a, trans_b, m, n, a, a_rs, a_cs, a_bs, b, b_rs,
+                       b_cs, b_bs, double(beta), pc, c_rs, c_cs, c_bs, batch)) {
     auto stored = [&](int64_t i) {
       return View<uint16_t>{pa + i * a_bs, trans_a ? k : m, trans_a ? m : k,
                             a_rs, a_cs};
@@ -615,11 +656,12 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
     }
     forEachGram(batch, m, k, [&](int64_t i, int parts) {
       View<uint16_t> x = opOf(stored(i), trans_a != 0),
+                     from{pc + i * c_bs, m, m, c_rs, c_cs},
                      out{pd + i * d_bs, m, m, d_rs, d_cs};
       if (pairs && m * m * k >= kAMXWork)
-        gramBf16Pairs(x, alpha, out, parts);
+        gramBf16Pairs(x, alpha, beta, from, out, parts);
       else
-        gramBf16(x, alpha, out, parts);
+        gramBf16(x, alpha, beta, from, out, parts);
     });
     return;
   }

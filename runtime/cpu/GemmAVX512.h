@@ -57,12 +57,13 @@ void avx512GemmBf16(const Bf16Matrix &a, const Bf16Matrix &b,
                     const Bf16Matrix &d, const Bf16Epilogue &epilogue);
 
 /// Rows [i0, i1) of the lower triangle (j <= i) of the Gram product
-/// D = alpha X X^T of a bf16 X (m x k), D m x m: only the register tiles
-/// that hold such elements are computed, each element bit for bit as
-/// avx512GemmBf16 computes it; nothing else of D is written.
+/// D = alpha X X^T + beta C of a bf16 X (m x k), C and D m x m (the
+/// epilogue's C indexed as D, read only at the elements written): only the
+/// register tiles that hold such elements are computed, each element bit
+/// for bit as avx512GemmBf16 computes it; nothing else of D is written.
 /// Single-threaded. Only call when avx512Bf16Available().
 void avx512GramLowerBf16(const Bf16Matrix &x, int64_t i0, int64_t i1,
-                         const Bf16Matrix &d, float alpha);
+                         const Bf16Matrix &d, const Bf16Epilogue &epilogue);
 
 } // namespace gptc::runtime
 

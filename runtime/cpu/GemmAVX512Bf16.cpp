@@ -449,11 +449,14 @@ void avx512GemmBf16(const Bf16Matrix &a, const Bf16Matrix &b,
 }
 
 void avx512GramLowerBf16(const Bf16Matrix &x, int64_t i0, int64_t i1,
-                         const Bf16Matrix &d, float alpha) {
+                         const Bf16Matrix &d, const Bf16Epilogue &epilogue) {
   const int64_t k = x.cols;
+  const Bf16Epilogue rows{epilogue.alpha, epilogue.beta,
+                          epilogue.c ? epilogue.c + i0 * epilogue.rs : nullptr,
+                          epilogue.rs, epilogue.cs};
   gemmBf16({x.ptr + i0 * x.rs, i1 - i0, k, x.rs, x.cs},
            {x.ptr, k, i1, x.cs, x.rs},
-           {d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs}, {alpha, 0.0f}, i0);
+           {d.ptr + i0 * d.rs, i1 - i0, i1, d.rs, d.cs}, rows, i0);
 }
 
 } // namespace gptc::runtime

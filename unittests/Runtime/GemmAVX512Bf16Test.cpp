@@ -125,31 +125,34 @@ TEST_F(AVX512Bf16Gemm, EveryElementIsItsChainsInKOrder) {
 }
 
 // The Gram rows [i0, i1): the elements on or below the diagonal are the
-// contract's, the rest of D untouched.
+// contract's (beta C read there only), the rest of D untouched.
 TEST_F(AVX512Bf16Gemm, GramRowsWriteTheLowerTriangleOnly) {
   std::mt19937 gen(7);
   for (int64_t k : {96, 1100})
-    for (int trans = 0; trans < 2; ++trans) {
-      SCOPED_TRACE(::testing::Message() << "k " << k << " trans " << trans);
-      const int64_t m = 170, i0 = 37, i1 = 160;
-      Operand x(m, k, trans, gen);
-      const uint16_t untouched = 0x7fc0;
-      std::vector<uint16_t> d(size_t(m * m), untouched);
-      gptc::runtime::avx512GramLowerBf16(x.view, i0, i1, {d.data(), m, m, m, 1},
-                                         0.5f);
-      const Bf16Matrix xt{x.view.ptr, k, m, x.view.cs, x.view.rs};
-      int64_t bad = 0;
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < m; ++j) {
-          const bool written = i >= i0 && i < i1 && j <= i;
-          const uint16_t want =
-              written ? referenceElement(x.view, xt, {0.5f}, i, j) : untouched;
-          if (d[size_t(i * m + j)] != want && bad++ < 3)
-            ADD_FAILURE() << "D[" << i << "][" << j << "] = 0x" << std::hex
-                          << d[size_t(i * m + j)] << ", want 0x" << want;
-        }
-      EXPECT_EQ(bad, 0);
-    }
+    for (int trans = 0; trans < 2; ++trans)
+      for (float beta : {0.0f, 0.75f}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "k " << k << " trans " << trans << " beta " << beta);
+        const int64_t m = 170, i0 = 37, i1 = 160;
+        Operand x(m, k, trans, gen), c(m, m, false, gen);
+        const uint16_t untouched = 0x7fc0;
+        std::vector<uint16_t> d(size_t(m * m), untouched);
+        const Bf16Epilogue e{0.5f, beta, c.data.data(), m, 1};
+        gptc::runtime::avx512GramLowerBf16(x.view, i0, i1,
+                                           {d.data(), m, m, m, 1}, e);
+        const Bf16Matrix xt{x.view.ptr, k, m, x.view.cs, x.view.rs};
+        int64_t bad = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < m; ++j) {
+            const bool written = i >= i0 && i < i1 && j <= i;
+            const uint16_t want =
+                written ? referenceElement(x.view, xt, e, i, j) : untouched;
+            if (d[size_t(i * m + j)] != want && bad++ < 3)
+              ADD_FAILURE() << "D[" << i << "][" << j << "] = 0x" << std::hex
+                            << d[size_t(i * m + j)] << ", want 0x" << want;
+          }
+        EXPECT_EQ(bad, 0);
+      }
 }
 
 } // namespace

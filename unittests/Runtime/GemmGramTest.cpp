@@ -1,7 +1,8 @@
 //===- GemmGramTest.cpp - Gram products: one triangle, the full bits ------===//
 //
 // Newton-Schulz's X X^T reaches gptc_gemm_f32 / gptc_gemm_bf16 with A and B
-// the same buffer, and the runtime computes only the lower triangle: in
+// the same buffer (and b A + c A A^T with A itself as a symmetric C), and
+// the runtime computes only the lower triangle: in
 // blocks of rows (f32) or by skipping the register tiles above the
 // diagonal (bf16). On gptc's AVX-512 kernels every element is summed in k
 // order whatever the split, so the triangle must be bit for bit the full
@@ -27,40 +28,59 @@
 namespace {
 
 /// Gram (B is A) against the full product (B a copy of A): the same bytes,
-/// for X m x k row-major (X X^T) and stored transposed (X^T X).
+/// for X m x k row-major (X X^T) and stored transposed (X^T X); with no C,
+/// with a symmetric C (beta C joins the triangle, as Newton-Schulz's
+/// b A + c A A^T), and with a C that is not symmetric (so no triangle).
 template <typename T, typename Gemm, typename Random>
 void checkTriangleIsFullProduct(Gemm gemm, Random random) {
   std::mt19937 gen(7);
+  enum class WithC { None, Symmetric, Asymmetric };
   for (int threads : {1, 2})
     for (int64_t m : {37, 300, 500})
       for (int64_t k : {95, 640})
         for (int64_t batch : {1, 3})
-          for (int trans = 0; trans < 2; ++trans) {
-            SCOPED_TRACE(::testing::Message()
-                         << "threads " << threads << " m " << m << " k " << k
-                         << " batch " << batch << " trans " << trans);
-            const int64_t item = m * k;
-            std::vector<T> a(size_t(batch * item));
-            for (T &x : a)
-              x = random(gen);
-            std::vector<T> copy = a;
-            std::vector<T> gram(size_t(batch * m * m)),
-                full(size_t(batch * m * m));
-            // X row-major (m x k, row stride k) as op(A) = X, op(B) = X^T;
-            // or stored as X^T (k x m) with the transposes swapped.
-            const int64_t rs = trans ? m : k;
-            omp_set_num_threads(threads);
-            for (auto [b, d] : {std::pair{a.data(), gram.data()},
-                                std::pair{copy.data(), full.data()}})
-              gemm(trans, !trans, m, m, k, uintptr_t(a.data()), rs, 1, item,
-                   uintptr_t(b), rs, 1, item, 0.75f, 0.0f, 0, 0, 0, 0,
-                   uintptr_t(d), m, 1, m * m, batch);
-            omp_set_num_threads(2);
-            int64_t differ = 0;
-            for (size_t i = 0; i < gram.size(); ++i)
-              differ += std::memcmp(&gram[i], &full[i], sizeof(T)) != 0;
-            EXPECT_EQ(differ, 0);
-          }
+          for (int trans = 0; trans < 2; ++trans)
+            for (WithC withC :
+                 {WithC::None, WithC::Symmetric, WithC::Asymmetric}) {
+              SCOPED_TRACE(::testing::Message()
+                           << "threads " << threads << " m " << m << " k " << k
+                           << " batch " << batch << " trans " << trans << " C "
+                           << int(withC));
+              const int64_t item = m * k;
+              std::vector<T> a(size_t(batch * item));
+              for (T &x : a)
+                x = random(gen);
+              std::vector<T> copy = a;
+              std::vector<T> c(size_t(batch * m * m));
+              for (int64_t bi = 0; bi < batch; ++bi)
+                for (int64_t i = 0; i < m; ++i)
+                  for (int64_t j = 0; j <= i; ++j) {
+                    T &lower = c[size_t(bi * m * m + i * m + j)];
+                    lower = random(gen);
+                    c[size_t(bi * m * m + j * m + i)] = lower;
+                  }
+              if (withC == WithC::Asymmetric) // the last item's corner only
+                c[size_t((batch - 1) * m * m + m - 1)] = random(gen);
+              const float beta = withC == WithC::None ? 0.0f : -0.5f;
+              const uintptr_t cp =
+                  withC == WithC::None ? 0 : uintptr_t(c.data());
+              std::vector<T> gram(size_t(batch * m * m)),
+                  full(size_t(batch * m * m));
+              // X row-major (m x k, row stride k) as op(A) = X, op(B) = X^T;
+              // or stored as X^T (k x m) with the transposes swapped.
+              const int64_t rs = trans ? m : k;
+              omp_set_num_threads(threads);
+              for (auto [b, d] : {std::pair{a.data(), gram.data()},
+                                  std::pair{copy.data(), full.data()}})
+                gemm(trans, !trans, m, m, k, uintptr_t(a.data()), rs, 1, item,
+                     uintptr_t(b), rs, 1, item, 0.75f, beta, cp, m, 1, m * m,
+                     uintptr_t(d), m, 1, m * m, batch);
+              omp_set_num_threads(2);
+              int64_t differ = 0;
+              for (size_t i = 0; i < gram.size(); ++i)
+                differ += std::memcmp(&gram[i], &full[i], sizeof(T)) != 0;
+              EXPECT_EQ(differ, 0);
+            }
 }
 
 TEST(GemmGram, F32TriangleIsTheFullProductBitForBit) {

@@ -256,8 +256,8 @@ func.func @muon_qkv_split(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tens
 
 // polynomial_then_apply, after_cast, bf16, a tall 16x4 matrix: normalise
 // the bf16 matrix by its Frobenius norm (in f32), transpose to the short
-// side, A = X X^T, B = b A + c A A, X = a X + B X with bf16 GEMMs, transpose
-// back, cast back. The scale-adds are the GEMMs' epilogues (gpt.matmul_add,
+// side, A = X X^T, B = b A + c A A^T (A is symmetric: A A is a Gram
+// product too), X = a X + B X with bf16 GEMMs, transpose back, cast back. The scale-adds are the GEMMs' epilogues (gpt.matmul_add,
 // coefficients applied in f32: in bf16, 3.4445 would be 3.4375): three
 // GEMMs and nothing else per iteration.
 // CHECK-LABEL: func.func @ns_polynomial_tall
@@ -273,7 +273,7 @@ func.func @muon_qkv_split(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tens
 // CHECK-NEXT: %[[X0:.*]] = gpt.cast %[[XN]] : tensor<16x4xf32> to tensor<16x4xbf16>
 // CHECK-NEXT: %[[XT:.*]] = gpt.transpose %[[X0]] permutation = [1, 0] : tensor<16x4xbf16> to tensor<4x16xbf16>
 // CHECK-NEXT: %[[A:.*]] = gpt.matmul %[[XT]], %[[XT]] transpose_rhs : tensor<4x16xbf16>, tensor<4x16xbf16> -> tensor<4x4xbf16>
-// CHECK-NEXT: %[[POLY:.*]] = gpt.matmul_add %[[A]], %[[A]], %[[A]] alpha = 2.031500e+00 beta = -4.775000e+00 : tensor<4x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
+// CHECK-NEXT: %[[POLY:.*]] = gpt.matmul_add %[[A]], %[[A]], %[[A]] transpose_rhs alpha = 2.031500e+00 beta = -4.775000e+00 : tensor<4x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
 // CHECK-NEXT: %[[X1:.*]] = gpt.matmul_add %[[POLY]], %[[XT]], %[[XT]] alpha = 1.000000e+00 beta = 3.444500e+00 : tensor<4x4xbf16>, tensor<4x16xbf16> -> tensor<4x16xbf16>
 // CHECK-NEXT: %[[X1T:.*]] = gpt.transpose %[[X1]] permutation = [1, 0] : tensor<4x16xbf16> to tensor<16x4xbf16>
 // CHECK-NEXT: %[[OUT:.*]] = gpt.cast %[[X1T]] : tensor<16x4xbf16> to tensor<16x4xf32>
@@ -282,7 +282,7 @@ func.func @muon_qkv_split(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tens
 // GEMM's bf16 result, rounded to bf16 once.
 // SUMS-LABEL: func.func @ns_polynomial_tall
 // SUMS: %[[A:.*]] = gpt.matmul %[[XT:.*]], %[[XT]] transpose_rhs : tensor<4x16xbf16>, tensor<4x16xbf16> -> tensor<4x4xbf16>
-// SUMS-NEXT: %[[AA:.*]] = gpt.matmul %[[A]], %[[A]] : tensor<4x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
+// SUMS-NEXT: %[[AA:.*]] = gpt.matmul %[[A]], %[[A]] transpose_rhs : tensor<4x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
 // SUMS-NEXT: %[[AF:.*]] = gpt.cast %[[A]] : tensor<4x4xbf16> to tensor<4x4xf32>
 // SUMS-NEXT: %[[BA:.*]] = gpt.mul_scalar %[[AF]], -4.775000e+00 : tensor<4x4xf32>
 // SUMS-NEXT: %[[AAF:.*]] = gpt.cast %[[AA]] : tensor<4x4xbf16> to tensor<4x4xf32>
@@ -350,7 +350,7 @@ func.func @ns_apply_wide(%g: tensor<4x16xf32>) -> tensor<4x16xf32> {
 // CHECK-NEXT: gpt.reduce sum %[[SQ]] dims = [1, 2] : tensor<2x16x4xf32> -> tensor<2x1x1xf32>
 // CHECK: %[[X0:.*]] = gpt.div %[[XF]], %{{.*}} : tensor<2x16x4xf32>
 // CHECK-NEXT: %[[A:.*]] = gpt.matmul %[[X0]], %[[X0]] transpose_rhs : tensor<2x16x4xf32>, tensor<2x16x4xf32> -> tensor<2x16x16xf32>
-// CHECK-NEXT: %[[POLY:.*]] = gpt.matmul_add %[[A]], %[[A]], %[[A]] alpha = 2.031500e+00 beta = -4.775000e+00 : tensor<2x16x16xf32>, tensor<2x16x16xf32> -> tensor<2x16x16xf32>
+// CHECK-NEXT: %[[POLY:.*]] = gpt.matmul_add %[[A]], %[[A]], %[[A]] transpose_rhs alpha = 2.031500e+00 beta = -4.775000e+00 : tensor<2x16x16xf32>, tensor<2x16x16xf32> -> tensor<2x16x16xf32>
 // CHECK-NEXT: %[[X1:.*]] = gpt.matmul_add %[[POLY]], %[[X0]], %[[X0]] alpha = 1.000000e+00 beta = 3.444500e+00 : tensor<2x16x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
 // CHECK-NEXT: %[[OUT:.*]] = gpt.cast %[[X1]] : tensor<2x16x4xf32> to tensor<2x16x4xbf16>
 // CHECK-NEXT: return %[[OUT]]
