@@ -373,6 +373,10 @@ std::vector<int64_t> triangleBlocks(int64_t m, int parts, bool anySplit) {
       at.push_back(i);
   std::sort(at.begin(), at.end());
   at.erase(std::unique(at.begin(), at.end()), at.end());
+  // A last block too thin for the AVX-512 tiles would go to OpenBLAS
+  // (tooThinForTiles), whose sums differ: it joins the one before.
+  while (at.size() > 2 && m - at[at.size() - 2] < 4)
+    at.erase(at.end() - 2);
   return at;
 }
 
@@ -466,8 +470,8 @@ void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
     forEachGram(batch, m, k, [&](int64_t i, int parts) {
       View<T> stored{pa + i * aBs, transA ? k : m, transA ? m : k, aRs, aCs};
       gram<T>(opOf(stored, transA != 0), alpha, beta,
-              {pc + i * cBs, m, m, cRs, cCs}, {pd + i * dBs, m, m, dRs, dCs},
-              parts);
+              {beta == T(0) ? nullptr : pc + i * cBs, m, m, cRs, cCs},
+              {pd + i * dBs, m, m, dRs, dCs}, parts);
     });
     return;
   }
@@ -656,7 +660,8 @@ void gptc_gemm_bf16(GPTC_GEMM_ARGS(float)) {
     }
     forEachGram(batch, m, k, [&](int64_t i, int parts) {
       View<uint16_t> x = opOf(stored(i), trans_a != 0),
-                     from{pc + i * c_bs, m, m, c_rs, c_cs},
+                     from{beta == 0.0f ? nullptr : pc + i * c_bs, m, m, c_rs,
+                          c_cs},
                      out{pd + i * d_bs, m, m, d_rs, d_cs};
       if (pairs && m * m * k >= kAMXWork)
         gramBf16Pairs(x, alpha, beta, from, out, parts);

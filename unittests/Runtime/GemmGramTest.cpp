@@ -36,7 +36,7 @@ void checkTriangleIsFullProduct(Gemm gemm, Random random) {
   std::mt19937 gen(7);
   enum class WithC { None, Symmetric, Asymmetric };
   for (int threads : {1, 2})
-    for (int64_t m : {37, 300, 500})
+    for (int64_t m : {16, 37, 300, 500})
       for (int64_t k : {95, 640})
         for (int64_t batch : {1, 3})
           for (int trans = 0; trans < 2; ++trans)
@@ -83,26 +83,65 @@ void checkTriangleIsFullProduct(Gemm gemm, Random random) {
             }
 }
 
+/// Newton-Schulz's b A + c A A^T: a symmetric A is A, B and C at once;
+/// and the same with C in place in D. The bytes of the full product (B a
+/// copy of A, and D a copy of C for the in-place case).
+template <typename T, typename Gemm, typename Random>
+void checkSymmetricOperandAsC(Gemm gemm, Random random) {
+  std::mt19937 gen(11);
+  for (int64_t m : {16, 300})
+    for (int64_t batch : {1, 3})
+      for (bool inPlace : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "m " << m << " batch " << batch
+                                          << " C in D " << inPlace);
+        const int64_t item = m * m;
+        std::vector<T> a(size_t(batch * item)), other(size_t(batch * item));
+        for (std::vector<T> *v : {&a, &other})
+          for (int64_t bi = 0; bi < batch; ++bi)
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j <= i; ++j) {
+                T &lower = (*v)[size_t(bi * item + i * m + j)];
+                lower = random(gen);
+                (*v)[size_t(bi * item + j * m + i)] = lower;
+              }
+        std::vector<T> copy = a;
+        // In place, C is D's starting contents; else A itself.
+        std::vector<T> gram = other, full = other;
+        for (auto [b, d] : {std::pair{a.data(), gram.data()},
+                            std::pair{copy.data(), full.data()}})
+          gemm(0, 1, m, m, m, uintptr_t(a.data()), m, 1, item, uintptr_t(b), m,
+               1, item, 2.0315f, -4.775f,
+               inPlace ? uintptr_t(d) : uintptr_t(a.data()), m, 1, item,
+               uintptr_t(d), m, 1, item, batch);
+        int64_t differ = 0;
+        for (size_t i = 0; i < gram.size(); ++i)
+          differ += std::memcmp(&gram[i], &full[i], sizeof(T)) != 0;
+        EXPECT_EQ(differ, 0);
+      }
+}
+
 TEST(GemmGram, F32TriangleIsTheFullProductBitForBit) {
   if (!gptc::runtime::avx512SgemmAvailable())
     GTEST_SKIP() << "f32 runs on OpenBLAS here, whose bits depend on the split";
-  checkTriangleIsFullProduct<float>(
-      [](auto... args) { gptc_gemm_f32(args...); },
-      [](std::mt19937 &gen) {
-        return std::uniform_real_distribution<float>(-1.0f, 1.0f)(gen);
-      });
+  auto random = [](std::mt19937 &gen) {
+    return std::uniform_real_distribution<float>(-1.0f, 1.0f)(gen);
+  };
+  auto gemm = [](auto... args) { gptc_gemm_f32(args...); };
+  checkTriangleIsFullProduct<float>(gemm, random);
+  checkSymmetricOperandAsC<float>(gemm, random);
 }
 
 TEST(GemmGram, Bf16TriangleIsTheFullProductBitForBit) {
   if (!gptc::runtime::avx512Bf16Available() ||
       gptc::runtime::amxBf16Available())
     GTEST_SKIP() << "bf16 does not run on the AVX512_BF16 kernel here";
-  checkTriangleIsFullProduct<uint16_t>(
-      [](auto... args) { gptc_gemm_bf16(args...); },
-      [](std::mt19937 &gen) {
-        // A bf16 in (-2, 2): sign, exponent 126 or 127, 7 mantissa bits.
-        return uint16_t((gen() & 0x807f) | 0x3f00 | ((gen() & 1) << 7));
-      });
+  auto random = [](std::mt19937 &gen) {
+    // A bf16 in (-2, 2): sign, exponent 126 or 127, 7 mantissa bits.
+    return uint16_t((gen() & 0x807f) | 0x3f00 | ((gen() & 1) << 7));
+  };
+  auto gemm = [](auto... args) { gptc_gemm_bf16(args...); };
+  checkTriangleIsFullProduct<uint16_t>(gemm, random);
+  checkSymmetricOperandAsC<uint16_t>(gemm, random);
 }
 
 } // namespace

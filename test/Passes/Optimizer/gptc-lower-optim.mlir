@@ -257,9 +257,10 @@ func.func @muon_qkv_split(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tens
 // polynomial_then_apply, after_cast, bf16, a tall 16x4 matrix: normalise
 // the bf16 matrix by its Frobenius norm (in f32), transpose to the short
 // side, A = X X^T, B = b A + c A A^T (A is symmetric: A A is a Gram
-// product too), X = a X + B X with bf16 GEMMs, transpose back, cast back. The scale-adds are the GEMMs' epilogues (gpt.matmul_add,
-// coefficients applied in f32: in bf16, 3.4445 would be 3.4375): three
-// GEMMs and nothing else per iteration.
+// product too), X = a X + B X with bf16 GEMMs, transpose back, cast back.
+// The scale-adds are the GEMMs' epilogues (gpt.matmul_add, coefficients
+// applied in f32: in bf16, 3.4445 would be 3.4375): three GEMMs and
+// nothing else per iteration.
 // CHECK-LABEL: func.func @ns_polynomial_tall
 // CHECK-SAME: (%[[IN:[a-z0-9_]+]]: tensor<16x4xf32>)
 // CHECK-NEXT: %[[XB:.*]] = gpt.cast %[[IN]] : tensor<16x4xf32> to tensor<16x4xbf16>
