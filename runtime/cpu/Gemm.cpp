@@ -326,7 +326,7 @@ template <typename T> bool isSymmetric(const View<T> &c) {
 /// Whether the call is a Gram product D = alpha op(A) op(A)^T + beta C,
 /// symmetric whenever its C is: B is A read the other way round, and C
 /// (read only when beta != 0; Newton-Schulz's b A + c A A^T passes A) is
-/// bit for bit symmetric in every item.
+/// bit for bit symmetric in every item, on the AVX-512 kernels.
 template <typename T>
 bool isGram(int64_t transA, int64_t transB, int64_t m, int64_t n, uintptr_t a,
             int64_t aRs, int64_t aCs, int64_t aBs, uintptr_t b, int64_t bRs,
@@ -337,6 +337,13 @@ bool isGram(int64_t transA, int64_t transB, int64_t m, int64_t n, uintptr_t a,
     return false;
   if (beta == 0.0)
     return true;
+  // With a C, only where the triangle keeps the full product's bits: on
+  // gptc's AVX-512 kernels (f32, and bf16 on AVX512_BF16 or widened to
+  // f32), which sum each element in k order whatever the split. On
+  // OpenBLAS the full product keeps its bits (A A = A A^T of Newton-
+  // Schulz's polynomial form included).
+  if (std::is_same_v<T, double> || !gptc::runtime::avx512SgemmAvailable())
+    return false;
   for (int64_t i = 0; i < batch; ++i)
     if (!isSymmetric<T>({const_cast<T *>(c) + i * cBs, m, m, cRs, cCs}))
       return false;
