@@ -15,7 +15,9 @@ Prints one line: `pytorch: N tok/s (S s/step over K steps)`. With --compile
 iteration go through torch.compile (Inductor's generated C++ and its GEMM
 calls); the run fails rather than fall back to eager, prints how many graphs
 Inductor compiled and how many graph breaks Dynamo took, and its line reads
-`pytorch-compile: N tok/s ...`.
+`pytorch-compile: N tok/s ...`. With --dtype bf16 the forward runs under
+CPU bf16 autocast, as the speedrun runs it on the GPU (f32 parameters, bf16
+GEMMs and attention, the logits cast to f32 for the loss).
 """
 import argparse
 import time
@@ -176,6 +178,10 @@ def main():
                     help="Newton-Schulz's dtype: bf16 as the speedrun, or "
                     "f32 on CPUs where PyTorch's bf16 matmul is slow (no "
                     "AVX512_BF16: about 1 GFLOP/s against 60-120 for f32)")
+    ap.add_argument("--dtype", choices=["f32", "bf16"], default="f32",
+                    help="the model's compute dtype: f32, or bf16 autocast "
+                    "as the speedrun (f32 parameters, bf16 GEMMs and "
+                    "attention, f32 logits and loss)")
     args = ap.parse_args()
     global NS_DTYPE
     NS_DTYPE = torch.bfloat16 if args.ns_dtype == "bf16" else torch.float32
@@ -206,7 +212,9 @@ def main():
         pos += B * T
         x, y = buf[:-1].view(B, T), buf[1:].view(B, T)
         t0 = time.perf_counter()
-        loss = model(x, y)
+        with torch.autocast("cpu", dtype=torch.bfloat16,
+                            enabled=args.dtype == "bf16"):
+            loss = model(x, y)
         loss.backward()
         for o in opts:
             o.step()

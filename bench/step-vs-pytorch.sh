@@ -10,6 +10,11 @@
 #   GPTC_BENCH_CONFIGS=small bash bench/...   some of: small t1024 gpt2 t4096
 #   GPTC_BENCH_STEPS=12 ...                   steps per run (first 3 untimed)
 #   GPTC_BENCH_ROUNDS=5 ...                   rounds per config (default 3)
+#   GPTC_BENCH_DTYPE=bf16 ...                 the model's dtype on both
+#                                             sides: f32 (default), or bf16
+#                                             as the specs say (gptc's
+#                                             training.dtype=bf16; PyTorch
+#                                             under CPU bf16 autocast)
 #   GPTC_BENCH_TORCH_NS=f32 ...               PyTorch's Newton-Schulz dtype:
 #                                             bf16, f32, or auto (default):
 #                                             bf16 where the CPU has
@@ -25,8 +30,8 @@
 # without a GPU. pytorch_step.py --compile fails rather than fall back to
 # eager and says how many graphs Inductor compiled.
 #
-# Configs (f32 parameters and activations, vocab 50304, one rank, no
-# gradient accumulation):
+# Configs (f32 parameters; f32 activations unless GPTC_BENCH_DTYPE=bf16;
+# vocab 50304, one rank, no gradient accumulation):
 #   small: L=4,  d=256, 4 heads of 64,  T=256,  B=4
 #   t1024: L=4,  d=256, 4 heads of 64,  T=1024, B=2
 #   gpt2:  L=12, d=768, 12 heads of 64, T=64,   B=4   (GPT-2 small)
@@ -35,8 +40,9 @@
 # torch.compile (each the median of the interleaved rounds), the ratios
 # gptc / torch.compile and fused / unfused, gptc's GFLOP/s, and its share
 # of the machine's peaks measured here (bench/fma-peak.c: f32 FMA, and
-# VDPBF16PS where the CPU has AVX512_BF16): the step's time with its model
-# FLOPs at the f32 peak and Newton-Schulz's at the bf16 one, over its time.
+# VDPBF16PS where the CPU has AVX512_BF16): the step's time with its
+# FLOPs at the peak of the dtype they run in (attention f32; the weights'
+# GEMMs in the model's dtype; Newton-Schulz bf16), over its measured time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -69,6 +75,16 @@ peak=$(echo "$peaks" | sed -n 's/^fma peak: \([0-9.]*\) .*/\1/p')
 bf16_peak=$(echo "$peaks" | sed -n 's/^bf16 dot peak: \([0-9.]*\) .*/\1/p')
 echo "machine: f32 FMA peak ${peak} GFLOP/s${bf16_peak:+, bf16 dot peak $bf16_peak GFLOP/s} on $threads threads (bench/fma-peak.c)"
 bf16_peak=${bf16_peak:-$peak}
+dtype=${GPTC_BENCH_DTYPE:-f32}
+case $dtype in
+f32) gemm_peak=$peak ;;
+bf16) gemm_peak=$bf16_peak ;;
+*)
+  echo "bench: GPTC_BENCH_DTYPE: '$dtype' is not f32 or bf16" >&2
+  exit 1
+  ;;
+esac
+echo "model dtype: $dtype (gptc training.dtype=$dtype; PyTorch ${dtype/bf16/bf16 autocast})"
 torch_ns=${GPTC_BENCH_TORCH_NS:-auto}
 if [ "$torch_ns" = auto ]; then
   torch_ns=f32
@@ -105,15 +121,17 @@ gptc_rate_of() { rate_of "$1" "done:" "$2"; }
 # The median of a list of numbers.
 median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR]=$1} END {if (NR) printf "%.1f", (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 # FLOPs of one training step that gptc executes, in GFLOP per token, as
-# "model newton-schulz": the GEMMs of forward and backward (6 per weight)
-# and causal attention (half of QK^T and PV, forward and backward), in f32;
+# "gemms attention newton-schulz": the weights' GEMMs of forward and
+# backward (6 per weight), in the model's dtype; causal attention (half of
+# QK^T and PV, forward and backward), whose kernels compute in f32;
 # Muon's Newton-Schulz (5 steps of X X^T on one triangle, A X and A B, on
 # every hidden matrix, in bf16) spread over the step's tokens.
 gflop_per_token() {
   awk -v L="$1" -v d="$2" -v H="$3" -v hd="$4" -v T="$5" -v B="$6" -v V="$vocab" 'BEGIN {
     inner = H * hd
     weights = L * (4 * d * inner + 8 * d * d) + d * V
-    model = 6 * weights + L * 6 * T * inner
+    gemms = 6 * weights
+    attention = L * 6 * T * inner
     ns = 0
     # Per layer: q, k, v (inner x d), proj (d x inner), fc (4d x d), proj (d x 4d).
     r[1] = inner; c[1] = d; r[2] = inner; c[2] = d; r[3] = inner; c[3] = d
@@ -122,7 +140,7 @@ gflop_per_token() {
       s = r[i] < c[i] ? r[i] : c[i]; l = r[i] < c[i] ? c[i] : r[i]
       ns += 5 * (s * s * l + 2 * s * s * l + 2 * s * s * l)
     }
-    printf "%.6f %.6f", model / 1e9, L * ns / (B * T) / 1e9
+    printf "%.6f %.6f %.6f", gemms / 1e9, attention / 1e9, L * ns / (B * T) / 1e9
   }'
 }
 
@@ -140,7 +158,7 @@ for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
       --set model.vocab_size=$vocab --set model.attention.bos_token=256 \
       --set training.seq_len="$T" --set training.device_batch="$B" \
       --set training.batch="$B" --set training.ranks=1 \
-      --set training.dtype=f32 --set training.timing_skip_steps=$skip \
+      --set training.dtype="$dtype" --set training.timing_skip_steps=$skip \
       >/dev/null
   done
   # Rounds of (fused, unfused, eager, compiled), interleaved so that a slow
@@ -159,7 +177,7 @@ for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
       "$python" bench/pytorch_step.py --layers "$L" --width "$d" \
         --heads "$H" --head-dim "$hd" --seq "$T" --batch "$B" --vocab $vocab \
         --data "$shard" --steps "$steps" --skip $skip --threads "$threads" \
-        --ns-dtype "$torch_ns" $flag >"$work/$name.$mode.$round.log"
+        --ns-dtype "$torch_ns" --dtype "$dtype" $flag >"$work/$name.$mode.$round.log"
     done
     eager_rates+=" $(rate_of "$work/$name.eager.$round.log" "pytorch:" \
       $((B * T)))"
@@ -178,13 +196,14 @@ for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
   fi
   ratio=$(awk -v a="$gptc_rate" -v b="$compile_rate" 'BEGIN{printf "%.2f", a/b}')
   fusion=$(awk -v a="$gptc_rate" -v b="$unfused_rate" 'BEGIN{printf "%.2f", a/b}')
-  read -r model_g ns_g <<<"$(gflop_per_token "$L" "$d" "$H" "$hd" "$T" "$B")"
-  gflops=$(awk -v r="$gptc_rate" -v m="$model_g" -v n="$ns_g" \
-    'BEGIN{printf "%.1f", r * (m + n)}')
-  # The share of the peaks: the time a step would take with the model's
-  # FLOPs at the f32 peak and Newton-Schulz's at the bf16 one, over its time.
-  of_peak=$(awk -v r="$gptc_rate" -v m="$model_g" -v n="$ns_g" -v p="$peak" \
-    -v q="$bf16_peak" 'BEGIN{printf "%.0f%%", 100 * r * (m / p + n / q)}')
+  read -r gemm_g attention_g ns_g <<<"$(gflop_per_token "$L" "$d" "$H" "$hd" "$T" "$B")"
+  gflops=$(awk -v r="$gptc_rate" -v g="$gemm_g" -v a="$attention_g" \
+    -v n="$ns_g" 'BEGIN{printf "%.1f", r * (g + a + n)}')
+  # The share of the peaks: the time a step would take with each part's
+  # FLOPs at the peak of its dtype, over its measured time.
+  of_peak=$(awk -v r="$gptc_rate" -v g="$gemm_g" -v a="$attention_g" \
+    -v n="$ns_g" -v gp="$gemm_peak" -v p="$peak" -v q="$bf16_peak" \
+    'BEGIN{printf "%.0f%%", 100 * r * (g / gp + a / p + n / q)}')
   printf '%-6s %10s %10s %10s %10s %8sx %8sx %9s %9s\n' "$name" "$gptc_rate" \
     "$unfused_rate" "$eager_rate" "$compile_rate" "$ratio" "$fusion" "$gflops" \
     "$of_peak"
@@ -193,4 +212,4 @@ for name in ${GPTC_BENCH_CONFIGS:-small t1024 gpt2 t4096}; do
 done
 # The GEMMs are most of a step: say which kernels gptc's ran on.
 echo "gptc's GEMMs: ${cpu:-?}"
-echo "GFLOP/s: gptc's step FLOPs (GEMMs, causal attention, Newton-Schulz) x tok/s; of-peak: the step's time at the peaks above (model FLOPs at the f32 FMA peak, Newton-Schulz's at the bf16 dot peak where there is one) over its measured time"
+echo "GFLOP/s: gptc's step FLOPs (GEMMs, causal attention, Newton-Schulz) x tok/s; of-peak: the step's time at the peaks above (the weights' GEMMs at the $dtype peak, attention at the f32 FMA peak, Newton-Schulz at the bf16 dot peak where there is one) over its measured time"

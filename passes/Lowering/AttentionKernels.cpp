@@ -114,6 +114,9 @@ struct Team {
 void loadTransposed(KernelEmitter &e, const Team &team, Value dst, Value src,
                     TileItem t, Value first, Value count, int64_t D) {
   if (!team.gpu()) {
+    if (transposedBlocksFit(cast<MemRefType>(src.getType()).getElementType(),
+                            D))
+      return loadTransposedBlocks(e, dst, src, t.b, t.h, first, count, D);
     e.loop(e.idx(0), count, [&](Value c) {
       Value row = e.add(first, c);
       e.loop(D, [&](Value d) {

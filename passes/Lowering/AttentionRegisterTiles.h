@@ -45,6 +45,18 @@ void accumulateRowGroup(KernelEmitter &e, mlir::Value acc,
                         mlir::Value b, mlir::Value h, mlir::Value first,
                         int64_t D);
 
+/// Whether loadTransposedBlocks takes tiles of `elementType` with rows of D
+/// elements: f32, and D a multiple of kVectorLanes.
+bool transposedBlocksFit(mlir::Type elementType, int64_t D);
+
+/// dst[d][c] = src[b, h, first + c, d] for c < count and d < D
+/// (transposedBlocksFit): kVectorLanes x kVectorLanes blocks are loaded a
+/// row at a time and transposed in registers; columns past the last whole
+/// block go element by element.
+void loadTransposedBlocks(KernelEmitter &e, mlir::Value dst, mlir::Value src,
+                          mlir::Value b, mlir::Value h, mlir::Value first,
+                          mlir::Value count, int64_t D);
+
 } // namespace gptc::lowering
 
 #endif // GPTC_PASSES_LOWERING_ATTENTIONREGISTERTILES_H

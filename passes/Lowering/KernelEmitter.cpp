@@ -101,6 +101,10 @@ Value KernelEmitter::splat(Value scalar, int64_t lanes) {
       b, loc, VectorType::get({lanes}, scalar.getType()), scalar);
 }
 
+Value KernelEmitter::shuffle(Value x, Value y, ArrayRef<int64_t> mask) {
+  return vector::ShuffleOp::create(b, loc, x, y, mask);
+}
+
 SmallVector<Value> KernelEmitter::loop(Value lb, Value ub, Value step,
                                        ValueRange init, LoopBody body) {
   auto op = scf::ForOp::create(b, loc, lb, ub, step, init);

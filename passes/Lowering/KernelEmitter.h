@@ -82,6 +82,9 @@ public:
   mlir::Value vload(mlir::Value m, mlir::ValueRange at, int64_t lanes);
   void vstore(mlir::Value v, mlir::Value m, mlir::ValueRange at);
   mlir::Value splat(mlir::Value scalar, int64_t lanes);
+  /// Lane i of the result is lane mask[i] of x ++ y (vector.shuffle).
+  mlir::Value shuffle(mlir::Value x, mlir::Value y,
+                      llvm::ArrayRef<int64_t> mask);
 
   /// for (iv = lb; iv < ub; iv += step) with loop-carried `init`; `body`
   /// returns the values carried to the next iteration (empty without

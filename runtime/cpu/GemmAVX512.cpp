@@ -23,7 +23,13 @@
 
 #include "runtime/cpu/GemmAVX512.h"
 #include "runtime/cpu/PanelBuffer.h"
+#include "runtime/cpu/TransposeWords.h"
 
+// GCC 12's AVX-512 unpacks and lane shuffles pass an "undefined" vector as
+// their merge source, which -Wuninitialized and -Wmaybe-uninitialized
+// report at every use (the transposes of TransposeWords.h).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <algorithm>
@@ -64,16 +70,13 @@ struct Operand {
   }
 };
 
-/// A panel of `width` lanes per p from `used` sources contiguous in p:
-/// out[p width + l] = source(l)[p] for l < used, zero beyond.
-template <typename Source>
-void packLanes(int64_t width, int64_t used, int64_t kc, float *out,
-               Source source) {
-  for (int64_t l = 0; l < width; ++l) {
-    const float *from = l < used ? source(l) : nullptr;
-    for (int64_t p = 0; p < kc; ++p)
-      out[p * width + l] = from ? from[p] : 0.0f;
-  }
+/// A panel of `width` lanes per p from `used` rows contiguous in p, `ld`
+/// apart from `first`: out[p width + l] = row l [p] for l < used, zero
+/// beyond (16 x 16 blocks transposed in registers).
+GPTC_AVX512 void packRows(const float *first, int64_t ld, int64_t used,
+                          int64_t kc, int64_t width, float *out) {
+  packWordsOfRows(first, ld * int64_t(sizeof(float)), used, kc, width,
+                  reinterpret_cast<uint32_t *>(out));
 }
 
 /// Rows [i0, i0 + mc) and k [p0, p0 + kc) of op(A) as panels of kMr rows:
@@ -93,8 +96,7 @@ GPTC_AVX512 void packA(const Operand &a, int64_t i0, int64_t mc, int64_t p0,
             _mm512_maskz_loadu_ps(load, a.at(i0 + ir, p0 + p)));
       continue;
     }
-    packLanes(kMr, rows, kc, out,
-              [&](int64_t i) { return a.at(i0 + ir + i, p0); });
+    packRows(a.at(i0 + ir, p0), a.ld, rows, kc, kMr, out);
   }
 }
 
@@ -116,8 +118,7 @@ GPTC_AVX512 void packB(const Operand &b, int64_t p0, int64_t kc, int64_t j0,
       continue;
     }
     // op(B)'s columns are B's rows: each is contiguous in p.
-    packLanes(kNr, cols, kc, out,
-              [&](int64_t j) { return b.at(p0, j0 + jr + j); });
+    packRows(b.at(p0, j0 + jr), b.ld, cols, kc, kNr, out);
   }
 }
 

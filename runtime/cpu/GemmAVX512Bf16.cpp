@@ -31,6 +31,7 @@
 
 #include "runtime/cpu/GemmAVX512.h"
 #include "runtime/cpu/PanelBuffer.h"
+#include "runtime/cpu/TransposeWords.h"
 
 // GCC 12's AVX-512 intrinsics pass an "undefined" vector as the merge
 // source of unmasked shifts and conversions, which -Wmaybe-uninitialized
@@ -117,66 +118,16 @@ GPTC_AVX512_BF16 void packRowPairs(const uint16_t *base, int64_t step,
   }
 }
 
-/// The 16 x 16 32-bit words `r` transposed in registers: t[c] lane i =
-/// r[i] lane c. Four rounds of 16 shuffles: words, then pairs of words
-/// interleaved within 128-bit lanes, then the lanes themselves.
-GPTC_AVX512_BF16 inline __attribute__((always_inline)) void
-transpose16x16(const __m512i r[16], __m512i t[16]) {
-  __m512i a[16], b[16];
-#pragma GCC unroll 8
-  for (int i = 0; i < 16; i += 2) {
-    a[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-    a[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-  }
-  // b[4 j + c], 128-bit lane l: column 4 l + c of rows 4 j .. 4 j + 3.
-#pragma GCC unroll 4
-  for (int j = 0; j < 16; j += 4) {
-    b[j] = _mm512_unpacklo_epi64(a[j], a[j + 2]);
-    b[j + 1] = _mm512_unpackhi_epi64(a[j], a[j + 2]);
-    b[j + 2] = _mm512_unpacklo_epi64(a[j + 1], a[j + 3]);
-    b[j + 3] = _mm512_unpackhi_epi64(a[j + 1], a[j + 3]);
-  }
-  // Column 4 l + c gathers lane l of b[c], b[4 + c], b[8 + c], b[12 + c].
-#pragma GCC unroll 4
-  for (int c = 0; c < 4; ++c) {
-    const __m512i low01 = _mm512_shuffle_i32x4(b[c], b[4 + c], 0x44),
-                  low23 = _mm512_shuffle_i32x4(b[c], b[4 + c], 0xEE),
-                  high01 = _mm512_shuffle_i32x4(b[8 + c], b[12 + c], 0x44),
-                  high23 = _mm512_shuffle_i32x4(b[8 + c], b[12 + c], 0xEE);
-    t[c] = _mm512_shuffle_i32x4(low01, high01, 0x88);
-    t[4 + c] = _mm512_shuffle_i32x4(low01, high01, 0xDD);
-    t[8 + c] = _mm512_shuffle_i32x4(low23, high23, 0x88);
-    t[12 + c] = _mm512_shuffle_i32x4(low23, high23, 0xDD);
-  }
-}
-
 /// A panel of `width` (12 or 32) lanes per pair from `rows` (<= width)
 /// rows of bf16 along k with unit stride, `step` apart from `base`: pair q
 /// of row r, the 32-bit word at bf16 2q of it, goes to lane r of pair q;
 /// rows past `rows` are zero, and so is the missing half of the last pair
-/// of an odd kc. Blocks of 16 rows x 16 pairs are loaded a row at a time
-/// and transposed in registers.
+/// of an odd kc (packWordsOfRows: 16 x 16 blocks transposed in registers).
 GPTC_AVX512_BF16 void packPairsOfRows(const uint16_t *base, int64_t step,
                                       int64_t rows, int64_t kc, int64_t kcp,
                                       int64_t width, uint32_t *out) {
   const int64_t whole = kc / 2; // pairs with both halves inside kc
-  for (int64_t r0 = 0; r0 < width; r0 += 16) {
-    const __mmask16 lanes = halfMasks(width - r0).first;
-    for (int64_t q0 = 0; q0 < whole; q0 += 16) {
-      const int64_t count = std::min<int64_t>(16, whole - q0);
-      const __mmask16 words = __mmask16((1u << count) - 1);
-      __m512i r[16], t[16];
-#pragma GCC unroll 16
-      for (int64_t i = 0; i < 16; ++i)
-        r[i] = r0 + i < rows ? _mm512_maskz_loadu_epi32(
-                                   words, base + (r0 + i) * step + 2 * q0)
-                             : _mm512_setzero_si512();
-      transpose16x16(r, t);
-#pragma GCC unroll 16
-      for (int64_t q = 0; q < count; ++q)
-        _mm512_mask_storeu_epi32(out + (q0 + q) * width + r0, lanes, t[q]);
-    }
-  }
+  packWordsOfRows(base, 2 * step, rows, whole, width, out);
   if (whole < kcp) // the last pair of an odd kc: its k alone
     for (int64_t r = 0; r < width; ++r)
       out[whole * width + r] = r < rows ? base[r * step + 2 * whole] : 0;

@@ -112,12 +112,13 @@ protected:
 
 TEST_F(AVX512Sgemm, TileEdges) {
   // Partial tiles in every direction: rows around 12, columns around 16
-  // and 32 (the two masked halves of a tile row), k of 1.
+  // and 32 (the two masked halves of a tile row), k of 1 and around the
+  // packs' 16 x 16 transposed blocks.
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
       for (int64_t m : {1, 11, 12, 13, 25})
         for (int64_t n : {1, 15, 16, 17, 31, 32, 33, 70})
-          for (int64_t k : {1, 9})
+          for (int64_t k : {1, 9, 16, 17, 33})
             check(ta != 0, tb != 0, {m, n, k}, 1.0f, 1.0f);
 }
 

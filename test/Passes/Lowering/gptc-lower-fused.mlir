@@ -27,6 +27,11 @@ func.func @rms_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32
 // CHECK:         bufferization.to_buffer %arg0 read_only
 // CHECK:         scf.parallel
 // CHECK:           memref.alloca() {gptc.workgroup_tile} : memref<16x64xf32>
+// The K tile is transposed in 8 x 8 blocks: 8 rows of 8 loaded, 3 rounds of
+// 8 shuffles, 8 columns stored.
+// CHECK-COUNT-8:     vector.load %{{.*}} : memref<2x4x256x16xf32{{.*}}>, vector<8xf32>
+// CHECK-COUNT-24:    vector.shuffle
+// CHECK-COUNT-8:     vector.store %{{.*}} : memref<16x64xf32>, vector<8xf32>
 // CHECK:           math.exp
 // CHECK:           %[[L:.*]] = math.log
 // CHECK:           %[[LSE:.*]] = arith.addf %{{.*}}, %[[L]]
@@ -36,6 +41,19 @@ func.func @rms_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32
 func.func @attention(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %tok: tensor<2x256xi32>, %w: tensor<i64>) -> (tensor<2x4x256x16xf32>, tensor<2x4x256xf32>) {
   %o, %lse = gpt.attention %q, %k, %v tokens %tok : tensor<2x256xi32> window %w : tensor<i64> mask = #gpt.mask<causal = true, window = tokens, bos = 7> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
   return %o, %lse : tensor<2x4x256x16xf32>, tensor<2x4x256xf32>
+}
+
+// -----
+
+// Rows of 12 elements are not whole 8 x 8 blocks: the K tile is transposed
+// element by element.
+// CHECK-LABEL: func.func @attention_head_dim_12
+// CHECK:         memref.alloca() {gptc.workgroup_tile} : memref<12x64xf32>
+// CHECK-NOT:     vector.shuffle
+// CHECK:         return
+func.func @attention_head_dim_12(%q: tensor<1x2x64x12xf32>, %k: tensor<1x2x64x12xf32>, %v: tensor<1x2x64x12xf32>) -> (tensor<1x2x64x12xf32>, tensor<1x2x64xf32>) {
+  %o, %lse = gpt.attention %q, %k, %v mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<1x2x64x12xf32>
+  return %o, %lse : tensor<1x2x64x12xf32>, tensor<1x2x64xf32>
 }
 
 // -----

@@ -59,7 +59,8 @@ func.func @embedding_grad_slices(%g: tensor<2x3x8xf32>, %ids: tensor<2x3xi32>) -
 
 // attention: a work item per tile of 128 queries (2 x 4 x 2 = 16), a team
 // of 128 threads (one per query row) inside it. Each tile of 32 keys is
-// staged, K and V, in shared 16 x 32 tiles by all threads (strided by 128),
+// staged, K and V, in shared 16 x 32 tiles by all threads (strided by 128,
+// element by element: not the CPU's 8 x 8 blocks of shuffles),
 // each followed by a barrier; each thread computes its row if it has one,
 // reading both from the shared tiles; a barrier again before the next
 // tile. Row state is the thread's own (1 slot). The key-tile loop carries
@@ -75,6 +76,7 @@ func.func @embedding_grad_slices(%g: tensor<2x3x8xf32>, %ids: tensor<2x3xi32>) -
 // CHECK-NEXT: %[[VT:.*]] = memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
 // CHECK: memref.alloca() : memref<1x16xf32>
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %{{.*}} {
+// CHECK-NOT: vector.shuffle
 // CHECK: memref.store %{{.*}}, %[[KT]]
 // CHECK: gpt.block_barrier
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %{{.*}} {
