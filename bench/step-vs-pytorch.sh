@@ -45,6 +45,14 @@
 # GEMMs in the model's dtype; Newton-Schulz bf16), over its measured time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+dtype=${GPTC_BENCH_DTYPE:-f32}
+case $dtype in
+f32 | bf16) ;;
+*)
+  echo "bench: GPTC_BENCH_DTYPE: '$dtype' is not f32 or bf16" >&2
+  exit 1
+  ;;
+esac
 bash scripts/setup.sh >/dev/null
 
 build=${GPTC_BUILD_DIR:-build}
@@ -75,15 +83,8 @@ peak=$(echo "$peaks" | sed -n 's/^fma peak: \([0-9.]*\) .*/\1/p')
 bf16_peak=$(echo "$peaks" | sed -n 's/^bf16 dot peak: \([0-9.]*\) .*/\1/p')
 echo "machine: f32 FMA peak ${peak} GFLOP/s${bf16_peak:+, bf16 dot peak $bf16_peak GFLOP/s} on $threads threads (bench/fma-peak.c)"
 bf16_peak=${bf16_peak:-$peak}
-dtype=${GPTC_BENCH_DTYPE:-f32}
-case $dtype in
-f32) gemm_peak=$peak ;;
-bf16) gemm_peak=$bf16_peak ;;
-*)
-  echo "bench: GPTC_BENCH_DTYPE: '$dtype' is not f32 or bf16" >&2
-  exit 1
-  ;;
-esac
+gemm_peak=$peak
+if [ "$dtype" = bf16 ]; then gemm_peak=$bf16_peak; fi
 echo "model dtype: $dtype (gptc training.dtype=$dtype; PyTorch ${dtype/bf16/bf16 autocast})"
 torch_ns=${GPTC_BENCH_TORCH_NS:-auto}
 if [ "$torch_ns" = auto ]; then

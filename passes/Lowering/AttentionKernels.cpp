@@ -113,18 +113,8 @@ struct Team {
 /// loaded by the whole team; the team waits until it is complete.
 void loadTransposed(KernelEmitter &e, const Team &team, Value dst, Value src,
                     TileItem t, Value first, Value count, int64_t D) {
-  if (!team.gpu()) {
-    if (transposedBlocksFit(cast<MemRefType>(src.getType()).getElementType(),
-                            D))
-      return loadTransposedBlocks(e, dst, src, t.b, t.h, first, count, D);
-    e.loop(e.idx(0), count, [&](Value c) {
-      Value row = e.add(first, c);
-      e.loop(D, [&](Value d) {
-        e.store(e.load(src, {t.b, t.h, row, d}), dst, {d, c});
-      });
-    });
-    return;
-  }
+  if (!team.gpu())
+    return loadTransposedOnCpu(e, dst, src, t.b, t.h, first, count, D);
   // Consecutive threads read consecutive elements of a row.
   team.forEachShared(e, e.mul(count, e.idx(D)), [&](Value x) {
     Value c = e.div(x, e.idx(D)), d = e.rem(x, e.idx(D));

@@ -1,11 +1,12 @@
 //===- AttentionRegisterTiles.cpp - CPU flash-attention micro-kernels -----===//
 //
-// See AttentionRegisterTiles.h. Both kernels are the micro-kernel of a
+// See AttentionRegisterTiles.h. Both products are the micro-kernel of a
 // GEMM: per step of the reduction, kVectorsPerRow vector loads of the
 // shared operand and kGroupRows broadcasts of the group's own feed
 // kGroupRows x kVectorsPerRow vector fmas into accumulators carried by the
 // reduction loop (scf.for iter_args, registers after LLVM). Columns past
 // the last whole register tile take the scalar loop, in the same order.
+// The staged tiles are transposed as 8 x 8 blocks of vector shuffles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,10 +96,6 @@ void accumulateRowGroup(KernelEmitter &e, Value acc, ArrayRef<Value> slots,
   });
 }
 
-bool transposedBlocksFit(Type elementType, int64_t D) {
-  return elementType.isF32() && D % kVectorLanes == 0;
-}
-
 namespace {
 
 /// The columns of the 8 x 8 block whose rows are `rows`, as vectors: three
@@ -138,23 +135,26 @@ SmallVector<Value> transpose8x8(KernelEmitter &e, ArrayRef<Value> rows) {
 
 } // namespace
 
-void loadTransposedBlocks(KernelEmitter &e, Value dst, Value src, Value b,
-                          Value h, Value first, Value count, int64_t D) {
+void loadTransposedOnCpu(KernelEmitter &e, Value dst, Value src, Value b,
+                         Value h, Value first, Value count, int64_t D) {
   const int64_t n = kVectorLanes;
-  Value whole = e.mul(e.div(count, e.idx(n)), e.idx(n));
-  e.loop(e.idx(0), whole, e.idx(n), {}, [&](Value c0, ValueRange) {
-    e.loop(e.idx(0), e.idx(D), e.idx(n), {}, [&](Value d0, ValueRange) {
-      SmallVector<Value> rows;
-      for (int64_t i = 0; i < n; ++i)
-        rows.push_back(
-            e.vload(src, {b, h, e.add(first, e.add(c0, e.idx(i))), d0}, n));
-      SmallVector<Value> cols = transpose8x8(e, rows);
-      for (int64_t j = 0; j < n; ++j)
-        e.vstore(cols[j], dst, {e.add(d0, e.idx(j)), c0});
+  Value whole = e.idx(0);
+  if (cast<MemRefType>(src.getType()).getElementType().isF32() && D % n == 0) {
+    whole = e.mul(e.div(count, e.idx(n)), e.idx(n));
+    e.loop(e.idx(0), whole, e.idx(n), {}, [&](Value c0, ValueRange) {
+      e.loop(e.idx(0), e.idx(D), e.idx(n), {}, [&](Value d0, ValueRange) {
+        SmallVector<Value> rows;
+        for (int64_t i = 0; i < n; ++i)
+          rows.push_back(
+              e.vload(src, {b, h, e.add(first, e.add(c0, e.idx(i))), d0}, n));
+        SmallVector<Value> cols = transpose8x8(e, rows);
+        for (int64_t j = 0; j < n; ++j)
+          e.vstore(cols[j], dst, {e.add(d0, e.idx(j)), c0});
+        return SmallVector<Value>{};
+      });
       return SmallVector<Value>{};
     });
-    return SmallVector<Value>{};
-  });
+  }
   e.loop(whole, count, [&](Value c) {
     Value row = e.add(first, c);
     e.loop(D,

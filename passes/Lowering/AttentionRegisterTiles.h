@@ -1,12 +1,14 @@
 //===- AttentionRegisterTiles.h - CPU attention micro-kernels ---*- C++ -*-===//
 //
-// The two products of a flash-attention tile step on the CPU, for a group
-// of a work item's rows at once, as register tiles: kGroupRows rows by
-// kTileLanes columns of accumulators live in vector registers across the
-// whole reduction, so each element loaded from a tile or a row of K, V,
-// Q or dO feeds kGroupRows multiply-adds, not one. Each output element is
-// still one chain of fmas in the order of the one-row loops
-// (AttentionKernels.cpp), so results are bit for bit theirs.
+// The CPU's flash-attention micro-kernels. The two products of a tile
+// step, for a group of a work item's rows at once, as register tiles:
+// kGroupRows rows by kTileLanes columns of accumulators live in vector
+// registers across the whole reduction, so each element loaded from a tile
+// or a row of K, V, Q or dO feeds kGroupRows multiply-adds, not one. Each
+// output element is still one chain of fmas in the order of the one-row
+// loops (AttentionKernels.cpp), so results are bit for bit theirs. And the
+// staging of the tiles those products read, transposed in registers (data
+// movement only: the same values).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,17 +47,13 @@ void accumulateRowGroup(KernelEmitter &e, mlir::Value acc,
                         mlir::Value b, mlir::Value h, mlir::Value first,
                         int64_t D);
 
-/// Whether loadTransposedBlocks takes tiles of `elementType` with rows of D
-/// elements: f32, and D a multiple of kVectorLanes.
-bool transposedBlocksFit(mlir::Type elementType, int64_t D);
-
-/// dst[d][c] = src[b, h, first + c, d] for c < count and d < D
-/// (transposedBlocksFit): kVectorLanes x kVectorLanes blocks are loaded a
-/// row at a time and transposed in registers; columns past the last whole
-/// block go element by element.
-void loadTransposedBlocks(KernelEmitter &e, mlir::Value dst, mlir::Value src,
-                          mlir::Value b, mlir::Value h, mlir::Value first,
-                          mlir::Value count, int64_t D);
+/// dst[d][c] = src[b, h, first + c, d] for c < count and d < D, on the
+/// CPU: for f32 rows with D a multiple of kVectorLanes, kVectorLanes x
+/// kVectorLanes blocks loaded a row at a time and transposed in registers;
+/// other columns (past the last whole block) and tiles element by element.
+void loadTransposedOnCpu(KernelEmitter &e, mlir::Value dst, mlir::Value src,
+                         mlir::Value b, mlir::Value h, mlir::Value first,
+                         mlir::Value count, int64_t D);
 
 } // namespace gptc::lowering
 

@@ -25,11 +25,6 @@
 #include "runtime/cpu/PanelBuffer.h"
 #include "runtime/cpu/TransposeWords.h"
 
-// GCC 12's AVX-512 unpacks and lane shuffles pass an "undefined" vector as
-// their merge source, which -Wuninitialized and -Wmaybe-uninitialized
-// report at every use (the transposes of TransposeWords.h).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <algorithm>

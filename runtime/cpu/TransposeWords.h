@@ -17,6 +17,13 @@
 #include <algorithm>
 #include <cstdint>
 
+// GCC 12's AVX-512 unpacks and lane shuffles pass an "undefined" vector as
+// their merge source, which -Wuninitialized and -Wmaybe-uninitialized
+// report wherever the transposes below are inlined.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 namespace gptc::runtime {
 
 #define GPTC_TRANSPOSE_TARGET __attribute__((target("avx512f"), always_inline))
@@ -84,5 +91,7 @@ packWordsOfRows(const void *base, int64_t stepBytes, int64_t rows,
 #undef GPTC_TRANSPOSE_TARGET
 
 } // namespace gptc::runtime
+
+#pragma GCC diagnostic pop
 
 #endif // GPTC_RUNTIME_CPU_TRANSPOSEWORDS_H

@@ -69,7 +69,12 @@ func.func @attention_head_dim_12(%q: tensor<1x2x64x12xf32>, %k: tensor<1x2x64x12
 // CHECK:         scf.parallel
 // CHECK:           memref.load %[[LSE]][
 // CHECK-NOT:       math.log
+// dQ stages K and V, dK/dV Q and dO, each in 8 x 8 blocks of 24 shuffles.
+// CHECK-COUNT-48:    vector.shuffle
+// CHECK-NOT:       math.log
 // CHECK:         scf.parallel
+// CHECK-NOT:       math.log
+// CHECK-COUNT-48:    vector.shuffle
 // CHECK-NOT:       math.log
 // CHECK-COUNT-3: bufferization.to_tensor
 // CHECK-NOT:     256x256
