@@ -310,61 +310,67 @@ void buildPTXPipeline(OpPassManager &pm) {
                   kPTXChips[0] + " cubin-features=+ptx80 cubin-format=isa}");
 }
 
+llvm::ArrayRef<StageInfo> stageTable() {
+  static const StageInfo table[] = {
+      {Stage::GPT, "gpt",
+       "forward graph in gpt primitives (+ @update in optim ops), as the "
+       "frontend writes them; every op located at the YAML key that "
+       "configured it (--mlir-print-debuginfo shows locations)"},
+      {Stage::Fused, "fused",
+       "masked attention, RMSNorm and the loss as gpt.attention, "
+       "gpt.rms_norm, gpt.cross_entropy (gptc-fuse-attention, -rmsnorm, "
+       "-cross-entropy; not with --no-fuse)"},
+      {Stage::Grad, "grad",
+       "+ @forward_grad, the backward graph made by gptc-autodiff"},
+      {Stage::Step, "step",
+       "arena entry points; the optimizer lowered to gpt math, Newton-Schulz "
+       "fused and (ranks > 1) distributed"},
+      {Stage::Linalg, "linalg",
+       "kernels as linalg on tensors, elementwise chains fused"},
+      {Stage::Buffers, "buffers",
+       "bufferized, GEMMs as runtime calls, temporaries in the arena"},
+      {Stage::Loops, "loops", "every kernel an scf.parallel nest"},
+      {Stage::LLVM, "llvm",
+       "CPU: LLVM dialect (OpenMP + loops); with --target=cuda: every kernel "
+       "a gpu.launch (block- and thread-level loops)"},
+      {Stage::PTX, "ptx",
+       "with --target=cuda: PTX of every kernel for sm_80 and sm_90"},
+  };
+  return table;
+}
+
 const char *stageName(Stage stage) {
-  switch (stage) {
-  case Stage::GPT:
-    return "gpt";
-  case Stage::Fused:
-    return "fused";
-  case Stage::Grad:
-    return "grad";
-  case Stage::Step:
-    return "step";
-  case Stage::Linalg:
-    return "linalg";
-  case Stage::Buffers:
-    return "buffers";
-  case Stage::Loops:
-    return "loops";
-  case Stage::LLVM:
-    return "llvm";
-  case Stage::PTX:
-    return "ptx";
-  }
+  for (const StageInfo &info : stageTable())
+    if (info.stage == stage)
+      return info.name;
   return "?";
 }
 
 std::optional<Stage> parseStage(const std::string &name) {
-  for (Stage s :
-       {Stage::GPT, Stage::Fused, Stage::Grad, Stage::Step, Stage::Linalg,
-        Stage::Buffers, Stage::Loops, Stage::LLVM, Stage::PTX})
-    if (name == stageName(s))
-      return s;
+  for (const StageInfo &info : stageTable())
+    if (name == info.name)
+      return info.stage;
   return std::nullopt;
 }
 
-namespace {
-/// The stage names, for the pipeline's options: a name that is not one
-/// is an error listing them.
-#define GPTC_STAGE_VALUES                                                      \
-  llvm::cl::values(clEnumValN(Stage::GPT, "gpt", "the frontend's module"),     \
-                   clEnumValN(Stage::Fused, "fused", "fusion"),                \
-                   clEnumValN(Stage::Grad, "grad", "autodiff"),                \
-                   clEnumValN(Stage::Step, "step", "entry points, optimizer"), \
-                   clEnumValN(Stage::Linalg, "linalg", "linalg on tensors"),   \
-                   clEnumValN(Stage::Buffers, "buffers", "bufferized"),        \
-                   clEnumValN(Stage::Loops, "loops", "scf.parallel nests"),    \
-                   clEnumValN(Stage::LLVM, "llvm", "LLVM dialect"))
+std::string stageNameList(bool withPTX) {
+  std::string names;
+  for (const StageInfo &info : stageTable())
+    if (withPTX || info.stage != Stage::PTX)
+      names += (names.empty() ? "" : ", ") + std::string(info.name);
+  return names;
+}
 
+namespace {
 struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<Stage> stopAfter{*this, "stop-after",
                           llvm::cl::desc("Last stage to run"),
-                          llvm::cl::init(Stage::LLVM), GPTC_STAGE_VALUES};
+                          llvm::cl::init(Stage::LLVM), StageValues{false}};
   Option<Stage> startAfter{
       *this, "start-after",
       llvm::cl::desc("The stage the input is at (a gptc compile --emit=STAGE "
                      "dump): run the stages after it"),
-      llvm::cl::init(Stage::GPT), GPTC_STAGE_VALUES};
+      llvm::cl::init(Stage::GPT), StageValues{false}};
   Option<int64_t> gradAccum{*this, "grad-accum",
                             llvm::cl::desc("Micro-steps per optimizer step"),
                             llvm::cl::init(1)};

@@ -4,6 +4,7 @@
 #define GPTC_PASSES_PIPELINE_H
 
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ArrayRef.h"
 
 #include <array>
 #include <cstdint>
@@ -69,9 +70,37 @@ void buildGPTCPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 /// Registers `gptc-pipeline` (with the options above) for gptc-opt.
 void registerGPTCPipeline();
 
+/// One stage of the pipeline: its name (--emit=NAME, gptc-opt's
+/// start-after / stop-after) and what its dump holds.
+struct StageInfo {
+  Stage stage;
+  const char *name;
+  const char *description;
+};
+
+/// Every stage in pipeline order: the one table of stage names and
+/// descriptions; stageName, parseStage, the command-line values of gptc and
+/// gptc-opt and gptc's --help are made from it.
+llvm::ArrayRef<StageInfo> stageTable();
+
 /// Stage names as used by --emit.
 const char *stageName(Stage stage);
 std::optional<Stage> parseStage(const std::string &name);
+/// "gpt, fused, ..., ptx": the names in pipeline order, for messages.
+std::string stageNameList(bool withPTX = true);
+
+/// A command-line option modifier (like llvm::cl::values) that makes the
+/// stages of stageTable() the option's values; withPTX false leaves out
+/// Stage::PTX (the pass pipeline ends at Stage::LLVM).
+struct StageValues {
+  bool withPTX = true;
+  template <class Opt> void apply(Opt &option) const {
+    for (const StageInfo &info : stageTable())
+      if (withPTX || info.stage != Stage::PTX)
+        option.getParser().addLiteralOption(info.name, info.stage,
+                                            info.description);
+  }
+};
 
 } // namespace gptc
 

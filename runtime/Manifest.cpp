@@ -4,8 +4,10 @@
 
 #include "runtime/StepLayout.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -495,15 +497,6 @@ bool parseManifest(const std::string &text, const std::string &fileName,
     else
       m.divergenceFactor = *f;
   }
-  if (ok && o->get("kernels")) {
-    const llvm::json::Object *k = o->getObject("kernels");
-    if (!k)
-      ok = r.fail("kernels", "expected an object");
-    else if (k->get("count"))
-      ok = r.getInt(*k, "kernels.", "count", m.kernelCount);
-    if (ok && k->get("gemm_calls"))
-      ok = r.getInt(*k, "kernels.", "gemm_calls", m.gemmCalls);
-  }
 
   const llvm::json::Array *slots = nullptr, *params = nullptr;
   if (ok) {
@@ -531,6 +524,91 @@ bool parseManifest(const std::string &text, const std::string &fileName,
     return false;
   }
   return true;
+}
+
+const char *toString(ParamInit init) {
+  switch (init) {
+  case ParamInit::Normal:
+    return "normal";
+  case ParamInit::Zeros:
+    return "zeros";
+  case ParamInit::Ones:
+    return "ones";
+  case ParamInit::Values:
+    return "values";
+  }
+  return "normal";
+}
+
+namespace {
+llvm::json::Array shapeArray(const std::vector<int64_t> &shape) {
+  llvm::json::Array a;
+  for (int64_t d : shape)
+    a.push_back(d);
+  return a;
+}
+} // namespace
+
+std::string renderManifest(const Manifest &m) {
+  llvm::json::Array slots;
+  for (const Slot &slot : m.slots)
+    slots.push_back(llvm::json::Object{{"name", slot.name},
+                                       {"offset", slot.offset},
+                                       {"dtype", toString(slot.dtype)},
+                                       {"shape", shapeArray(slot.shape)}});
+  llvm::json::Array params;
+  for (const ParamEntry &p : m.params) {
+    llvm::json::Array values;
+    if (p.init == ParamInit::Values)
+      for (double v : p.values)
+        values.push_back(v);
+    params.push_back(llvm::json::Object{
+        {"name", p.name},
+        {"shape", shapeArray(p.shape)},
+        {"init", toString(p.init)},
+        {"std", p.init == ParamInit::Normal ? p.stddev : 0.0},
+        {"values", std::move(values)},
+        {"group", p.group},
+        {"optimizer", p.optimizer}});
+  }
+  const RunDefaults &run = m.run;
+  llvm::json::Object manifest{
+      {"format", m.format},
+      {"compiler", m.compiler},
+      {"spec_name", m.specName},
+      {"target", m.target},
+      {"dtype", m.dtype},
+      {"arena_bytes", m.arenaBytes},
+      {"workspace", llvm::json::Object{{"offset", m.workspaceOffset},
+                                       {"bytes", m.workspaceBytes}}},
+      {"layout_sha256", m.layoutSha256},
+      {"step_library", llvm::json::Object{{"file", m.stepLibrary.file},
+                                          {"bytes", m.stepLibrary.bytes},
+                                          {"sha256", m.stepLibrary.sha256}}},
+      {"host_cpu",
+       llvm::json::Object{{"name", m.hostCpuName},
+                          {"features", llvm::json::Array(m.hostCpuFeatures)}}},
+      {"device_batch", m.deviceBatch},
+      {"seq_len", m.seqLen},
+      {"grad_accum", m.gradAccum},
+      {"ranks", m.ranks},
+      {"vocab_size", m.vocabSize},
+      {"padded_vocab", m.paddedVocab},
+      {"bos_token", m.bosToken},
+      {"run", llvm::json::Object{{"steps", run.steps},
+                                 {"seed", run.seed},
+                                 {"train", run.train},
+                                 {"val", run.val},
+                                 {"val_every", run.valEvery},
+                                 {"val_tokens", run.valTokens},
+                                 {"timing_skip_steps", run.timingSkipSteps}}},
+      {"divergence_factor", m.divergenceFactor},
+      {"slots", std::move(slots)},
+      {"params", std::move(params)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+  return text;
 }
 
 bool readManifest(const std::string &path, Manifest &out, std::string &error) {

@@ -89,7 +89,6 @@ struct Manifest {
   double divergenceFactor = 0.0;
   std::vector<Slot> slots;
   std::vector<ParamEntry> params;
-  int64_t kernelCount = 0, gemmCalls = 0; ///< informational
 
   /// The slot called `name`, or null.
   const Slot *findSlot(const std::string &name) const;
@@ -102,6 +101,15 @@ struct Manifest {
 
 /// The format this runtime reads.
 constexpr const char *kManifestFormat = "gptc-step/3";
+
+/// The manifest JSON of `m` (keys sorted, two-space indent, a final
+/// newline): what `gptc compile` writes and parseManifest reads back; the
+/// one place the file's fields are spelled for writing. `path` is not
+/// written.
+std::string renderManifest(const Manifest &m);
+
+/// "normal", "zeros", "ones", "values".
+const char *toString(ParamInit init);
 
 /// Parses and checks manifest JSON text; `fileName` prefixes messages.
 /// Returns false and sets `error` ("FILE: FIELD: problem").

@@ -23,7 +23,7 @@ constexpr llvm::StringLiteral kWorkgroupTileAttr = "gptc.workgroup_tile";
 /// selects at run time: [T, rows, causal], the sequence length, the rows of
 /// the work item's tile and whether the mask is causal. Its trip count is
 /// not known statically; the cost model of --stats bounds it with these and
-/// the spec's largest window (tools/gptc/KernelCost.h).
+/// the spec's largest window (driver/report/KernelCost.h).
 constexpr llvm::StringLiteral kMaskedSpanAttr = "gptc.masked_span";
 
 class KernelEmitter {

@@ -16,7 +16,7 @@
 #ifndef GPTC_RUNTIME_CUDA_CUDAGEMM_H
 #define GPTC_RUNTIME_CUDA_CUDAGEMM_H
 
-#include "runtime/cuda/DriverApi.h"
+#include "runtime/cuda/DriverLoader.h"
 
 #include <array>
 #include <cstdint>

@@ -12,7 +12,7 @@
 
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaGemm.h"
-#include "runtime/cuda/DriverApi.h"
+#include "runtime/cuda/DriverLoader.h"
 
 #include <mutex>
 #include <string>

@@ -13,7 +13,7 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
-  // The same extensions gptc registers (tools/gptc/Compile.cpp): the func
+  // The same extensions gptc registers (driver/Compile.cpp): the func
   // inliner interface among them, without which the pipeline's inliner
   // leaves every call in place.
   mlir::registerAllExtensions(registry);

@@ -1,6 +1,6 @@
 //===- DataCommandTest.cpp - `gptc data` ----------------------------------===//
 
-#include "tools/gptc/DataCommand.h"
+#include "commands/DataCommand.h"
 
 #include "runtime/data/Shard.h"
 

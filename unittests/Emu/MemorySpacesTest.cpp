@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EmuTestUtil.h"
-#include "runtime/cuda/emu/gptc_emu.h"
+#include "emu/gptc_emu.h"
 
 using namespace gptc::emu::test;
 

@@ -56,7 +56,6 @@ TEST(Manifest, ParsesTheFakeManifest) {
   // manifest's layout, and its hash the one the manifest carries.
   EXPECT_EQ(m.layoutText(), FAKE_LAYOUT);
   EXPECT_EQ(gptc::layout::layoutHash(m.layoutText()), FAKE_LAYOUT_SHA256);
-  EXPECT_EQ(m.gemmCalls, 2);
   ASSERT_EQ(m.slots.size(), 8u);
   const Slot *w = m.findSlot("param.w");
   ASSERT_NE(w, nullptr);
@@ -70,6 +69,61 @@ TEST(Manifest, ParsesTheFakeManifest) {
   EXPECT_EQ(m.params[0].init, ParamInit::Normal);
   EXPECT_EQ(m.params[0].stddev, 0.1);
   EXPECT_EQ(m.params[0].group, "all");
+}
+
+// renderManifest is what gptc compile writes: a manifest with every field
+// the writer knows renders back to the same text, and what it renders
+// parses to the same manifest.
+TEST(Manifest, RendersWhatItParses) {
+  llvm::json::Object full = fakeManifest();
+  full["host_cpu"] = llvm::json::Object{
+      {"name", "znver4"}, {"features", llvm::json::Array{"avx2", "fma"}}};
+  full["divergence_factor"] = 4.5;
+  param0(full)["init"] = "values";
+  param0(full)["std"] = 0.0;
+  llvm::json::Array values;
+  for (int i = 0; i < FAKE_V * FAKE_V; ++i)
+    values.push_back(0.25 * i);
+  param0(full)["values"] = std::move(values);
+  std::string text = toJson(std::move(full)) + "\n";
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(text, "m.json", m, error)) << error;
+  EXPECT_EQ(renderManifest(m), text);
+  Manifest again;
+  ASSERT_TRUE(parseManifest(renderManifest(m), "again.json", again, error))
+      << error;
+  EXPECT_EQ(renderManifest(again), text);
+  EXPECT_EQ(again.hostCpuFeatures, m.hostCpuFeatures);
+  EXPECT_EQ(again.divergenceFactor, 4.5);
+  EXPECT_EQ(again.params[0].values, m.params[0].values);
+  EXPECT_EQ(again.layoutText(), m.layoutText());
+}
+
+// A field the renderer forgets is a field the runtime loses: a manifest
+// changed in one field renders differently.
+TEST(Manifest, RenderingSeesEveryField) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(toJson(fakeManifest()), "m.json", m, error))
+      << error;
+  std::string base = renderManifest(m);
+  std::vector<std::function<void(Manifest &)>> edits = {
+      [](Manifest &x) { x.run.timingSkipSteps += 1; },
+      [](Manifest &x) { x.run.val += "x"; },
+      [](Manifest &x) { x.bosToken += 1; },
+      [](Manifest &x) { x.workspaceBytes += 64; },
+      [](Manifest &x) { x.stepLibrary.bytes += 1; },
+      [](Manifest &x) { x.slots[0].offset += 64; },
+      [](Manifest &x) { x.params[0].group = "other"; },
+      [](Manifest &x) { x.params[0].stddev = 0.5; },
+      [](Manifest &x) { x.divergenceFactor = 2; },
+  };
+  for (size_t i = 0; i < edits.size(); ++i) {
+    Manifest edited = m;
+    edits[i](edited);
+    EXPECT_NE(renderManifest(edited), base) << "edit " << i;
+  }
 }
 
 TEST(Manifest, ErrorsNameFileAndField) {

@@ -125,8 +125,7 @@ inline llvm::json::Object fakeManifest() {
                                  {"val_tokens", 128},
                                  {"timing_skip_steps", 2}}},
       {"slots", std::move(slots)},
-      {"params", std::move(params)},
-      {"kernels", llvm::json::Object{{"count", 0}, {"gemm_calls", 2}}}};
+      {"params", std::move(params)}};
 }
 
 inline std::string toJson(llvm::json::Object o) {

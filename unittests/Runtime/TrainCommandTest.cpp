@@ -1,6 +1,6 @@
 //===- TrainCommandTest.cpp - `gptc train` on a bundle with the fake step -===//
 
-#include "tools/gptc/TrainCommand.h"
+#include "commands/TrainCommand.h"
 
 #include "RuntimeTestUtil.h"
 

@@ -1,10 +1,10 @@
 //===- CostModelTest.cpp - H100 occupancy and roofline of --stats ---------===//
 //
-// tools/gptc/CostModel.h on hand-computed cases.
+// driver/report/CostModel.h on hand-computed cases.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/gptc/CostModel.h"
+#include "driver/report/CostModel.h"
 
 #include <gtest/gtest.h>
 

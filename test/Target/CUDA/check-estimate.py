@@ -5,7 +5,7 @@
 
 Prints the estimate and its ratio to the record; exits 1 when the report
 has no estimate or the ratio exceeds FACTOR. The estimate is the
-compiler's static cost model (tools/gptc/CostModel.h), the same number
+compiler's static cost model (driver/report/CostModel.h), the same number
 for the same compiler and spec: a regression guard, not a timing.
 """
 import argparse

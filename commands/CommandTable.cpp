@@ -1,0 +1,42 @@
+//===- CommandTable.cpp - gptc's commands, one table ----------------------===//
+
+#include "commands/CommandTable.h"
+
+#include "llvm/ADT/StringRef.h"
+
+namespace gptc::cli {
+
+std::string commandsHelp(const std::vector<Command> &commands) {
+  std::string text = "Commands:\n";
+  for (const Command &command : commands)
+    text += command.help;
+  return text;
+}
+
+const Command *findCommand(const std::vector<Command> &commands,
+                           const std::string &name) {
+  for (const Command &command : commands)
+    if (name == command.name)
+      return &command;
+  return nullptr;
+}
+
+void reportUnknownCommand(const std::vector<Command> &commands,
+                          const std::string &name, std::ostream &err) {
+  err << "gptc: error: unknown command '" << name << "'";
+  for (const Command &command : commands)
+    if (llvm::StringRef(name).edit_distance(command.name) <= 2) {
+      err << "; did you mean '" << command.name << "'?";
+      break;
+    }
+  // "check, compile, data, plot, sample or train", in table order.
+  err << " (expected ";
+  for (size_t i = 0; i < commands.size(); ++i)
+    err << (i == 0                     ? ""
+            : i + 1 == commands.size() ? " or "
+                                       : ", ")
+        << commands[i].name;
+  err << "; see gptc --help)\n";
+}
+
+} // namespace gptc::cli

@@ -1,0 +1,41 @@
+//===- CommandTable.h - gptc's commands, one table --------------*- C++ -*-===//
+//
+// The commands of `gptc NAME ...` are one table (tools/gptc/gptc.cpp):
+// dispatch, the "did you mean" of a near miss, the list in the error of an
+// unknown command and the Commands section of --help all come from it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_COMMANDS_COMMANDTABLE_H
+#define GPTC_COMMANDS_COMMANDTABLE_H
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gptc::cli {
+
+struct Command {
+  /// `gptc NAME ...`.
+  const char *name;
+  /// Its lines in --help's Commands section: usage, then what it does.
+  const char *help;
+  /// Runs it on the arguments after NAME; OVERVIEW is gptc's --help text.
+  int (*run)(const std::vector<std::string> &args, const std::string &overview);
+};
+
+/// The Commands section of --help: every command's help, in table order.
+std::string commandsHelp(const std::vector<Command> &commands);
+
+/// The command named NAME, or null.
+const Command *findCommand(const std::vector<Command> &commands,
+                           const std::string &name);
+
+/// The error for a word that names no command, with "did you mean" for a
+/// near miss and the list of commands.
+void reportUnknownCommand(const std::vector<Command> &commands,
+                          const std::string &name, std::ostream &err);
+
+} // namespace gptc::cli
+
+#endif // GPTC_COMMANDS_COMMANDTABLE_H

@@ -1,0 +1,138 @@
+//===- DataCommand.cpp - `gptc data` --------------------------------------===//
+
+#include "commands/DataCommand.h"
+
+#include "commands/CommandOptions.h"
+
+#include "runtime/data/BpeTokenizer.h"
+#include "runtime/data/Shard.h"
+#include "runtime/data/TextToShards.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace gptc {
+namespace data {
+
+const char *dataCommandUsage() {
+  return "usage: gptc data TEXT... -o DIR [options]\n"
+         "\n"
+         "Makes train/val token shards (.bin, the FineWeb format) from text\n"
+         "files for the byte-level tokenizer (token = byte, BOS = 256, vocab\n"
+         "257). A document is a block of lines separated by blank lines (or a\n"
+         "whole file with --doc-per-file); each starts with BOS. Every k-th\n"
+         "document goes to val, k = round(1 / F). Writes\n"
+         "DIR/PREFIX_val_000000.bin and DIR/PREFIX_train_000001.bin, ...\n"
+         "\n"
+         "options:\n"
+         "  -o, --output DIR      output directory (created if missing)\n"
+         "  --val-fraction F      fraction of documents for val, in (0, 0.5]"
+         " (default 0.05)\n"
+         "  --shard-tokens N      tokens per shard (default 1e8)\n"
+         "  --prefix NAME         shard name prefix (default tiny)\n"
+         "  --doc-per-file        one document per input file\n"
+         "  --tokenizer FILE      a byte-level BPE vocabulary in tiktoken's\n"
+         "                        format (base64 token and rank per line,\n"
+         "                        e.g. GPT-2's r50k_base.tiktoken): GPT-2's\n"
+         "                        pre-tokenisation and merges, documents\n"
+         "                        separated by <|endoftext|> (the id after\n"
+         "                        the largest rank: 50256 for GPT-2)\n"
+         "  -h, --help            show this help\n";
+}
+
+int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
+                   std::ostream &err) {
+  const char *me = "gptc data: ";
+  static const std::vector<cli::OptionSpec> table = {
+      {"--output", "-o", cli::ValueKind::String},
+      {"--val-fraction", nullptr, cli::ValueKind::String},
+      {"--shard-tokens", nullptr, cli::ValueKind::String},
+      {"--prefix", nullptr, cli::ValueKind::String},
+      {"--doc-per-file", nullptr, cli::ValueKind::None},
+      {"--tokenizer", nullptr, cli::ValueKind::String}};
+  cli::ParsedOptions parsed;
+  bool help = false;
+  if (!cli::parseOptions(args, table, "data", err, parsed, help))
+    return 2;
+  if (help) {
+    out << dataCommandUsage();
+    return 0;
+  }
+  const std::vector<std::string> &inputs = parsed.positionals;
+  std::string outDir = parsed.get("--output").value_or("");
+  MakeShardsOptions options;
+  options.docPerFile = parsed.has("--doc-per-file");
+  if (auto v = parsed.get("--val-fraction")) {
+    std::optional<double> f = cli::parseNumber(*v);
+    if (!f || !(*f > 0 && *f <= 0.5)) {
+      err << me << "error: --val-fraction '" << *v
+          << "' is not a number in (0, 0.5]\n";
+      return 2;
+    }
+    options.valFraction = *f;
+  }
+  if (auto v = parsed.get("--shard-tokens")) {
+    std::optional<int64_t> n = cli::parseCount(*v);
+    if (!n || *n < 1 || uint64_t(*n) > kMaxShardTokens) {
+      err << me << "error: --shard-tokens '" << *v
+          << "' is not an integer in [1, " << kMaxShardTokens << "]\n";
+      return 2;
+    }
+    options.shardTokens = uint64_t(*n);
+  }
+  if (auto v = parsed.get("--prefix"))
+    options.prefix = *v;
+  if (inputs.empty()) {
+    err << me << "error: no input text files (see gptc data --help)\n";
+    return 2;
+  }
+  if (outDir.empty()) {
+    err << me << "error: no output directory: -o DIR\n";
+    return 2;
+  }
+
+  MakeShardsResult r;
+  std::string error;
+  BpeTokenizer bpe;
+  if (auto path = parsed.get("--tokenizer")) {
+    if (!bpe.load(*path, error)) {
+      err << me << "error: " << error << "\n";
+      return 1;
+    }
+    options.bpe = &bpe;
+    out << "gptc data: tokenizer " << *path << ": " << bpe.vocabSize() - 1
+        << " tokens, <|endoftext|> = " << bpe.endOfText()
+        << " (a spec needs model.vocab_size >= " << bpe.vocabSize() << ")\n";
+  }
+  if (!makeShards(inputs, outDir, options, r, error)) {
+    err << me << "error: " << error << "\n";
+    return 1;
+  }
+  out << "gptc data: " << r.documents << " documents (" << r.trainDocuments
+      << " train, " << r.valDocuments << " val), " << r.tokens << " tokens ("
+      << r.trainTokens << " train, " << r.valTokens << " val), "
+      << r.files.size() << " files written to " << outDir;
+  if (!r.removed.empty())
+    out << " (" << r.removed.size() << " stale removed)";
+  out << "\n";
+  // Every-k-th selection aliases with documents that alternate in size
+  // (a heading, then its text): say so when val got far too few tokens.
+  double valShare = double(r.valTokens) / double(r.tokens);
+  double wanted = 1.0 / double(valStride(options.valFraction));
+  if (valShare < wanted / 4) {
+    char buf[256];
+    std::snprintf(buf, sizeof(buf),
+                  "warning: val holds %.3g%% of the tokens for %.3g%% of the "
+                  "documents; documents alternating in size alias with the "
+                  "every-%llu-th selection: try another --val-fraction\n",
+                  100 * valShare, 100 * wanted,
+                  (unsigned long long)valStride(options.valFraction));
+    err << me << buf;
+  }
+  return 0;
+}
+
+} // namespace data
+} // namespace gptc

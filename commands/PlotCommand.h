@@ -1,0 +1,29 @@
+//===- PlotCommand.h - `gptc plot` ------------------------------*- C++ -*-===//
+//
+//   gptc plot LOG.jsonl [-o loss.png]
+//
+// Draws the training and validation loss of a `gptc train --log` file
+// against steps and against tokens (two panels, one PNG) with gnuplot
+// (Debian's gnuplot-nox), and prints one line naming the file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_COMMANDS_PLOTCOMMAND_H
+#define GPTC_COMMANDS_PLOTCOMMAND_H
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gptc::runtime {
+
+/// `args` are the arguments after `plot`. Returns 0, 1 on an error (one
+/// line on `err`) or 2 on a usage error.
+int runPlotCommand(const std::vector<std::string> &args, std::ostream &out,
+                   std::ostream &err);
+
+const char *plotCommandUsage();
+
+} // namespace gptc::runtime
+
+#endif // GPTC_COMMANDS_PLOTCOMMAND_H

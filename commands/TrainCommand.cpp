@@ -1,0 +1,645 @@
+//===- TrainCommand.cpp - `gptc train` ------------------------------------===//
+
+#include "commands/TrainCommand.h"
+
+#include "commands/CommandOptions.h"
+
+#include "runtime/Bundle.h"
+#include "runtime/Checkpoint.h"
+#include "runtime/Files.h"
+#include "runtime/Sha256.h"
+#include "runtime/Trainer.h"
+#include "runtime/comm/Collectives.h"
+#include "runtime/data/Shard.h"
+#ifdef GPTC_HAVE_CUDA_RUNTIME
+#include "runtime/cuda/CudaStepDevice.h"
+#include "runtime/cuda/NcclBackend.h"
+#endif
+#include "runtime/cpu/GemmAMX.h"
+#include "runtime/cpu/GemmAVX512.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+namespace gptc {
+namespace runtime {
+
+const char *trainCommandUsage() {
+  return "usage: gptc train BUNDLE_DIR|SPEC.yaml [options]\n"
+         "\n"
+         "Trains a compiled bundle (the directory `gptc compile SPEC -o DIR`\n"
+         "writes: manifest.json, step.so, spec.yaml). Given a spec, compiles\n"
+         "it first into SPEC-BASENAME-KEY.gptc/ in the working directory (or\n"
+         "under $TMPDIR when that is not writable), KEY a digest of the\n"
+         "resolved spec, the flags and gptc itself: a later run with the\n"
+         "same ones reuses that bundle. Prints one line per\n"
+         "step, the validation loss every --val-every steps and a summary.\n"
+         "Defaults come from the bundle's manifest (the spec's training,\n"
+         "data and validation keys).\n"
+         "\n"
+         "options:\n"
+         "  --data GLOB        training shards (default: the spec's "
+         "data.train)\n"
+         "  --val GLOB         validation shards (default: data.val)\n"
+         "  --steps N          optimizer steps (default: training.steps; the\n"
+         "                     compiled lr/window schedules keep spanning\n"
+         "                     training.steps)\n"
+         "  --seed S           parameter init seed (default: "
+         "training.seed)\n"
+         "  --val-every N      validate every N steps, 0 = only at the end\n"
+         "                     (default: validation.every)\n"
+         "  --val-tokens N     validation tokens, 0 = no validation\n"
+         "                     (default: validation.tokens)\n"
+         "  --save-params FILE after the last step, write the parameters to\n"
+         "                     FILE (float32; format in runtime/ParamFile.h)\n"
+         "  --save-every N     every N steps and after the last one, save a\n"
+         "                     checkpoint: DIR/step_S/ with "
+         "model.safetensors,\n"
+         "                     optimizer.safetensors, checkpoint.json\n"
+         "  --checkpoint-dir DIR  where checkpoints go (default checkpoints;\n"
+         "                     given alone: one checkpoint after the last "
+         "step)\n"
+         "  --keep K           keep only the newest K checkpoints\n"
+         "  --resume PATH      continue from a checkpoint (a step_S "
+         "directory,\n"
+         "                     or a directory of them: the newest); --steps\n"
+         "                     stays the total\n"
+         "  --init FILE        start from the weights of a safetensors file\n"
+         "                     (tensors named as the manifest's parameters)\n"
+         "  --log FILE.jsonl   also write each step and validation as a JSON\n"
+         "                     line (step, loss, lr, tokens, tok/s, elapsed);\n"
+         "                     gptc plot FILE.jsonl -o loss.png draws it\n"
+         "  --set key=value    override a spec key (specs only; repeatable)\n"
+         "  --dtype D          the same as --set training.dtype=D (specs "
+         "only)\n"
+         "  --no-fuse          compile without attention/RMSNorm fusion "
+         "(specs\n"
+         "                     only)\n"
+         "  --ranks N          start the job's N ranks with mpirun (found on\n"
+         "                     PATH); the same as mpirun -np N gptc train ...\n"
+         "  --bucket-mb N      with several ranks, pack gradient all-reduces\n"
+         "                     into buckets of N MiB (default 25)\n"
+         "  -h, --help         show this help\n"
+         "\n"
+         "A bundle compiled with training.ranks = N trains data-parallel on N\n"
+         "ranks, started by MPI: mpirun -np N gptc train BUNDLE_DIR|SPEC.yaml\n"
+         "(every rank reads its slice of each batch; rank 0 compiles a spec,\n"
+         "prints and writes files).\n"
+         "\n"
+         "Ctrl-C (SIGINT) or SIGTERM finishes the current step, saves a\n"
+         "checkpoint, prints the summary and exits with 130; a second one\n"
+         "stops at once.\n";
+}
+
+namespace {
+
+const char *kMe = "gptc train: ";
+
+bool isDirectory(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Where a spec compiles to: SPEC-BASENAME-KEY.gptc (KEY: the first 12
+/// digits of `key`; none without one) in the working directory, or under
+/// $TMPDIR (/tmp) when the working directory is not writable.
+std::string bundleDirFor(const std::string &specPath, const std::string &key) {
+  std::string base = specPath.substr(specPath.find_last_of('/') + 1);
+  size_t dot = base.find_last_of('.');
+  if (dot != std::string::npos && dot > 0)
+    base = base.substr(0, dot);
+  if (!key.empty())
+    base += "-" + key.substr(0, 12);
+  base += ".gptc";
+  if (access(".", W_OK) == 0)
+    return base;
+  const char *tmp = std::getenv("TMPDIR");
+  return std::string(tmp && *tmp ? tmp : "/tmp") + "/" + base;
+}
+
+/// What this job can run: a bundle compiled for as many ranks as the job
+/// has.
+bool checkRunnable(const Manifest &m, int worldSize, std::string &error) {
+  if (m.ranks != worldSize) {
+    error = m.path + ": ranks: the bundle trains on " +
+            std::to_string(m.ranks) + " rank" + (m.ranks == 1 ? "" : "s") +
+            " (training.ranks) and this job has " + std::to_string(worldSize) +
+            (m.ranks > 1 ? "; start it with mpirun -np " +
+                               std::to_string(m.ranks) + " gptc train ..."
+                         : "; recompile with training.ranks=" +
+                               std::to_string(worldSize));
+    return false;
+  }
+  return true;
+}
+
+/// A job of GPU ranks communicates over NCCL, bootstrapped over the job's
+/// MPI ranks.
+bool joinDeviceRanks(const Manifest &m, std::string &error) {
+  comm::Collectives &ranks = comm::Collectives::get();
+  if (m.target == "cpu" || ranks.size() == 1)
+    return true;
+#ifdef GPTC_HAVE_CUDA_RUNTIME
+  if (m.target == "cuda") {
+    std::unique_ptr<comm::Backend> host = ranks.swapBackend(nullptr);
+    std::unique_ptr<comm::Backend> nccl =
+        cuda::makeNcclBackend(host, *cuda::CudaDevice::current(), error);
+    const bool joined = nccl != nullptr;
+    ranks.swapBackend(joined ? std::move(nccl) : std::move(host));
+    return joined;
+  }
+#endif
+  error = m.path + ": target: '" + m.target + "' has no collectives here";
+  return false;
+}
+
+/// What every rank must have the same of: the shard files' names and
+/// sizes (a SHA-256), or the glob's error.
+std::string dataDigest(const std::string &pattern) {
+  std::vector<std::string> paths;
+  std::string error;
+  if (!data::expandShardGlob(pattern, paths, error))
+    return "no files";
+  std::ostringstream text;
+  for (const std::string &p : paths) {
+    struct stat st;
+    text << p << " " << (stat(p.c_str(), &st) == 0 ? int64_t(st.st_size) : -1)
+         << "\n";
+  }
+  std::string t = text.str();
+  return sha256Hex(t.data(), t.size());
+}
+
+/// What a run's weights start from, for the ranks to agree on: the seed
+/// (in the configuration), or the SHA-256 of --resume's checkpoint.json or
+/// of --init's file.
+std::string startingWeights(const TrainConfig &config) {
+  std::string file = !config.resumePath.empty()
+                         ? config.resumePath + "/checkpoint.json"
+                         : config.initPath;
+  if (file.empty())
+    return "seed";
+  std::string hex, error;
+  int64_t bytes = 0;
+  return sha256File(file, hex, bytes, error) ? hex : error;
+}
+
+/// Every rank checks that all run the same bundle on the same data.
+bool checkSameJob(const Manifest &m, const TrainConfig &config,
+                  std::string &error) {
+  comm::Collectives &c = comm::Collectives::get();
+  return c.agree("bundle (step library SHA-256)", m.stepLibrary.sha256,
+                 error) &&
+         c.agree("training data (shard names and sizes, SHA-256)",
+                 dataDigest(config.trainPattern), error) &&
+         c.agree("validation data (shard names and sizes, SHA-256)",
+                 config.valTokens > 0 ? dataDigest(config.valPattern) : "off",
+                 error) &&
+         c.agree("run configuration (steps, seed, validation, --bucket-mb)",
+                 std::to_string(config.steps) + " " +
+                     std::to_string(config.seed) + " " +
+                     std::to_string(config.valEvery) + " " +
+                     std::to_string(config.valTokens) + " " +
+                     std::to_string(c.bucketBytes()),
+                 error) &&
+         c.agree("starting weights (--resume checkpoint, --init file)",
+                 startingWeights(config), error);
+}
+
+int64_t countParameters(const Manifest &m) {
+  int64_t n = 0;
+  for (const ParamEntry &p : m.params) {
+    int64_t e = 1;
+    for (int64_t d : p.shape)
+      e *= d;
+    n += e;
+  }
+  return n;
+}
+
+/// The options of `gptc train` (--dtype and --no-fuse are the compiler's:
+/// the driver passes them to the compile hook).
+const std::vector<cli::OptionSpec> &trainOptions() {
+  static const std::vector<cli::OptionSpec> table = {
+      {"--data", nullptr, cli::ValueKind::String},
+      {"--val", nullptr, cli::ValueKind::String},
+      {"--steps", nullptr, cli::ValueKind::String},
+      {"--seed", nullptr, cli::ValueKind::String},
+      {"--val-every", nullptr, cli::ValueKind::String},
+      {"--val-tokens", nullptr, cli::ValueKind::String},
+      {"--save-params", nullptr, cli::ValueKind::String},
+      {"--save-every", nullptr, cli::ValueKind::String},
+      {"--checkpoint-dir", nullptr, cli::ValueKind::String},
+      {"--keep", nullptr, cli::ValueKind::String},
+      {"--resume", nullptr, cli::ValueKind::String},
+      {"--init", nullptr, cli::ValueKind::String},
+      {"--log", nullptr, cli::ValueKind::String},
+      {"--set", nullptr, cli::ValueKind::Repeated},
+      {"--dtype", nullptr, cli::ValueKind::String},
+      {"--no-fuse", nullptr, cli::ValueKind::None},
+      {"--bucket-mb", nullptr, cli::ValueKind::String},
+      {"--ranks", nullptr, cli::ValueKind::String}};
+  return table;
+}
+
+/// --resume, --init and the checkpoint directory, before the run: the
+/// checkpoint found (config.resumePath), the weights file a regular file,
+/// the directory writable.
+bool checkCheckpointOptions(const cli::ParsedOptions &o, bool leader,
+                            TrainConfig &config, std::string &error) {
+  if (o.has("--resume") && o.has("--init")) {
+    error = "--resume and --init both set the weights; give one";
+    return false;
+  }
+  if (auto r = o.get("--resume");
+      r && !findCheckpoint(*r, config.resumePath, error)) {
+    error = "--resume: " + error;
+    return false;
+  }
+  if (!config.initPath.empty() &&
+      !checkRegularFile(config.initPath, "--init weights file", error))
+    return false;
+  bool saving = config.saveEvery > 0 || config.saveAtEnd;
+  if (leader && saving &&
+      (!makeDirectories(config.checkpointDir, error) ||
+       !checkWritableDestination(config.checkpointDir + "/checkpoint.json",
+                                 error))) {
+    error = "--checkpoint-dir: " + error;
+    return false;
+  }
+  return true;
+}
+
+/// The configuration of the run: the command line (its numbers checked
+/// already) over the manifest's defaults.
+TrainConfig makeConfig(const cli::ParsedOptions &o, const Manifest &m) {
+  const RunDefaults &d = m.run;
+  TrainConfig config;
+  auto count = [&](const char *name, int64_t fallback) {
+    auto v = o.get(name);
+    return v ? *cli::parseCount(*v) : fallback;
+  };
+  config.steps = count("--steps", d.steps);
+  config.seed = uint64_t(count("--seed", d.seed));
+  config.valEvery = count("--val-every", d.valEvery);
+  config.valTokens = count("--val-tokens", d.valTokens);
+  config.trainPattern = o.get("--data").value_or(d.train);
+  config.valPattern = o.get("--val").value_or(d.val);
+  config.timingSkipSteps = d.timingSkipSteps;
+  config.saveParamsPath = o.get("--save-params").value_or("");
+  config.saveEvery = count("--save-every", 0);
+  config.keep = count("--keep", 0);
+  config.saveAtEnd = o.has("--checkpoint-dir");
+  config.checkpointDir = o.get("--checkpoint-dir").value_or("checkpoints");
+  config.initPath = o.get("--init").value_or("");
+  config.logPath = o.get("--log").value_or("");
+  config.rank = comm::Collectives::get().rank();
+  config.worldSize = comm::Collectives::get().size();
+  return config;
+}
+
+void printHeader(const Manifest &manifest, const TrainConfig &config,
+                 const StepDevice &device, std::ostream &out) {
+  const int64_t tokensPerStep =
+      manifest.microBatchTokens() * manifest.gradAccum;
+  out << kMe << manifest.specName << " | "
+      << withThousands(countParameters(manifest)) << " params | B "
+      << manifest.deviceBatch << " x T " << manifest.seqLen << " x accum "
+      << manifest.gradAccum << " = " << withThousands(tokensPerStep)
+      << " tok/step" << (config.worldSize > 1 ? " per rank" : "") << " | "
+      << config.steps << " steps | seed " << config.seed << "\n";
+  if (config.worldSize > 1)
+    out << kMe << config.worldSize << " ranks over "
+        << comm::Collectives::get().backendName() << " | "
+        << manifest.deviceBatch << " sequences per rank | buckets of "
+        << comm::Collectives::get().bucketBytes() / (1 << 20) << " MiB\n";
+  out << kMe << "data " << config.trainPattern << " | val "
+      << (config.valTokens > 0 ? config.valPattern : std::string("off"))
+      << "\n";
+  // What the GEMMs run on: gptc's own kernels where the CPU has the
+  // instructions (f32 on AVX-512; bf16 on AMX or AVX512_BF16, else widened
+  // to the f32 path), the rest on OpenBLAS's kernels (its choice for this
+  // CPU, or OPENBLAS_CORETYPE's); and the OpenMP threads of kernels and
+  // GEMMs.
+  const char *blasCore = openblas_get_corename();
+  if (manifest.target != "cpu")
+    out << kMe << manifest.target << ": " << device.name()
+        << " | GEMMs cuBLASLt\n";
+  else
+    out << kMe << "cpu: GEMMs "
+        << (avx512SgemmAvailable() ? "f32 gptc AVX-512, " : "")
+        << (amxBf16Available()      ? "bf16 gptc AMX, "
+            : avx512Bf16Available() ? "bf16 gptc AVX512_BF16, "
+                                    : "")
+        << (avx512SgemmAvailable() ? "f64 " : "") << "OpenBLAS "
+        << (blasCore ? blasCore : "?") << " kernels | " << omp_get_max_threads()
+        << " threads\n";
+  if (config.steps != manifest.run.steps)
+    out << "note: running " << config.steps << " steps; the compiled lr "
+        << "and window schedules span training.steps = " << manifest.run.steps
+        << "\n";
+  out.flush();
+}
+
+} // namespace
+
+/// The device a bundle's target runs on: the CPU, or CUDA device 0 (a
+/// GPU's driver or the emulated device, whichever libcuda.so.1 the loader
+/// finds). Opened before the step library loads: a CUDA step.so loads its
+/// kernels when it is loaded.
+std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
+                                           std::string &error) {
+  Manifest m;
+  if (!readManifest(bundle + "/manifest.json", m, error))
+    return nullptr;
+  if (m.target == "cpu")
+    return std::make_unique<HostStepDevice>();
+#ifdef GPTC_HAVE_CUDA_RUNTIME
+  if (m.target == "cuda") {
+    cuda::CudaDevice *device = cuda::CudaDevice::open(error);
+    if (!device)
+      return nullptr;
+    return std::make_unique<cuda::CudaStepDevice>(*device);
+  }
+#endif
+  error =
+      m.path + ": target: '" + m.target + "' is not supported by this runtime";
+  return nullptr;
+}
+
+/// `gptc train --ranks N ARGS` outside a job: replaces this process with
+/// `mpirun -np N THIS-PROGRAM train ARGS` (without --ranks). Returns only
+/// on failure, with `error` set.
+static void launchRanks(const std::vector<std::string> &args, int64_t ranks,
+                        std::string &error) {
+  std::string mpirun;
+  if (const char *path = std::getenv("PATH"))
+    for (llvm::StringRef part : llvm::split(llvm::StringRef(path), ':')) {
+      std::string dir = part.str();
+      std::string candidate = (dir.empty() ? "." : dir) + "/mpirun";
+      if (access(candidate.c_str(), X_OK) == 0) {
+        mpirun = candidate;
+        break;
+      }
+    }
+  if (mpirun.empty()) {
+    error = "--ranks " + std::to_string(ranks) +
+            ": mpirun not found on PATH (Debian's openmpi-bin); start the "
+            "job with an MPI launcher yourself";
+    return;
+  }
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) {
+    error = "--ranks: cannot find this program (/proc/self/exe)";
+    return;
+  }
+  self[n] = '\0';
+  std::vector<std::string> argv = {mpirun, "-np", std::to_string(ranks)};
+  // Open MPI refuses root unless told, and more ranks than cores unless
+  // told: a user who asks for N ranks here means both.
+  if (geteuid() == 0)
+    argv.push_back("--allow-run-as-root");
+  argv.push_back("--oversubscribe");
+  argv.insert(argv.end(), {self, "train"});
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--ranks") {
+      ++i;
+      continue;
+    }
+    if (args[i].rfind("--ranks=", 0) == 0)
+      continue;
+    argv.push_back(args[i]);
+  }
+  std::vector<char *> cargv;
+  for (std::string &a : argv)
+    cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  std::fflush(stdout);
+  execv(mpirun.c_str(), cargv.data());
+  error = "--ranks: cannot run " + mpirun + ": " + std::strerror(errno);
+}
+
+/// Whether this process is a rank other than 0 of a launcher's job (from
+/// the environment, before MPI is initialised).
+static bool laterRank() {
+  for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char *v = std::getenv(var); v && *v)
+      return std::string(v) != "0";
+  return false;
+}
+
+int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
+                    std::ostream &allErr, const CompileHook &compile,
+                    const PlanHook &plan) {
+  // In a job every rank meets the same usage, spec or configuration error:
+  // rank 0 says it, once (a rank's own failure goes through
+  // Collectives::fail, one line naming the rank).
+  std::ostringstream quiet;
+  std::ostream &err = laterRank() ? quiet : allErr;
+  cli::ParsedOptions o;
+  bool help = false;
+  if (!cli::parseOptions(args, trainOptions(), "train", err, o, help))
+    return 2;
+  if (help) {
+    out << trainCommandUsage();
+    return 0;
+  }
+  if (o.positionals.size() != 1) {
+    err << kMe << "error: "
+        << (o.positionals.empty() ? "no bundle directory or spec"
+                                  : "more than one bundle or spec")
+        << " (see gptc train --help)\n";
+    return 2;
+  }
+
+  // Numbers are checked before anything is compiled or opened.
+  for (const char *name : {"--steps", "--val-every", "--val-tokens", "--seed",
+                           "--bucket-mb", "--ranks", "--save-every", "--keep"})
+    if (auto v = o.get(name);
+        v && !cli::parseCount(*v, std::string(name) != "--seed")) {
+      err << kMe << "error: " << name << " '" << *v
+          << "' is not a non-negative integer\n";
+      return 2;
+    }
+  std::string error;
+  if (auto r = o.get("--ranks")) {
+    int64_t n = *cli::parseCount(*r, true);
+    if (n < 1 || n > 4096) {
+      err << kMe << "error: --ranks " << *r << " is not in [1, 4096]\n";
+      return 2;
+    }
+    if (!comm::launchedByMpi()) {
+      out.flush();
+      launchRanks(args, n, error);
+      err << kMe << "error: " << error << "\n";
+      return 1;
+    }
+  }
+
+  // Under mpirun this process is one rank of a job: only rank 0 compiles,
+  // prints and writes; an error on any rank ends them all.
+  comm::Collectives &ranks = comm::Collectives::get();
+  if (!ranks.initialize(error)) {
+    err << kMe << "error: " << error << "\n";
+    return 1;
+  }
+  const bool leader = ranks.rank() == 0, job = ranks.size() > 1;
+  if (auto r = o.get("--ranks");
+      r && *cli::parseCount(*r, true) != ranks.size()) {
+    err << kMe << "error: --ranks " << *r << " but this job has "
+        << ranks.size() << " rank" << (ranks.size() == 1 ? "" : "s") << "\n";
+    return 2;
+  }
+  std::ostringstream discarded;
+  std::ostream &say = leader ? out : discarded;
+  auto fail = [&](const std::string &message) {
+    if (job)
+      ranks.fail(message);
+    err << kMe << "error: " << message << "\n";
+    return 1;
+  };
+  if (auto mb = o.get("--bucket-mb")) {
+    int64_t v = *cli::parseCount(*mb, true);
+    if (v > 1024)
+      return fail("--bucket-mb " + *mb + " is more than 1024");
+    ranks.setBucketBytes(v << 20);
+  }
+
+  // A spec compiles into a bundle first (on rank 0; the others wait).
+  std::string bundle = o.positionals[0];
+  std::vector<std::string> overrides = o.all("--set");
+  if (auto dtype = o.get("--dtype"))
+    overrides.push_back("training.dtype=" + *dtype);
+  bool isSpec = endsWith(bundle, ".yaml") || endsWith(bundle, ".yml") ||
+                (!isDirectory(bundle) && access(bundle.c_str(), F_OK) == 0);
+  if (isSpec) {
+    if (!checkRegularFile(bundle, "spec", error))
+      return fail(error);
+    if (!compile)
+      return fail(bundle + ": this program cannot compile specs; pass a bundle "
+                           "directory");
+    // The bundle's key, and what the runtime cannot run, before compiling.
+    std::string key;
+    int64_t specRanks = ranks.size();
+    if (plan &&
+        !plan(bundle, overrides, o.has("--no-fuse"), key, specRanks, error)) {
+      if (error.find(": error: ") == std::string::npos)
+        err << kMe << "error: ";
+      err << error << "\n";
+      return 1;
+    }
+    if (specRanks != ranks.size())
+      return fail(bundle + ": training.ranks is " + std::to_string(specRanks) +
+                  " and this job has " + std::to_string(ranks.size()) +
+                  (specRanks > 1 ? "; start it with mpirun -np " +
+                                       std::to_string(specRanks) +
+                                       " gptc train ... (or --ranks " +
+                                       std::to_string(specRanks) + ")"
+                                 : ""));
+    std::string outDir = bundleDirFor(bundle, key);
+    bool compiled = true;
+    Manifest cached;
+    StepLibrary cachedStep;
+    std::string stale;
+    bool reuse = !key.empty() && isDirectory(outDir) &&
+                 openBundle(outDir, cached, cachedStep, stale);
+    if (leader && reuse) {
+      say << kMe << "reusing " << outDir
+          << " (compiled before from the same spec, flags and gptc)\n";
+      say.flush();
+    } else if (leader) {
+      if (!stale.empty())
+        say << kMe << "recompiling " << outDir << ": " << stale << "\n";
+      say << kMe << "compiling " << bundle << " -> " << outDir << "\n";
+      say.flush();
+      auto started = std::chrono::steady_clock::now();
+      compiled = compile(bundle, overrides, o.has("--no-fuse"), outDir, error);
+      if (compiled) {
+        char took[64];
+        std::snprintf(took, sizeof(took), "%.1f",
+                      std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - started)
+                          .count());
+        say << kMe << "compiled in " << took << " s\n";
+      }
+      if (!compiled) {
+        // A spec error is already a located error line.
+        if (error.find(": error: ") == std::string::npos)
+          err << kMe << "error: ";
+        err << error << "\n";
+        err.flush();
+      }
+    }
+    std::string agreeError;
+    if (job && !ranks.agree("compile of " + bundle, compiled ? "ok" : "failed",
+                            agreeError))
+      return 1; // rank 0 said why
+    if (!compiled)
+      return 1;
+    bundle = outDir;
+  } else {
+    for (const char *specOnly : {"--set", "--dtype", "--no-fuse"})
+      if (o.has(specOnly)) {
+        err << kMe << "error: " << specOnly << " applies when a spec is "
+            << "compiled; " << bundle << " is a compiled bundle (recompile it "
+            << "with gptc compile SPEC " << specOnly << " ...)\n";
+        return 2;
+      }
+  }
+  if (!isDirectory(bundle))
+    return fail(bundle + ": no such bundle directory");
+
+  Manifest manifest;
+  StepLibrary step;
+  std::unique_ptr<StepDevice> device = openStepDevice(bundle, error);
+  if (!device || !openBundle(bundle, manifest, step, error) ||
+      !checkRunnable(manifest, ranks.size(), error))
+    return fail(error);
+  if (!joinDeviceRanks(manifest, error))
+    return fail(error);
+  TrainConfig config = makeConfig(o, manifest);
+  // Outputs are checked before the run, not after it.
+  if (leader && !config.saveParamsPath.empty() &&
+      !checkWritableDestination(config.saveParamsPath, error))
+    return fail("--save-params: " + error);
+  if (!checkCheckpointOptions(o, leader, config, error))
+    return fail(error);
+  if (leader && !config.logPath.empty() &&
+      !checkWritableDestination(config.logPath, error))
+    return fail("--log: " + error);
+  if (job && !checkSameJob(manifest, config, error)) {
+    // Every rank found the same difference: rank 0 says it.
+    if (leader)
+      err << kMe << "error: " << error << "\n";
+    return 1;
+  }
+  printHeader(manifest, config, *device, say);
+
+  TrainResult result;
+  if (!train(manifest, step, *device, config, say, result, error))
+    return fail(error);
+  return result.stoppedBySignal ? 128 + SIGINT : 0;
+}
+
+} // namespace runtime
+} // namespace gptc

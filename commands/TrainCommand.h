@@ -1,0 +1,65 @@
+//===- TrainCommand.h - `gptc train` ----------------------------*- C++ -*-===//
+//
+//   gptc train BUNDLE_DIR|SPEC.yaml [--data GLOB] [--val GLOB] [--steps N]
+//              [--seed S] [--val-every N] [--val-tokens N]
+//              [--set key=value]...
+//
+// Trains a compiled bundle (docs/artifact.md, opened and verified by
+// runtime/Bundle.h) with runtime/Trainer.h; the defaults come from its
+// manifest, not from a spec. Given a spec instead, compiles it first through
+// the CompileHook the driver passes in (into SPEC-BASENAME-KEY.gptc/ in the
+// working directory, or under $TMPDIR when that is not writable; KEY
+// digests the resolved spec, the flags and gptc itself, so a second run
+// with the same ones reuses the bundle and another variant gets its own).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_COMMANDS_TRAINCOMMAND_H
+#define GPTC_COMMANDS_TRAINCOMMAND_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gptc {
+namespace runtime {
+
+/// Compiles `spec` with `overrides` ("key=value" each; --dtype D comes as
+/// training.dtype=D) and fusion on or off into the bundle directory
+/// `outDir`. Returns false and sets `error` (one line).
+using CompileHook = std::function<bool(
+    const std::string &spec, const std::vector<std::string> &overrides,
+    bool noFuse, const std::string &outDir, std::string &error)>;
+
+/// Resolves `spec` with `overrides` without compiling it: the key of its
+/// bundle (a hex digest of everything the bundle depends on) and the ranks
+/// it trains on. Returns false and sets `error` (one line).
+using PlanHook = std::function<bool(
+    const std::string &spec, const std::vector<std::string> &overrides,
+    bool noFuse, std::string &key, int64_t &ranks, std::string &error)>;
+
+/// `args` are the arguments after `train`. Returns the exit code: 0 on
+/// success (and for --help), 1 on an error (one line on `err`), 2 on a usage
+/// error. With `plan`, a spec compiles into SPEC-BASENAME-KEY.gptc (the
+/// first 12 digits of its key), reused when it is there and verifies.
+int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
+                    std::ostream &err, const CompileHook &compile,
+                    const PlanHook &plan = nullptr);
+
+/// The --help text.
+const char *trainCommandUsage();
+
+class StepDevice;
+/// The device a bundle's target runs on: the CPU, or CUDA device 0 (a GPU's
+/// driver or the emulated device). Null with `error` when the target is
+/// not supported here.
+std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
+                                           std::string &error);
+
+} // namespace runtime
+} // namespace gptc
+
+#endif // GPTC_COMMANDS_TRAINCOMMAND_H

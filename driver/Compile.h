@@ -1,0 +1,107 @@
+//===- Compile.h - Spec -> IR stages and the step bundle --------*- C++ -*-===//
+
+#ifndef GPTC_DRIVER_COMPILE_H
+#define GPTC_DRIVER_COMPILE_H
+
+#include "frontend/ModelSpec.h"
+#include "passes/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace gptc {
+
+class PhaseTimes;
+
+/// Registers the dialects and LLVM IR translations gptc needs in `ctx`.
+void prepareContext(mlir::MLIRContext &ctx);
+
+/// The frontend module (@forward and @update) of `spec`, run through the
+/// pipeline up to `stage`. Null after errors were emitted on `ctx`.
+mlir::OwningOpRef<mlir::ModuleOp>
+compileToStage(mlir::MLIRContext &ctx, const ModelSpec &spec, Stage stage,
+               Target target = Target::CPU, bool fuse = true,
+               bool kernelMarks = false);
+
+/// The first line `gptc compile --emit=STAGE` prints, naming what the IR
+/// below it is (`gptc compile SPEC --from FILE` reads it back):
+///   // gptc compile --emit=linalg --target=cpu [--no-fuse] of tiny-r08
+std::string emitHeader(const ModelSpec &spec, Stage stage, Target target,
+                       bool fuse);
+
+/// What starts the lines of the resolved spec an --emit dump ends with, so
+/// that `gptc compile DUMP.mlir -o DIR` needs nothing else.
+inline constexpr const char *kEmbeddedSpecPrefix = "//| ";
+
+/// Prints the trailer of an --emit dump: `spec`'s resolved YAML (extends
+/// merged, overrides applied), each line after kEmbeddedSpecPrefix.
+void printEmbeddedSpec(const ModelSpec &spec, llvm::raw_ostream &os);
+
+/// The module in `path` (an --emit dump of `spec`, perhaps edited) run
+/// through the rest of the pipeline up to `stage`, with the target and
+/// fusion its header names. Null after errors were emitted on `ctx` (an
+/// unreadable file, a missing header, another spec or target, a stage
+/// past `stage`).
+mlir::OwningOpRef<mlir::ModuleOp>
+continueFromIR(mlir::MLIRContext &ctx, const ModelSpec &spec,
+               const std::string &path, Stage stage, Target target, bool fuse);
+
+/// One kernel's PTX for one chip.
+struct PTXKernel {
+  std::string name, chip, ptx;
+};
+
+/// The PTX of every kernel of a module at Stage::PTX, for every chip of
+/// kPTXChips (chip by chip, kernels in order of first launch), named after
+/// the kernel (merged duplicates share their PTX). False after errors were
+/// emitted on the module's context.
+bool collectPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
+
+/// The same from a module at Stage::LLVM (a copy goes through the PTX
+/// stage; `module` is unchanged).
+bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
+
+/// Writes the bundle of docs/artifact.md into `outDir` from a module at
+/// Stage::LLVM: step.so, manifest.json and spec.yaml (the resolved spec:
+/// `extends:` merged, overrides applied, so that the bundle stands alone).
+/// CPU: step.so is the step's object code linked with libomp. CUDA: a host
+/// step.so whose entry points launch the PTX embedded in it through MLIR's
+/// GPU runtime calls (mgpuModuleLoadJIT, mgpuLaunchKernel, ...) and call
+/// the CUDA runtime for temporaries and GEMMs (runtime/cuda/StepCallbacks.h);
+/// the process provides those (gptc train, or gptc-emu-check). The CPU
+/// step's module is consumed: its body is erased once translated to LLVM
+/// IR, whose memory it gives back.
+struct BundleOptions {
+  /// Threads that optimise and compile the step (0: one per core).
+  unsigned jobs = 0;
+  /// The CPU step.so is compiled for: "native" (this machine's CPU and
+  /// features) or an LLVM CPU name (x86-64-v3, znver3, sapphirerapids...).
+  std::string cpu = "native";
+  /// Where the phases' times go (gptc compile --time), if anywhere.
+  PhaseTimes *times = nullptr;
+};
+bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec, Target target,
+                 const std::string &outDir, std::string &error,
+                 const BundleOptions &options = {});
+
+/// What `gptc train SPEC` keys its compiled bundle by, before compiling:
+/// the SHA-256 (hex) of the resolved spec (extends merged, overrides
+/// applied), the flags that change the bundle (fusion, target) and gptc's
+/// own executable; and the ranks the spec trains on. False and `error`
+/// (the spec's located error) when the spec does not parse or check.
+bool planSpecBundle(const std::string &specPath,
+                    const std::vector<std::string> &overrides, bool fuse,
+                    std::string &key, int64_t &ranks, std::string &error);
+
+/// compileToStage(LLVM) + writeBundle (CPU), for `gptc train SPEC`.
+bool compileSpecToBundle(const std::string &specPath,
+                         const std::vector<std::string> &overrides,
+                         const std::string &outDir, std::string &error,
+                         bool fuse = true, const BundleOptions &options = {});
+
+} // namespace gptc
+
+#endif // GPTC_DRIVER_COMPILE_H

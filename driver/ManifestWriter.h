@@ -1,0 +1,45 @@
+//===- ManifestWriter.h - manifest.json of a step bundle --------*- C++ -*-===//
+
+#ifndef GPTC_DRIVER_MANIFESTWRITER_H
+#define GPTC_DRIVER_MANIFESTWRITER_H
+
+#include "driver/ObjectCode.h"
+#include "frontend/ModelSpec.h"
+#include "passes/Pipeline.h"
+#include "runtime/Manifest.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace gptc {
+
+/// The step library a manifest describes (the runtime reads the same
+/// struct back).
+using runtime::StepLibraryFile;
+
+/// What the pipeline recorded on the module for the manifest: the
+/// `#gpt.arena` layout (gptc-build-step, gptc-plan-buffers) and the hash
+/// of the layout descriptor step.so exports (gptc-export-layout).
+struct ExportedLayout {
+  mlir::Attribute arena; // a gpt::ArenaLayoutAttr, uniqued in the context
+  std::string hash;
+};
+
+/// Reads the exported layout of a pipeline's module, before its body is
+/// translated and erased (emitObjects); an error if the pipeline did not
+/// record one.
+bool readExportedLayout(mlir::ModuleOp module, ExportedLayout &layout,
+                        std::string &error);
+
+/// Writes manifest.json (docs/artifact.md) from the exported layout, the
+/// parameter list and run defaults of `spec`, the step library's identity
+/// and the CPU its code was compiled for, atomically.
+bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
+                   Target target, const StepLibraryFile &library,
+                   const CPUDescription &hostCpu, const std::string &path,
+                   std::string &error);
+
+} // namespace gptc
+
+#endif // GPTC_DRIVER_MANIFESTWRITER_H

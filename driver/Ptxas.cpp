@@ -1,0 +1,95 @@
+//===- Ptxas.cpp - ptxas -v of PTX text ----------------------------------===//
+//
+// See Ptxas.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Ptxas.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <optional>
+
+using llvm::SmallString;
+using llvm::SmallVector;
+using llvm::StringRef;
+
+namespace gptc {
+
+std::string findPTXAS() {
+  auto inToolkit = [](StringRef root) -> std::string {
+    SmallString<256> p(root);
+    llvm::sys::path::append(p, "bin", "ptxas");
+    return llvm::sys::fs::can_execute(p) ? std::string(p) : std::string();
+  };
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && *value)
+      if (std::string p = inToolkit(value); !p.empty())
+        return p;
+  for (const char *root : {GPTC_CUDA_TOOLKIT_DIR, "/usr/local/cuda"})
+    if (std::string p = inToolkit(root); !p.empty())
+      return p;
+  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
+  return "";
+}
+
+PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
+                   StringRef dir, StringRef stem) {
+  PTXASInfo info;
+  auto path = [&](StringRef ext) {
+    SmallString<128> p(dir);
+    llvm::sys::path::append(p, stem + ext);
+    return std::string(p);
+  };
+  std::string input = path(".ptx"), log = path(".log");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input, ec);
+    if (ec) {
+      info.error = "cannot write " + input + ": " + ec.message();
+      return info;
+    }
+    os << ptx;
+  }
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args = {ptxas, "-v", arch, input, "-o", "/dev/null"};
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
+                                          StringRef(log)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
+                                     &message);
+  auto buffer = llvm::MemoryBuffer::getFile(log);
+  StringRef out = buffer ? (*buffer)->getBuffer() : StringRef();
+  if (rc != 0) {
+    StringRef last = out.rtrim().rsplit('\n').second;
+    if (last.empty())
+      last = out.rtrim();
+    info.error = (last.empty() ? message : last.trim().str());
+    if (info.error.empty())
+      info.error = "exit code " + std::to_string(rc);
+    return info;
+  }
+  // One entry function per PTX: "Used N registers" and "S bytes spill
+  // stores, L bytes spill loads".
+  SmallVector<StringRef> groups;
+  llvm::Regex regs("Used ([0-9]+) registers");
+  llvm::Regex spills("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
+  llvm::Regex smem("([0-9]+) bytes smem");
+  info.registers = regs.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
+  info.spillBytes = spills.match(out, &groups) ? std::stoll(groups[1].str()) +
+                                                     std::stoll(groups[2].str())
+                                               : 0;
+  info.sharedBytes = smem.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
+  return info;
+}
+
+} // namespace gptc

@@ -1,0 +1,101 @@
+//===- CostModel.cpp - H100 occupancy and roofline of `--stats` -----------===//
+//
+// See CostModel.h for the formulas; docs/design-notes.md for their sources.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/report/CostModel.h"
+
+#include <algorithm>
+
+namespace gptc::cost {
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+} // namespace
+
+Occupancy occupancyH100(int64_t threads, int64_t registers,
+                        int64_t sharedBytes) {
+  using H = H100;
+  Occupancy occ;
+  constexpr int64_t kMaxSharedPerBlock =
+      H::kSharedPerSM - H::kSharedReservedPerBlock;
+  if (threads <= 0 || threads > H::kMaxThreadsPerBlock ||
+      registers > H::kMaxRegistersPerThread || sharedBytes < 0 ||
+      sharedBytes > kMaxSharedPerBlock) {
+    occ.limiter = "none";
+    return occ;
+  }
+  int64_t warps = ceilDiv(threads, 32);
+  occ.blocksPerSM = H::kWarpsPerSM / warps;
+  occ.limiter = "warps";
+  auto limit = [&](int64_t blocks, const char *what) {
+    if (blocks < occ.blocksPerSM) {
+      occ.blocksPerSM = blocks;
+      occ.limiter = what;
+    }
+  };
+  limit(H::kBlocksPerSM, "blocks");
+  if (registers > 0) {
+    int64_t perWarp = ceilDiv(registers * 32, H::kRegisterGranularity) *
+                      H::kRegisterGranularity;
+    limit((H::kRegistersPerSM / perWarp) / warps, "registers");
+  }
+  int64_t shared =
+      ceilDiv(sharedBytes, H::kSharedGranularity) * H::kSharedGranularity +
+      H::kSharedReservedPerBlock;
+  limit(H::kSharedPerSM / shared, "shared");
+  occ.fraction = static_cast<double>(occ.blocksPerSM * warps) /
+                 static_cast<double>(H::kWarpsPerSM);
+  return occ;
+}
+
+double launchEfficiency(int64_t threadsPerBlock, int64_t totalThreads) {
+  if (threadsPerBlock <= 0 || totalThreads <= 0)
+    return 1.0;
+  int64_t warpsPerBlock = ceilDiv(threadsPerBlock, 32);
+  double lanes = static_cast<double>(threadsPerBlock) /
+                 static_cast<double>(32 * warpsPerBlock);
+  double warps = static_cast<double>(totalThreads / threadsPerBlock) *
+                 static_cast<double>(warpsPerBlock);
+  double fill = std::min(
+      1.0, warps / static_cast<double>(H100::kSMs * H100::kSchedulersPerSM));
+  return lanes * fill;
+}
+
+double kernelSeconds(double flops, double bytes, double efficiency) {
+  double roofline = std::max(flops / H100::kF32Flops, bytes / H100::kBandwidth);
+  return roofline / std::max(efficiency, 1e-9) + H100::kLaunchSeconds;
+}
+
+double gemmPeakFlops(int64_t elementBytes) {
+  return elementBytes == 2 ? H100::kBF16TensorFlops : H100::kF32Flops;
+}
+
+double gemmBytes(int64_t m, int64_t n, int64_t k, int64_t batch,
+                 int64_t elementBytes, bool readsC) {
+  double elements =
+      static_cast<double>(m) * static_cast<double>(k) +
+      static_cast<double>(k) * static_cast<double>(n) +
+      static_cast<double>(m) * static_cast<double>(n) * (readsC ? 2.0 : 1.0);
+  return elements * static_cast<double>(batch) *
+         static_cast<double>(elementBytes);
+}
+
+double gemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
+                   int64_t elementBytes, bool readsC) {
+  double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
+                 static_cast<double>(k) * static_cast<double>(batch);
+  return std::max(flops / gemmPeakFlops(elementBytes),
+                  gemmBytes(m, n, k, batch, elementBytes, readsC) /
+                      H100::kBandwidth) +
+         H100::kLaunchSeconds;
+}
+
+double mfu(double modelFlops, double seconds) {
+  return seconds > 0 ? modelFlops / (seconds * H100::kBF16TensorFlops) : 0.0;
+}
+
+} // namespace gptc::cost

@@ -1,0 +1,99 @@
+//===- CostModel.h - H100 occupancy and roofline of `--stats` ---*- C++ -*-===//
+//
+// The arithmetic of the cost report of `gptc compile --target=cuda --stats`
+// (docs/design-notes.md, "The cost model of --stats"): occupancy of a kernel
+// on an H100 SXM (sm_90) from its block size, registers and shared memory,
+// and roofline times of kernels and GEMMs from FLOPs and bytes moved. Pure
+// functions of numbers, no MLIR, so that unit tests check them on
+// hand-computed cases.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_DRIVER_REPORT_COSTMODEL_H
+#define GPTC_DRIVER_REPORT_COSTMODEL_H
+
+#include <cstdint>
+#include <string>
+
+namespace gptc::cost {
+
+/// NVIDIA H100 SXM5 (datasheet; CUDA occupancy calculator for sm_90).
+struct H100 {
+  static constexpr int64_t kSMs = 132;
+  static constexpr int64_t kRegistersPerSM = 65536;
+  static constexpr int64_t kThreadsPerSM = 2048;
+  static constexpr int64_t kWarpsPerSM = kThreadsPerSM / 32;
+  static constexpr int64_t kBlocksPerSM = 32;
+  static constexpr int64_t kMaxThreadsPerBlock = 1024;
+  static constexpr int64_t kSharedPerSM = 228 * 1024;
+  static constexpr int64_t kSharedReservedPerBlock = 1024;
+  static constexpr int64_t kSharedGranularity = 128;
+  static constexpr int64_t kRegisterGranularity = 256; ///< per warp
+  static constexpr int64_t kMaxRegistersPerThread = 255;
+  static constexpr int64_t kSchedulersPerSM = 4;
+  /// Dense peaks, FLOP/s: bf16 on the tensor cores, f32 without them.
+  static constexpr double kBF16TensorFlops = 989e12;
+  static constexpr double kF32Flops = 67e12;
+  /// HBM3, bytes/s.
+  static constexpr double kBandwidth = 3.35e12;
+  /// What one kernel launch or GEMM call costs on top of its roofline
+  /// time (launch latency and the tail of the previous kernel), seconds.
+  static constexpr double kLaunchSeconds = 3e-6;
+};
+
+/// Resident blocks per SM and the fraction of the SM's 64 warp slots they
+/// fill; `limiter` names the resource that bounds the blocks ("warps",
+/// "blocks", "registers", "shared", or "none" when the block cannot run).
+struct Occupancy {
+  int64_t blocksPerSM = 0;
+  double fraction = 0.0;
+  std::string limiter;
+};
+
+/// Occupancy of blocks of `threads` threads using `registers` registers
+/// per thread (0: unknown, no register limit) and `sharedBytes` of shared
+/// memory (static + dynamic) per block. The model of the CUDA occupancy
+/// calculator for sm_90:
+///   warps/block  W = ceil(threads / 32)
+///   by warps     floor(64 / W)
+///   by blocks    32
+///   by registers floor(floor(65536 / (ceil(32 r / 256) 256)) / W)
+///   by shared    floor(228 KiB / (ceil(s / 128) 128 + 1 KiB reserved))
+///   occupancy    min(...) W / 64
+/// A block over 1024 threads, 255 registers or 227 KiB of shared memory
+/// does not launch: 0 blocks.
+Occupancy occupancyH100(int64_t threads, int64_t registers,
+                        int64_t sharedBytes);
+
+/// The fraction of the peaks a kernel can reach from its launch shape:
+/// lanes (threads / (32 ceil(threads / 32)): a warp issues for 32 lanes
+/// and moves 32-byte sectors whatever the active ones) times fill
+/// (min(1, warps launched / (132 SMs x 4 schedulers)): fewer warps leave
+/// schedulers idle). 1 for a full machine of full warps.
+double launchEfficiency(int64_t threadsPerBlock, int64_t totalThreads);
+
+/// Roofline seconds of one launch doing `flops` f32 FLOPs and moving
+/// `bytes` of global memory at `efficiency` (launchEfficiency) of the
+/// peaks: max(flops / 67 TFLOP/s, bytes / 3.35 TB/s) / efficiency + 3 us.
+double kernelSeconds(double flops, double bytes, double efficiency);
+
+/// Peak FLOP/s of a GEMM of elements of `elementBytes`: bf16 (2) on the
+/// tensor cores 989 TFLOP/s, else 67 TFLOP/s.
+double gemmPeakFlops(int64_t elementBytes);
+
+/// Bytes one GEMM call moves: A (m x k), B (k x n), D (m x n) per batch,
+/// and C (m x n) when it is read (beta != 0).
+double gemmBytes(int64_t m, int64_t n, int64_t k, int64_t batch,
+                 int64_t elementBytes, bool readsC);
+
+/// Roofline seconds of one GEMM call: max(2 m n k batch / peak,
+/// gemmBytes / 3.35 TB/s) + 3 us.
+double gemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
+                   int64_t elementBytes, bool readsC);
+
+/// Model FLOP utilisation: modelFlops / (seconds x 989 TFLOP/s).
+double mfu(double modelFlops, double seconds);
+
+} // namespace gptc::cost
+
+#endif // GPTC_DRIVER_REPORT_COSTMODEL_H

@@ -1,0 +1,313 @@
+//===- KernelCost.cpp - Static FLOPs and bytes of a GPU kernel ------------===//
+//
+// See KernelCost.h. The kernels are the outlined gpu.func ops of the module
+// at Stage::LLVM: scf, arith, math and memref ops before NVVM lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/report/KernelCost.h"
+
+#include "passes/Lowering/KernelEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+
+namespace gptc {
+
+namespace {
+
+/// Elements of a scalar (1) or vector type.
+double elements(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    return static_cast<double>(v.getNumElements());
+  return 1.0;
+}
+
+bool isFloatLike(Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); }
+
+/// FLOPs of one execution of `op` (see KernelCost.h).
+double flopsOf(Operation &op) {
+  if (op.getNumResults() != 1 || !isFloatLike(op.getResult(0).getType()))
+    return 0;
+  Type t = op.getResult(0).getType();
+  if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+          arith::RemFOp, arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+          arith::MinNumFOp>(op))
+    return elements(t);
+  if (isa<math::FmaOp>(op))
+    return 2 * elements(t);
+  if (isa<math::MathDialect>(op.getDialect()))
+    return elements(t);
+  return 0;
+}
+
+/// Global memory: no memory space, #gpu.address_space<global> or 0/1, and
+/// not a view of a memref.alloca (private).
+bool isGlobal(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type)
+    return false;
+  if (Attribute space = type.getMemorySpace()) {
+    if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space))
+      if (gpuSpace.getValue() != gpu::AddressSpace::Global)
+        return false;
+    if (auto number = dyn_cast<IntegerAttr>(space))
+      if (number.getInt() > 1)
+        return false;
+  }
+  for (Value v = memref; Operation *def = v.getDefiningOp();) {
+    if (isa<memref::AllocaOp>(def))
+      return false;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return true;
+}
+
+double elementBytes(Type memrefType) {
+  Type e = cast<MemRefType>(memrefType).getElementType();
+  if (e.isIndex())
+    return 8;
+  return e.isIntOrFloat() ? (e.getIntOrFloatBitWidth() + 7) / 8 : 0;
+}
+
+/// Global bytes one execution of `op` moves.
+double bytesOf(Operation &op) {
+  auto moved = [](Value memref, Type value, double times) {
+    return isGlobal(memref)
+               ? times * elementBytes(memref.getType()) * elements(value)
+               : 0.0;
+  };
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return moved(load.getMemref(), load.getType(), 1);
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return moved(store.getMemref(), store.getValue().getType(), 1);
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    return moved(load.getBase(), load.getType(), 1);
+  if (auto store = dyn_cast<vector::StoreOp>(op))
+    return moved(store.getBase(), store.getValueToStore().getType(), 1);
+  if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
+    return moved(rmw.getMemref(), rmw.getType(), 2);
+  if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(op))
+    return moved(rmw.getMemref(), rmw.getResult().getType(), 2);
+  return 0;
+}
+
+/// Counts one kernel body; `arguments` as for kernelBodyCost.
+struct BodyCounter {
+  gpu::GPUFuncOp func;
+  ArrayRef<std::optional<int64_t>> arguments;
+  std::optional<int64_t> windowKeys;
+  BodyCost cost;
+
+  /// A constant, in the kernel or as a constant argument of the launch.
+  std::optional<int64_t> constant(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v);
+        arg && arg.getOwner() == &func.getBody().front() &&
+        arg.getArgNumber() < arguments.size())
+      return arguments[arg.getArgNumber()];
+    return getConstantIntValue(v);
+  }
+
+  /// A constant, or the constant operand of a min (an upper bound).
+  std::optional<int64_t> constantBound(Value v) {
+    if (std::optional<int64_t> c = constant(v))
+      return c;
+    Operation *def = v.getDefiningOp();
+    if (def && isa<arith::MinSIOp, arith::MinUIOp>(def)) {
+      std::optional<int64_t> a = constantBound(def->getOperand(0)),
+                             b = constantBound(def->getOperand(1));
+      if (a && b)
+        return std::min(*a, *b);
+      return a ? a : b;
+    }
+    return std::nullopt;
+  }
+
+  void count(Block &block, double times);
+};
+
+/// n when `v` is `base + n` (a constant n), else nullopt.
+std::optional<int64_t> offsetFrom(BodyCounter &c, Value v, Value base) {
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return std::nullopt;
+  if (add.getLhs() == base)
+    return c.constant(add.getRhs());
+  if (add.getRhs() == base)
+    return c.constant(add.getLhs());
+  return std::nullopt;
+}
+
+/// The iterations of a loop over the tiles a mask selects at run time
+/// (kMaskedSpanAttr), or nullopt (see kernelBodyCost in KernelCost.h).
+std::optional<int64_t> maskedSpanIterations(BodyCounter &c, scf::ForOp loop,
+                                            int64_t step) {
+  auto span =
+      loop->getAttrOfType<DenseI64ArrayAttr>(gptc::lowering::kMaskedSpanAttr);
+  if (!span || span.size() != 3)
+    return std::nullopt;
+  const int64_t T = span[0], rows = span[1];
+  int64_t covered = span[2] ? (T + rows) / 2 : T;
+  if (c.windowKeys)
+    covered = std::min(covered, *c.windowKeys + rows);
+  c.cost.approximate = true;
+  return (covered + step - 1) / step;
+}
+
+/// Iterations of `loop`, or nullopt (see KernelCost.h). A loop over a
+/// chunk, from x to min(x + n, end), runs at most n times.
+std::optional<int64_t> iterations(BodyCounter &c, scf::ForOp loop) {
+  std::optional<int64_t> lb = c.constant(loop.getLowerBound()),
+                         ub = c.constantBound(loop.getUpperBound()),
+                         step = c.constant(loop.getStep());
+  if (!step || *step <= 0)
+    return std::nullopt;
+  Value upper = loop.getUpperBound();
+  if (!lb && upper.getDefiningOp() &&
+      isa<arith::MinSIOp, arith::MinUIOp>(upper.getDefiningOp()))
+    for (Value operand : upper.getDefiningOp()->getOperands())
+      if (std::optional<int64_t> n =
+              offsetFrom(c, operand, loop.getLowerBound()))
+        return *n <= 0 ? 0 : (*n + *step - 1) / *step;
+  if (!ub)
+    return maskedSpanIterations(c, loop, *step);
+  int64_t from = lb.value_or(0);
+  return *ub <= from ? 0 : (*ub - from + *step - 1) / *step;
+}
+
+void BodyCounter::count(Block &block, double times) {
+  for (Operation &op : block) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int64_t> n = iterations(*this, loop);
+      if (!n)
+        cost.approximate = true;
+      count(*loop.getBody(), times * static_cast<double>(n.value_or(1)));
+      continue;
+    }
+    if (isa<scf::WhileOp>(op))
+      cost.approximate = true;
+    cost.flops += times * flopsOf(op);
+    cost.bytes += times * bytesOf(op);
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        count(inner, times);
+  }
+}
+
+/// The one dimension whose ids `v` is computed from with arith ops, or -1.
+int dimensionOf(Value v) {
+  llvm::SmallSet<int, 3> dims;
+  SmallVector<Value> work = {v};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def)
+      return -1;
+    if (!seen.insert(def).second)
+      continue;
+    if (auto id = dyn_cast<gpu::BlockIdOp>(def))
+      dims.insert(static_cast<int>(id.getDimension()));
+    else if (auto id = dyn_cast<gpu::ThreadIdOp>(def))
+      dims.insert(static_cast<int>(id.getDimension()));
+    else if (auto id = dyn_cast<gpu::GlobalIdOp>(def))
+      dims.insert(static_cast<int>(id.getDimension()));
+    else if (isa<gpu::BlockDimOp, gpu::GridDimOp>(def) ||
+             isa<arith::ArithDialect>(def->getDialect()))
+      llvm::append_range(work, def->getOperands());
+    else
+      return -1;
+  }
+  return dims.size() == 1 ? *dims.begin() : -1;
+}
+
+/// Caps `extent` with the conjuncts of `cond`; false if one has another
+/// form.
+bool applyGuard(Value cond, std::array<int64_t, 3> &extent) {
+  Operation *def = cond.getDefiningOp();
+  if (auto conj = dyn_cast_or_null<arith::AndIOp>(def))
+    return applyGuard(conj.getLhs(), extent) &&
+           applyGuard(conj.getRhs(), extent);
+  auto cmp = dyn_cast_or_null<arith::CmpIOp>(def);
+  if (!cmp)
+    return false;
+  Value index;
+  std::optional<int64_t> bound;
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::slt:
+  case arith::CmpIPredicate::ult:
+    index = cmp.getLhs();
+    bound = getConstantIntValue(cmp.getRhs());
+    break;
+  case arith::CmpIPredicate::sgt:
+  case arith::CmpIPredicate::ugt:
+    index = cmp.getRhs();
+    bound = getConstantIntValue(cmp.getLhs());
+    break;
+  default:
+    return false;
+  }
+  int dim = bound ? dimensionOf(index) : -1;
+  if (dim < 0)
+    return false;
+  extent[dim] = std::min(extent[dim], std::max<int64_t>(*bound, 0));
+  return true;
+}
+
+} // namespace
+
+BodyCost kernelBodyCost(gpu::GPUFuncOp func,
+                        ArrayRef<std::optional<int64_t>> arguments,
+                        std::optional<int64_t> windowKeys) {
+  BodyCounter counter{func, arguments, windowKeys, {}};
+  for (Block &block : func.getBody())
+    counter.count(block, 1.0);
+  return counter.cost;
+}
+
+std::optional<int64_t> workItems(
+    gpu::GPUFuncOp func, const std::array<std::optional<int64_t>, 3> &grid,
+    const std::array<std::optional<int64_t>, 3> &block, bool &guardUnknown) {
+  guardUnknown = false;
+  std::array<int64_t, 3> extent;
+  for (int d = 0; d < 3; ++d) {
+    if (!grid[d] || !block[d])
+      return std::nullopt;
+    extent[d] = *grid[d] * *block[d];
+  }
+  if (!func.getBody().empty())
+    for (Operation &op : func.getBody().front())
+      if (auto guard = dyn_cast<scf::IfOp>(op);
+          guard && guard.getElseRegion().empty() &&
+          !applyGuard(guard.getCondition(), extent))
+        guardUnknown = true;
+  return extent[0] * extent[1] * extent[2];
+}
+
+/// The keys a query sees under the spec's sliding window, or nullopt
+/// without one: the mean window of the schedule (linear from window_start
+/// to window_end, so their mean; a time per step is a mean over training),
+/// rounded up to its granularity, plus a mask block when it counts blocks.
+std::optional<int64_t> windowKeys(const ModelSpec &spec) {
+  const auto &attention = spec.model.attention;
+  if (attention.windowUnit == WindowUnit::None)
+    return std::nullopt;
+  int64_t window = (attention.windowStart + attention.windowEnd + 1) / 2;
+  int64_t granularity = std::max<int64_t>(attention.windowGranularity, 1);
+  window = (window + granularity - 1) / granularity * granularity;
+  if (attention.windowUnit == WindowUnit::Blocks)
+    window += 128;
+  return window;
+}
+
+} // namespace gptc

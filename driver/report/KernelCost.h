@@ -1,0 +1,76 @@
+//===- KernelCost.h - Static FLOPs and bytes of a GPU kernel ----*- C++ -*-===//
+//
+// The per-kernel counts of the cost report of `gptc compile --target=cuda
+// --stats`: what one work item (thread) of an outlined gpu.func does, and
+// how many threads of a launch do it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_DRIVER_REPORT_KERNELCOST_H
+#define GPTC_DRIVER_REPORT_KERNELCOST_H
+
+#include "frontend/ModelSpec.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace gptc {
+
+/// FLOPs and global-memory bytes of one work item.
+struct BodyCost {
+  double flops = 0, bytes = 0;
+  /// Some loop had a trip count that is not a constant and no constant
+  /// upper bound (counted once), or the body has an scf.while.
+  bool approximate = false;
+};
+
+/// Counts the body of `func`: every floating-point arith op (add, sub, mul,
+/// div, rem, min, max) is 1 FLOP, every math op on floats 1 (math.fma 2),
+/// times the elements of a vector result; negation, comparisons, selects
+/// and casts are free. memref/vector loads and stores of global memory
+/// count their bytes (atomics twice: read and write); workgroup
+/// (shared) and private memory, and memref.alloca buffers, are not
+/// counted. An op counts once per iteration of the scf.for loops around it
+/// inside the kernel: the constant trip count, else n for a chunk loop
+/// from x to min(x + n, ...), else the trip count from 0 (or the constant
+/// lower bound) to a constant upper bound, else 1 and `approximate`. Both
+/// branches of an scf.if count (an upper bound). `arguments` are the constant
+/// values of the kernel's arguments at the launch (index i for argument i;
+/// nullopt when not constant): outlining passes loop bounds defined outside the
+/// launch as arguments.
+///
+/// A loop marked gptc.masked_span = [T, rows, causal] (the key or query
+/// tiles of a flash-attention kernel, passes/Lowering/KernelEmitter.h)
+/// whose trip count is not constant covers at most the mask's span of T:
+/// (T + rows) / 2 on average when causal, else T; with `windowKeys` (the
+/// keys a query sees under the spec's sliding window, Stats.cpp: its mean
+/// over the schedule), at most windowKeys + rows. Document boundaries,
+/// which shorten the span at run time, are not known: an upper bound; the
+/// count stays `approximate`.
+BodyCost kernelBodyCost(mlir::gpu::GPUFuncOp func,
+                        llvm::ArrayRef<std::optional<int64_t>> arguments,
+                        std::optional<int64_t> windowKeys = std::nullopt);
+
+/// The keys a query sees under the spec's sliding window, for
+/// kernelBodyCost; nullopt without a window.
+std::optional<int64_t> windowKeys(const ModelSpec &spec);
+
+/// Threads of a launch of `func` with `grid` x `block` that pass its guard:
+/// an scf.if at the top of the body whose condition is cmpi slt/ult
+/// (or an andi of them) of an index built from the ids of one dimension
+/// (block_id, thread_id, global_id) against a constant C caps that
+/// dimension's extent (grid x block) at C. Unknown when a size is not
+/// constant; `guardUnknown` when some guard condition has another form
+/// (then every thread counts).
+std::optional<int64_t>
+workItems(mlir::gpu::GPUFuncOp func,
+          const std::array<std::optional<int64_t>, 3> &grid,
+          const std::array<std::optional<int64_t>, 3> &block,
+          bool &guardUnknown);
+
+} // namespace gptc
+
+#endif // GPTC_DRIVER_REPORT_KERNELCOST_H

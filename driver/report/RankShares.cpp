@@ -1,0 +1,93 @@
+//===- RankShares.cpp - What --stats says of data-parallel ranks ----------===//
+//
+// In the update step at Stage::Step, every distributed group is
+//   %mine = comm.shard %stack world_size = N     ([K'/N, R, C] per rank)
+//   ...
+//   %all = comm.all_gather %u world_size = N
+//   gpt.slice %all[p, 0, 0]  for the positions p that hold a real matrix
+// (the rest of the K' positions are padding). Rank r's share of the group
+// is the real positions in [r K'/N, (r + 1) K'/N).
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/report/RankShares.h"
+
+#include "driver/Compile.h"
+#include "driver/report/ReportTable.h"
+
+#include "dialects/Comm/CommDialect.h"
+#include "dialects/GPT/GPTDialect.h"
+#include "frontend/Parameters.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <set>
+#include <vector>
+
+using namespace mlir;
+using gptc::report::human;
+using gptc::report::millis;
+
+namespace gptc {
+
+bool printNewtonSchulzShares(MLIRContext &ctx, const ModelSpec &spec,
+                             Target target, bool fuse, llvm::raw_ostream &os) {
+  const int64_t ranks = spec.training.ranks;
+  if (ranks <= 1)
+    return true;
+  OwningOpRef<ModuleOp> module =
+      compileToStage(ctx, spec, Stage::Step, target, fuse);
+  if (!module)
+    return false;
+  std::vector<int64_t> matrices(size_t(ranks), 0), elements(size_t(ranks), 0);
+  int64_t padding = 0;
+  module->walk([&](comm::AllGatherOp gather) {
+    auto type = cast<RankedTensorType>(gather.getInput().getType());
+    int64_t per = type.getDimSize(0);
+    int64_t size = type.getNumElements() / per;
+    std::set<int64_t> real;
+    for (Operation *user : gather.getResult().getUsers())
+      if (auto slice = dyn_cast<gpt::SliceOp>(user))
+        real.insert(slice.getOffsets()[0]);
+    padding += per * ranks - int64_t(real.size());
+    for (int64_t p : real) {
+      matrices[size_t(p / per)] += 1;
+      elements[size_t(p / per)] += size;
+    }
+  });
+  os << "Newton-Schulz over " << ranks << " ranks (round-robin in each "
+     << "same-shape group):";
+  for (int64_t r = 0; r < ranks; ++r)
+    os << (r ? "," : "") << " rank " << r << " " << matrices[size_t(r)]
+       << " matrices (" << elements[size_t(r)] << " elements)";
+  os << "; " << padding << " padding matri" << (padding == 1 ? "x" : "ces")
+     << "\n";
+  return true;
+}
+
+/// The communication of a data-parallel step on 8 H100s over NVLink 4:
+/// the gradients' all-reduce (a ring moves 2 (N-1)/N of the bytes through
+/// each GPU) and the all-gather of the Muon updates ((N-1)/N of them), at
+/// NCCL's bus bandwidth.
+void printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
+  constexpr double kRanks = 8, kBusBytesPerSecond = 450e9;
+  double gradBytes = 0, hiddenBytes = 0;
+  for (const ParameterInfo &p : enumerateParameters(spec)) {
+    double n = 4; // f32 parameters and gradients
+    for (int64_t d : p.shape)
+      n *= double(d);
+    gradBytes += n;
+    if (p.shape.size() >= 2 && StringRef(p.name).starts_with("blocks."))
+      hiddenBytes += n;
+  }
+  double reduce = 2 * (kRanks - 1) / kRanks * gradBytes / kBusBytesPerSecond;
+  double gather = (kRanks - 1) / kRanks * hiddenBytes / kBusBytesPerSecond;
+  os << "  on 8 ranks over NVLink 4 (NCCL bus bandwidth 450 GB/s assumed): "
+     << "all-reduce of " << human(static_cast<int64_t>(gradBytes))
+     << "B of gradients " << millis(reduce) << " ms, all-gather of "
+     << human(static_cast<int64_t>(hiddenBytes)) << "B of Muon updates "
+     << millis(gather)
+     << " ms per step (on the step's stream: not overlapped yet)\n";
+}
+
+} // namespace gptc

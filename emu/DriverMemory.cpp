@@ -1,0 +1,256 @@
+//===- DriverMemory.cpp - Memory, stream, event and error entry points ----===//
+//
+// Copies and memsets check that every device range lies inside one live
+// allocation (CUDA_ERROR_INVALID_VALUE otherwise). Streams and events are
+// in order by construction: work runs when submitted, an event records the
+// host time of its submission.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emu/DeviceMemory.h"
+#include "emu/DriverState.h"
+#include "emu/gptc_emu.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+using namespace gptc::emu;
+
+#define REQUIRE_INIT()                                                         \
+  if (!driverInitialized())                                                    \
+    return CUDA_ERROR_NOT_INITIALIZED;
+
+namespace {
+uint8_t *devicePtr(CUdeviceptr p, size_t bytes) {
+  return bytes == 0 ? reinterpret_cast<uint8_t *>(1)
+                    : DeviceMemory::get().translate(p, bytes);
+}
+} // namespace
+
+extern "C" {
+
+CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
+  REQUIRE_INIT();
+  if (!dptr || bytes == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  uint64_t a = DeviceMemory::get().allocate(bytes);
+  if (!a)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  *dptr = a;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree(CUdeviceptr dptr) {
+  REQUIRE_INIT();
+  if (dptr == 0)
+    return CUDA_SUCCESS;
+  return DeviceMemory::get().release(dptr) ? CUDA_SUCCESS
+                                           : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemGetInfo(size_t *freeBytes, size_t *total) {
+  REQUIRE_INIT();
+  if (total)
+    *total = DeviceMemory::kTotalBytes;
+  if (freeBytes)
+    *freeBytes = DeviceMemory::kTotalBytes - DeviceMemory::get().bytesInUse();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int) {
+  REQUIRE_INIT();
+  if (!pp)
+    return CUDA_ERROR_INVALID_VALUE;
+  void *p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+  if (!p)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  DeviceMemory::get().registerHost(p, bytes);
+  *pp = p;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocHost(void **pp, size_t bytes) {
+  return cuMemHostAlloc(pp, bytes, 0);
+}
+
+CUresult cuMemFreeHost(void *p) {
+  REQUIRE_INIT();
+  DeviceMemory::get().unregisterHost(p);
+  std::free(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p, unsigned int) {
+  REQUIRE_INIT();
+  if (!pdptr)
+    return CUDA_ERROR_INVALID_VALUE;
+  *pdptr = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  REQUIRE_INIT();
+  uint8_t *d = devicePtr(dst, bytes);
+  if (!d || (!src && bytes))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memcpy(d, src, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
+  REQUIRE_INIT();
+  uint8_t *s = devicePtr(src, bytes);
+  if (!s || (!dst && bytes))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memcpy(dst, s, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  REQUIRE_INIT();
+  uint8_t *d = devicePtr(dst, bytes), *s = devicePtr(src, bytes);
+  if (!d || !s)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memmove(d, s, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  return cuMemcpyDtoD(dst, src, bytes);
+}
+
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
+                           CUstream) {
+  return cuMemcpyHtoD(dst, src, bytes);
+}
+CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream) {
+  return cuMemcpyDtoH(dst, src, bytes);
+}
+CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                           CUstream) {
+  return cuMemcpyDtoD(dst, src, bytes);
+}
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                       CUstream) {
+  return cuMemcpyDtoD(dst, src, bytes);
+}
+
+} // extern "C"
+
+namespace {
+template <class T> CUresult memsetN(CUdeviceptr dst, T value, size_t n) {
+  REQUIRE_INIT();
+  if (dst % sizeof(T))
+    return CUDA_ERROR_INVALID_VALUE;
+  uint8_t *d = devicePtr(dst, n * sizeof(T));
+  if (!d)
+    return CUDA_ERROR_INVALID_VALUE;
+  T *p = reinterpret_cast<T *>(d);
+  for (size_t i = 0; i < n; ++i)
+    p[i] = value;
+  return CUDA_SUCCESS;
+}
+} // namespace
+
+extern "C" {
+
+CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+  return memsetN<uint8_t>(d, v, n);
+}
+CUresult cuMemsetD16(CUdeviceptr d, unsigned short v, size_t n) {
+  return memsetN<uint16_t>(d, v, n);
+}
+CUresult cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) {
+  return memsetN<uint32_t>(d, v, n);
+}
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) {
+  return memsetN<uint8_t>(d, v, n);
+}
+CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream) {
+  return memsetN<uint16_t>(d, v, n);
+}
+CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream) {
+  return memsetN<uint32_t>(d, v, n);
+}
+
+CUresult cuStreamCreate(CUstream *ph, unsigned int flags) {
+  REQUIRE_INIT();
+  if (!ph)
+    return CUDA_ERROR_INVALID_VALUE;
+  *ph = new CUstream_st{flags};
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int) {
+  return cuStreamCreate(ph, flags);
+}
+CUresult cuStreamDestroy(CUstream h) {
+  REQUIRE_INIT();
+  delete h;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamSynchronize(CUstream) {
+  REQUIRE_INIT();
+  return takeDeferredError();
+}
+CUresult cuStreamQuery(CUstream) {
+  REQUIRE_INIT();
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
+  REQUIRE_INIT();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventCreate(CUevent *ph, unsigned int) {
+  REQUIRE_INIT();
+  if (!ph)
+    return CUDA_ERROR_INVALID_VALUE;
+  *ph = new CUevent_st;
+  return CUDA_SUCCESS;
+}
+CUresult cuEventDestroy(CUevent h) {
+  REQUIRE_INIT();
+  delete h;
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent h, CUstream) {
+  REQUIRE_INIT();
+  if (!h)
+    return CUDA_ERROR_INVALID_HANDLE;
+  h->ns = hostNs();
+  h->recorded = true;
+  return CUDA_SUCCESS;
+}
+CUresult cuEventSynchronize(CUevent h) {
+  REQUIRE_INIT();
+  if (!h)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return takeDeferredError();
+}
+CUresult cuEventQuery(CUevent h) {
+  REQUIRE_INIT();
+  return h ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  REQUIRE_INIT();
+  if (!ms || !start || !end)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!start->recorded || !end->recorded)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *ms = (float)((double)(end->ns - start->ns) * 1e-6);
+  return CUDA_SUCCESS;
+}
+
+void *gptcEmuTranslate(uint64_t dev, uint64_t bytes) {
+  return DeviceMemory::get().translate(dev, bytes);
+}
+
+CUresult cuGetErrorName(CUresult error, const char **str);
+CUresult cuGetErrorString(CUresult error, const char **str);
+
+} // extern "C"

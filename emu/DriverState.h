@@ -1,0 +1,56 @@
+//===- DriverState.h - Objects behind the emulated driver API ---*- C++ -*-===//
+//
+// The handles the emulated libcuda.so.1 gives out (CUcontext, CUmodule,
+// CUfunction, CUstream, CUevent) point at these structs. Work is done when
+// it is submitted: streams are in order by construction, and an error of
+// a launch is returned by the launch and by the next synchronisation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_EMU_DRIVERSTATE_H
+#define GPTC_EMU_DRIVERSTATE_H
+
+#include "emu/PtxModule.h"
+
+#include <cuda.h>
+#include <memory>
+
+struct CUctx_st {
+  int device = 0;
+  bool primary = false;
+  int refs = 1;
+};
+
+struct CUfunc_st;
+struct CUmod_st {
+  gptc::emu::Module module;
+  std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
+};
+
+struct CUfunc_st {
+  CUmod_st *owner = nullptr;
+  int index = -1;
+  int maxDynShared = 48 * 1024;
+};
+
+struct CUstream_st {
+  unsigned flags = 0;
+};
+
+struct CUevent_st {
+  uint64_t ns = 0;
+  bool recorded = false;
+};
+
+namespace gptc::emu {
+
+/// Fails with CUDA_ERROR_NOT_INITIALIZED before cuInit.
+bool driverInitialized();
+/// The error of the last failed launch, returned once by the next
+/// synchronisation (cuCtxSynchronize, cuStreamSynchronize, ...).
+CUresult takeDeferredError();
+uint64_t hostNs();
+
+} // namespace gptc::emu
+
+#endif

@@ -1,0 +1,504 @@
+//===- Nccl.cpp - The emulated libnccl.so.2 -------------------------------===//
+//
+// NCCL 2.28's communicator API (nccl.h's names, signatures and result
+// codes) between the processes of one machine, for ranks that each run on
+// their own emulated CUDA device. Buffers are device pointers of the
+// emulated libcuda.so.1, translated and range-checked through
+// gptcEmuTranslate (a pointer outside a live allocation of the right size
+// is ncclInvalidArgument, as compute-sanitizer would flag the real
+// library's access). Launches on the emulated device run when they are
+// made, so a collective runs when it is called: stream order holds.
+//
+// A communicator is a POSIX shared-memory segment named by the unique id:
+// a header (a barrier) and one slot per rank. A collective moves its data
+// through the slots in chunks: each rank copies its chunk into its slot,
+// all wait at the barrier, each computes the result from every slot in
+// rank order (so every rank gets the same bits: sums in f32 for bf16, in
+// the type otherwise), all wait again. A rank that does not come to a
+// barrier within GPTC_EMU_NCCL_TIMEOUT seconds (default 120) fails the
+// collective with ncclRemoteError, which ncclCommGetAsyncError reports
+// from then on: nothing waits forever for a dead peer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emu/gptc_emu.h"
+#include "runtime/cpu/Bf16.h"
+
+#include <nccl.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+namespace {
+
+constexpr size_t kSlotBytes = 4u << 20;
+
+/// The barrier at the start of the segment.
+struct Header {
+  std::atomic<uint32_t> arrived;
+  std::atomic<uint32_t> generation;
+};
+
+} // namespace
+
+struct ncclComm {
+  int nranks = 0, rank = 0;
+  Header *header = nullptr;
+  uint8_t *slots = nullptr;
+  size_t mapped = 0;
+  ncclResult_t asyncError = ncclSuccess;
+};
+
+namespace {
+
+size_t typeBytes(ncclDataType_t t) {
+  switch (t) {
+  case ncclInt8:
+  case ncclUint8:
+  case ncclFloat8e4m3:
+  case ncclFloat8e5m2:
+    return 1;
+  case ncclFloat16:
+  case ncclBfloat16:
+    return 2;
+  case ncclInt32:
+  case ncclUint32:
+  case ncclFloat32:
+    return 4;
+  case ncclInt64:
+  case ncclUint64:
+  case ncclFloat64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+double timeoutSeconds() {
+  const char *v = std::getenv("GPTC_EMU_NCCL_TIMEOUT");
+  double s = v ? std::atof(v) : 0.0;
+  return s > 0 ? s : 120.0;
+}
+
+double now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+/// Every rank of `c` arrives before any leaves (sense reversal by
+/// generation); false after the timeout.
+bool barrier(ncclComm *c) {
+  Header *h = c->header;
+  uint32_t gen = h->generation.load(std::memory_order_acquire);
+  if (h->arrived.fetch_add(1, std::memory_order_acq_rel) + 1 ==
+      uint32_t(c->nranks)) {
+    h->arrived.store(0, std::memory_order_relaxed);
+    h->generation.fetch_add(1, std::memory_order_acq_rel);
+    return true;
+  }
+  double deadline = now() + timeoutSeconds();
+  for (unsigned spin = 0; h->generation.load(std::memory_order_acquire) == gen;
+       ++spin) {
+    if (spin > 1000) {
+      timespec pause = {0, 50000};
+      nanosleep(&pause, nullptr);
+      if (now() > deadline)
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The host address of a device buffer, or null.
+uint8_t *hostOf(const void *dev, size_t bytes) {
+  if (bytes == 0)
+    return nullptr;
+  return static_cast<uint8_t *>(
+      gptcEmuTranslate(reinterpret_cast<uint64_t>(dev), bytes));
+}
+
+ncclResult_t fail(ncclComm *c, ncclResult_t r) {
+  if (c && c->asyncError == ncclSuccess && r == ncclRemoteError)
+    c->asyncError = r;
+  return r;
+}
+
+template <typename T> T load(const uint8_t *p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+/// acc = acc (op) v, in the type's arithmetic (f32 for bf16).
+template <typename T> T combine(T acc, T v, ncclRedOp_t op) {
+  switch (op) {
+  case ncclProd:
+    return acc * v;
+  case ncclMax:
+    return v > acc ? v : acc;
+  case ncclMin:
+    return v < acc ? v : acc;
+  default:
+    return acc + v;
+  }
+}
+
+template <typename T>
+void reduceInto(uint8_t *out, const uint8_t *slots, size_t count, int nranks,
+                ncclRedOp_t op) {
+  for (size_t i = 0; i < count; ++i) {
+    T acc = load<T>(slots + i * sizeof(T));
+    for (int r = 1; r < nranks; ++r)
+      acc = combine(acc, load<T>(slots + r * kSlotBytes + i * sizeof(T)), op);
+    if (op == ncclAvg)
+      acc = acc / T(nranks);
+    std::memcpy(out + i * sizeof(T), &acc, sizeof(T));
+  }
+}
+
+void reduceBf16(uint8_t *out, const uint8_t *slots, size_t count, int nranks,
+                ncclRedOp_t op) {
+  for (size_t i = 0; i < count; ++i) {
+    float acc = gptc::runtime::bf16ToF32(load<uint16_t>(slots + i * 2));
+    for (int r = 1; r < nranks; ++r)
+      acc = combine(acc,
+                    gptc::runtime::bf16ToF32(
+                        load<uint16_t>(slots + r * kSlotBytes + i * 2)),
+                    op);
+    if (op == ncclAvg)
+      acc = acc / float(nranks);
+    uint16_t h = gptc::runtime::f32ToBf16(acc);
+    std::memcpy(out + i * 2, &h, 2);
+  }
+}
+
+/// The types reductions support here (not f16 and fp8).
+bool reducible(ncclDataType_t t) {
+  switch (t) {
+  case ncclInt8:
+  case ncclUint8:
+  case ncclInt32:
+  case ncclUint32:
+  case ncclInt64:
+  case ncclUint64:
+  case ncclFloat32:
+  case ncclFloat64:
+  case ncclBfloat16:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool validOp(ncclRedOp_t op) { return op >= ncclSum && op < ncclNumOps; }
+
+bool reduceChunk(uint8_t *out, const uint8_t *slots, size_t count,
+                 ncclDataType_t t, int nranks, ncclRedOp_t op) {
+  switch (t) {
+  case ncclInt8:
+    reduceInto<int8_t>(out, slots, count, nranks, op);
+    return true;
+  case ncclUint8:
+    reduceInto<uint8_t>(out, slots, count, nranks, op);
+    return true;
+  case ncclFloat32:
+    reduceInto<float>(out, slots, count, nranks, op);
+    return true;
+  case ncclFloat64:
+    reduceInto<double>(out, slots, count, nranks, op);
+    return true;
+  case ncclInt32:
+    reduceInto<int32_t>(out, slots, count, nranks, op);
+    return true;
+  case ncclUint32:
+    reduceInto<uint32_t>(out, slots, count, nranks, op);
+    return true;
+  case ncclInt64:
+    reduceInto<int64_t>(out, slots, count, nranks, op);
+    return true;
+  case ncclUint64:
+    reduceInto<uint64_t>(out, slots, count, nranks, op);
+    return true;
+  case ncclBfloat16:
+    reduceBf16(out, slots, count, nranks, op);
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool validComm(ncclComm *c) { return c && c->header && c->nranks > 0; }
+
+/// out[r] = what rank r put in: an all-gather of `bytes` per rank, the
+/// receive side given by `place(r, offset, chunk)`.
+template <typename Place>
+ncclResult_t exchange(ncclComm *c, const uint8_t *in, size_t bytes,
+                      Place place) {
+  for (size_t off = 0; off < bytes || (bytes == 0 && off == 0);
+       off += kSlotBytes) {
+    size_t chunk = std::min(kSlotBytes, bytes - off);
+    if (chunk && in)
+      std::memcpy(c->slots + size_t(c->rank) * kSlotBytes, in + off, chunk);
+    if (!barrier(c))
+      return fail(c, ncclRemoteError);
+    for (int r = 0; r < c->nranks; ++r)
+      place(r, off, c->slots + size_t(r) * kSlotBytes, chunk);
+    if (!barrier(c))
+      return fail(c, ncclRemoteError);
+    if (bytes == 0)
+      break;
+  }
+  return ncclSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *ncclGetErrorString(ncclResult_t result) {
+  switch (result) {
+  case ncclSuccess:
+    return "no error";
+  case ncclUnhandledCudaError:
+    return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+  case ncclSystemError:
+    return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+  case ncclInternalError:
+    return "internal error - please report this issue to the NCCL developers";
+  case ncclInvalidArgument:
+    return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+  case ncclInvalidUsage:
+    return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+  case ncclRemoteError:
+    return "remote process exited or there was a network error";
+  case ncclInProgress:
+    return "NCCL operation in progress";
+  default:
+    return "unknown result code";
+  }
+}
+
+const char *ncclGetLastError(ncclComm_t) { return ""; }
+
+ncclResult_t ncclGetVersion(int *version) {
+  if (!version)
+    return ncclInvalidArgument;
+  *version = NCCL_VERSION_CODE;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
+  if (!id)
+    return ncclInvalidArgument;
+  std::memset(id->internal, 0, sizeof(id->internal));
+  std::random_device entropy;
+  std::snprintf(id->internal, sizeof(id->internal),
+                "/gptc-emu-nccl-%d-%08x%08x", int(getpid()), entropy(),
+                entropy());
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
+                              int rank) {
+  if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
+    return ncclInvalidArgument;
+  std::string name(id.internal, strnlen(id.internal, sizeof(id.internal)));
+  if (name.rfind("/gptc-emu-nccl-", 0) != 0)
+    return ncclInvalidArgument;
+  size_t bytes = 4096 + size_t(nranks) * kSlotBytes;
+  int fd = shm_open(name.c_str(), O_CREAT | O_RDWR, 0600);
+  if (fd < 0)
+    return ncclSystemError;
+  // Backed now, or an error now (a small /dev/shm), not SIGBUS later.
+  if (posix_fallocate(fd, 0, off_t(bytes)) != 0) {
+    close(fd);
+    shm_unlink(name.c_str());
+    return ncclSystemError;
+  }
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED)
+    return ncclSystemError;
+  auto *c = new ncclComm;
+  c->nranks = nranks;
+  c->rank = rank;
+  c->header = static_cast<Header *>(p);
+  c->slots = static_cast<uint8_t *>(p) + 4096;
+  c->mapped = bytes;
+  // Every rank has mapped the segment before any uses it.
+  if (!barrier(c)) {
+    munmap(p, bytes);
+    delete c;
+    shm_unlink(name.c_str());
+    return ncclRemoteError;
+  }
+  // Nobody opens it by name any more: the name can go.
+  if (rank == 0)
+    shm_unlink(name.c_str());
+  *comm = c;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
+                                    ncclUniqueId id, int rank, ncclConfig_t *) {
+  return ncclCommInitRank(comm, nranks, id, rank);
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  if (!comm)
+    return ncclSuccess;
+  if (!validComm(comm))
+    return ncclInvalidArgument;
+  munmap(comm->header, comm->mapped);
+  delete comm;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommAbort(ncclComm_t comm) { return ncclCommDestroy(comm); }
+ncclResult_t ncclCommFinalize(ncclComm_t comm) {
+  return validComm(comm) ? ncclSuccess : ncclInvalidArgument;
+}
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *error) {
+  if (!validComm(comm) || !error)
+    return ncclInvalidArgument;
+  *error = comm->asyncError;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommCount(const ncclComm_t comm, int *count) {
+  if (!validComm(comm) || !count)
+    return ncclInvalidArgument;
+  *count = comm->nranks;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank) {
+  if (!validComm(comm) || !rank)
+    return ncclInvalidArgument;
+  *rank = comm->rank;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device) {
+  if (!validComm(comm) || !device)
+    return ncclInvalidArgument;
+  *device = 0;
+  return ncclSuccess;
+}
+
+// Collectives run when called (the emulated device's stream is
+// synchronous), so a group is just its calls in order.
+ncclResult_t ncclGroupStart() { return ncclSuccess; }
+ncclResult_t ncclGroupEnd() { return ncclSuccess; }
+
+ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, ncclRedOp_t op,
+                           ncclComm_t comm, cudaStream_t) {
+  if (!validComm(comm) || !validOp(op) || !reducible(datatype))
+    return ncclInvalidArgument;
+  size_t size = typeBytes(datatype), bytes = count * size;
+  const uint8_t *in = hostOf(sendbuff, bytes);
+  uint8_t *out = hostOf(recvbuff, bytes);
+  if (size == 0 || (bytes && (!in || !out)))
+    return ncclInvalidArgument;
+  size_t per = kSlotBytes / size;
+  for (size_t first = 0; first < count; first += per) {
+    size_t n = std::min(per, count - first);
+    std::memcpy(comm->slots + size_t(comm->rank) * kSlotBytes,
+                in + first * size, n * size);
+    if (!barrier(comm))
+      return fail(comm, ncclRemoteError);
+    reduceChunk(out + first * size, comm->slots, n, datatype, comm->nranks, op);
+    if (!barrier(comm))
+      return fail(comm, ncclRemoteError);
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
+                           size_t sendcount, ncclDataType_t datatype,
+                           ncclComm_t comm, cudaStream_t) {
+  if (!validComm(comm))
+    return ncclInvalidArgument;
+  size_t size = typeBytes(datatype), bytes = sendcount * size;
+  const uint8_t *in = hostOf(sendbuff, bytes);
+  uint8_t *out = hostOf(recvbuff, bytes * size_t(comm->nranks));
+  if (size == 0 || (bytes && (!in || !out)))
+    return ncclInvalidArgument;
+  return exchange(comm, in, bytes,
+                  [&](int r, size_t off, const uint8_t *slot, size_t chunk) {
+                    std::memcpy(out + size_t(r) * bytes + off, slot, chunk);
+                  });
+}
+
+ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, int root, ncclComm_t comm,
+                           cudaStream_t) {
+  if (!validComm(comm) || root < 0 || root >= comm->nranks)
+    return ncclInvalidArgument;
+  size_t size = typeBytes(datatype), bytes = count * size;
+  const uint8_t *in = comm->rank == root ? hostOf(sendbuff, bytes) : nullptr;
+  uint8_t *out = hostOf(recvbuff, bytes);
+  if (size == 0 || (bytes && (!out || (comm->rank == root && !in))))
+    return ncclInvalidArgument;
+  return exchange(comm, in, bytes,
+                  [&](int r, size_t off, const uint8_t *slot, size_t chunk) {
+                    if (r == root)
+                      std::memmove(out + off, slot, chunk);
+                  });
+}
+
+ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
+                       int root, ncclComm_t comm, cudaStream_t stream) {
+  return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
+}
+
+ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
+                               size_t recvcount, ncclDataType_t datatype,
+                               ncclRedOp_t op, ncclComm_t comm,
+                               cudaStream_t stream) {
+  if (!validComm(comm) || !validOp(op) || !reducible(datatype))
+    return ncclInvalidArgument;
+  size_t size = typeBytes(datatype);
+  size_t total = recvcount * size_t(comm->nranks);
+  if (size == 0 || !hostOf(sendbuff, total * size) ||
+      !hostOf(recvbuff, recvcount * size))
+    return recvcount ? ncclInvalidArgument : ncclSuccess;
+  // Shard r of the all-reduced input, one shard at a time.
+  for (int r = 0; r < comm->nranks; ++r) {
+    const uint8_t *in =
+        static_cast<const uint8_t *>(sendbuff) + size_t(r) * recvcount * size;
+    if (r == comm->rank) {
+      ncclResult_t rc =
+          ncclAllReduce(in, recvbuff, recvcount, datatype, op, comm, stream);
+      if (rc != ncclSuccess)
+        return rc;
+      continue;
+    }
+    // Another rank's shard: contribute to it (its owner reduces it).
+    size_t per = kSlotBytes / size;
+    const uint8_t *host = hostOf(in, recvcount * size);
+    for (size_t first = 0; first < recvcount; first += per) {
+      size_t n = std::min(per, recvcount - first);
+      std::memcpy(comm->slots + size_t(comm->rank) * kSlotBytes,
+                  host + first * size, n * size);
+      if (!barrier(comm) || !barrier(comm))
+        return fail(comm, ncclRemoteError);
+    }
+  }
+  return ncclSuccess;
+}
+
+} // extern "C"
