@@ -134,5 +134,10 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
   return 0;
 }
 
+const char kDataHelp[] =
+    R"(  gptc data TEXT... -o DIR       write byte-level token shards (.bin) of text
+                                 files (see gptc data --help)
+)";
+
 } // namespace data
 } // namespace gptc

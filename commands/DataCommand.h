@@ -18,6 +18,9 @@
 namespace gptc {
 namespace data {
 
+/// Its lines in `gptc --help`'s Commands section.
+extern const char kDataHelp[];
+
 /// `args` are the arguments after `data`. Returns the exit code: 0 on
 /// success (and for --help), 1 on an error (one line on `err`), 2 on a usage
 /// error.

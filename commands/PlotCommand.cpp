@@ -221,4 +221,8 @@ int runPlotCommand(const std::vector<std::string> &args, std::ostream &out,
   return 0;
 }
 
+const char kPlotHelp[] = R"(  gptc plot LOG.jsonl -o loss.png
+                                 draw the losses of a gptc train --log file
+)";
+
 } // namespace gptc::runtime

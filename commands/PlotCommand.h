@@ -17,6 +17,9 @@
 
 namespace gptc::runtime {
 
+/// Its lines in `gptc --help`'s Commands section.
+extern const char kPlotHelp[];
+
 /// `args` are the arguments after `plot`. Returns 0, 1 on an error (one
 /// line on `err`) or 2 on a usage error.
 int runPlotCommand(const std::vector<std::string> &args, std::ostream &out,

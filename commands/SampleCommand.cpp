@@ -242,4 +242,9 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
   return 0;
 }
 
+const char kSampleHelp[] =
+    R"(  gptc sample CHECKPOINT --prompt TEXT [--tokens N] [--temperature T]
+                                 generate text from a trained checkpoint
+)";
+
 } // namespace gptc::runtime

@@ -21,6 +21,9 @@
 
 namespace gptc::runtime {
 
+/// Its lines in `gptc --help`'s Commands section.
+extern const char kSampleHelp[];
+
 /// `args` are the arguments after `sample`. Returns 0, 1 on an error (one
 /// line on `err`) or 2 on a usage error.
 int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,

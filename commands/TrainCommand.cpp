@@ -641,5 +641,11 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   return result.stoppedBySignal ? 128 + SIGINT : 0;
 }
 
+const char kTrainHelp[] =
+    R"(  gptc train SPEC|DIR --data GLOB [--val GLOB] [--steps N] [--seed S]
+                                 train a spec (compiled first) or a bundle on
+                                 the CPU (see gptc train --help)
+)";
+
 } // namespace runtime
 } // namespace gptc

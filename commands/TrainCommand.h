@@ -41,6 +41,9 @@ using PlanHook = std::function<bool(
     const std::string &spec, const std::vector<std::string> &overrides,
     bool noFuse, std::string &key, int64_t &ranks, std::string &error)>;
 
+/// Its lines in `gptc --help`'s Commands section.
+extern const char kTrainHelp[];
+
 /// `args` are the arguments after `train`. Returns the exit code: 0 on
 /// success (and for --help), 1 on an error (one line on `err`), 2 on a usage
 /// error. With `plan`, a spec compiles into SPEC-BASENAME-KEY.gptc (the

@@ -489,4 +489,20 @@ int printGeneralHelp(int argc, char **argv, const std::string &overview) {
   return 1;
 }
 
+const char kCheckHelp[] =
+    R"(  gptc check SPEC                validate SPEC and print a summary of its model
+)";
+
+const char kCompileHelp[] =
+    R"(  gptc compile SPEC --emit=STAGE print the IR after STAGE (see --emit below)
+  gptc compile SPEC -o DIR       write the step bundle: manifest.json, step.so
+  gptc compile SPEC --stats [--target=cuda]
+                                 print the step's kernels with their launch
+                                 shapes (CUDA: grid, block and, with ptxas,
+                                 registers and spills for sm_80 and sm_90)
+                                 and its GEMM calls, with totals; CUDA: an
+                                 H100 cost estimate (occupancy, FLOPs,
+                                 bytes, roofline time, MFU of the step)
+)";
+
 } // namespace gptc

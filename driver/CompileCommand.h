@@ -23,6 +23,12 @@ void registerCompileOptions();
 /// stages of --emit (from the stage table, passes/Pipeline.h).
 std::string compileOptionsHelp();
 
+/// Its lines in `gptc --help`'s Commands section.
+extern const char kCheckHelp[];
+
+/// Its lines in `gptc --help`'s Commands section.
+extern const char kCompileHelp[];
+
 /// `gptc check ARGS...` and `gptc compile ARGS...`; OVERVIEW is the --help
 /// text. Each returns the process's exit code.
 int runCheckCommand(const std::vector<std::string> &args,

@@ -16,6 +16,10 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.gptc_obj_root, "test")
 
 config.substitutions.append(("%models", os.path.join(config.gptc_src_root, "models")))
+# Bundles and token shards built once with the tools (test/CMakeLists.txt):
+# tests that only train or read them copy them instead of compiling.
+config.substitutions.append(("%fixtures", config.gptc_fixtures_dir))
+config.substitutions.append(("%gptc_src_root", config.gptc_src_root))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
 llvm_config.with_system_environment(

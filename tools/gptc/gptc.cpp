@@ -1,9 +1,8 @@
 //===- gptc.cpp - The gptc tool -------------------------------------------===//
 //
-// `gptc COMMAND ARGS...`: the commands are one table (commands/
-// CommandTable.h): check and compile run the compiler (driver/
-// CompileCommand.h); train, sample, plot and data run bundles and data
-// (commands/).
+// `gptc COMMAND ARGS...` over one table of commands (commands/
+// CommandTable.h): check and compile (driver/CompileCommand.h), train,
+// sample, plot and data (commands/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +22,12 @@ namespace {
 
 using Args = std::vector<std::string>;
 
+/// A command that prints to std::cout and std::cerr, as a table entry.
+template <int (*run)(const Args &, std::ostream &, std::ostream &)>
+int withStdStreams(const Args &args, const std::string &) {
+  return run(args, std::cout, std::cerr);
+}
+
 int runTrain(const Args &args, const std::string &) {
   auto compile = [](const std::string &spec, const Args &overrides, bool noFuse,
                     const std::string &outDir, std::string &error) {
@@ -37,48 +42,14 @@ int runTrain(const Args &args, const std::string &) {
 }
 
 const std::vector<gptc::cli::Command> kCommands = {
-    {"check",
-     "  gptc check SPEC                validate SPEC and print a "
-     "summary of its model\n",
-     gptc::runCheckCommand},
-    {"compile",
-     R"(  gptc compile SPEC --emit=STAGE print the IR after STAGE (see --emit below)
-  gptc compile SPEC -o DIR       write the step bundle: manifest.json, step.so
-  gptc compile SPEC --stats [--target=cuda]
-                                 print the step's kernels with their launch
-                                 shapes (CUDA: grid, block and, with ptxas,
-                                 registers and spills for sm_80 and sm_90)
-                                 and its GEMM calls, with totals; CUDA: an
-                                 H100 cost estimate (occupancy, FLOPs,
-                                 bytes, roofline time, MFU of the step)
-)",
-     gptc::runCompileCommand},
-    {"data",
-     R"(  gptc data TEXT... -o DIR       write byte-level token shards (.bin) of text
-                                 files (see gptc data --help)
-)",
-     [](const Args &args, const std::string &) {
-       return gptc::data::runDataCommand(args, std::cout, std::cerr);
-     }},
-    {"plot", R"(  gptc plot LOG.jsonl -o loss.png
-                                 draw the losses of a gptc train --log file
-)",
-     [](const Args &args, const std::string &) {
-       return gptc::runtime::runPlotCommand(args, std::cout, std::cerr);
-     }},
-    {"sample",
-     R"(  gptc sample CHECKPOINT --prompt TEXT [--tokens N] [--temperature T]
-                                 generate text from a trained checkpoint
-)",
-     [](const Args &args, const std::string &) {
-       return gptc::runtime::runSampleCommand(args, std::cout, std::cerr);
-     }},
-    {"train",
-     R"(  gptc train SPEC|DIR --data GLOB [--val GLOB] [--steps N] [--seed S]
-                                 train a spec (compiled first) or a bundle on
-                                 the CPU (see gptc train --help)
-)",
-     runTrain},
+    {"check", gptc::kCheckHelp, gptc::runCheckCommand},
+    {"compile", gptc::kCompileHelp, gptc::runCompileCommand},
+    {"data", gptc::data::kDataHelp, withStdStreams<gptc::data::runDataCommand>},
+    {"plot", gptc::runtime::kPlotHelp,
+     withStdStreams<gptc::runtime::runPlotCommand>},
+    {"sample", gptc::runtime::kSampleHelp,
+     withStdStreams<gptc::runtime::runSampleCommand>},
+    {"train", gptc::runtime::kTrainHelp, runTrain},
 };
 
 } // namespace
