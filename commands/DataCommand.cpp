@@ -13,8 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace gptc {
-namespace data {
+namespace gptc::commands {
+using namespace data;
 
 const char *dataCommandUsage() {
   return "usage: gptc data TEXT... -o DIR [options]\n"
@@ -139,5 +139,4 @@ const char kDataHelp[] =
                                  files (see gptc data --help)
 )";
 
-} // namespace data
-} // namespace gptc
+} // namespace gptc::commands

@@ -15,8 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace gptc {
-namespace data {
+namespace gptc::commands {
 
 /// Its lines in `gptc --help`'s Commands section.
 extern const char kDataHelp[];
@@ -30,7 +29,6 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
 /// The --help text.
 const char *dataCommandUsage();
 
-} // namespace data
-} // namespace gptc
+} // namespace gptc::commands
 
 #endif // GPTC_COMMANDS_DATACOMMAND_H

@@ -21,7 +21,8 @@
 
 extern char **environ;
 
-namespace gptc::runtime {
+namespace gptc::commands {
+using namespace runtime;
 
 const char *plotCommandUsage() {
   return "usage: gptc plot LOG.jsonl [-o loss.png]\n"
@@ -84,6 +85,21 @@ bool readLog(const std::string &path, std::vector<Point> &train,
   return true;
 }
 
+bool isControl(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+
+/// A file name gnuplot can be given: one without control characters.
+bool checkGnuplotName(const std::string &name, std::string &error) {
+  for (char c : name)
+    if (isControl(c)) {
+      error = "the output name has a control character (a newline?); "
+              "choose another with -o";
+      return false;
+    }
+  return true;
+}
+
 /// The gnuplot program on PATH, or "".
 std::string findGnuplot() {
   llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("gnuplot");
@@ -101,11 +117,17 @@ std::string script(const std::string &png, const std::string &title,
                    const std::vector<Point> &train,
                    const std::vector<Point> &val) {
   std::ostringstream s;
-  auto quoted = [](std::string t) {
-    for (char &c : t)
-      if (c == '"' || c == '\\')
-        c = '_';
-    return "\"" + t + "\"";
+  // Names reach gnuplot only as single-quoted strings: no escapes, no
+  // backquote substitution, no macros in them; a quote is doubled. Control
+  // characters (a newline would end the command) are refused for the
+  // output file (checkGnuplotName) and shown as '?' in the title.
+  auto quoted = [](const std::string &t) {
+    std::string q = "'";
+    for (char c : t)
+      q += c == '\''      ? std::string("''")
+           : isControl(c) ? std::string("?")
+                          : std::string(1, c);
+    return q + "'";
   };
   s << "set terminal pngcairo size 1200,500 font 'sans,10'\n"
     << "set output " << quoted(png) << "\n"
@@ -200,7 +222,7 @@ int runPlotCommand(const std::vector<std::string> &args, std::ostream &out,
   }
   std::vector<Point> train, val;
   std::string error;
-  if (!readLog(log, train, val, error) ||
+  if (!checkGnuplotName(png, error) || !readLog(log, train, val, error) ||
       !checkWritableDestination(png, error)) {
     err << kMe << "error: " << error << "\n";
     return 1;
@@ -225,4 +247,4 @@ const char kPlotHelp[] = R"(  gptc plot LOG.jsonl -o loss.png
                                  draw the losses of a gptc train --log file
 )";
 
-} // namespace gptc::runtime
+} // namespace gptc::commands

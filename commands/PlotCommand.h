@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace gptc::runtime {
+namespace gptc::commands {
 
 /// Its lines in `gptc --help`'s Commands section.
 extern const char kPlotHelp[];
@@ -27,6 +27,6 @@ int runPlotCommand(const std::vector<std::string> &args, std::ostream &out,
 
 const char *plotCommandUsage();
 
-} // namespace gptc::runtime
+} // namespace gptc::commands
 
 #endif // GPTC_COMMANDS_PLOTCOMMAND_H

@@ -17,7 +17,8 @@
 #include <cmath>
 #include <memory>
 
-namespace gptc::runtime {
+namespace gptc::commands {
+using namespace runtime;
 
 const char *sampleCommandUsage() {
   return "usage: gptc sample CHECKPOINT [options]\n"
@@ -147,10 +148,16 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
     return fail(error);
   Manifest manifest;
   CheckpointState state;
+  // The bundle's code runs in this process: the one the user names, or
+  // the one the checkpoint names only if it is the one it was saved with.
+  std::string librarySha256;
   if (auto b = o.get("--bundle"))
     state.bundle = *b;
-  else if (!readCheckpointBundle(checkpoint, state.bundle, error))
+  else if (!readCheckpointBundle(checkpoint, state.bundle, librarySha256,
+                                 error))
     return fail(error + "; give the bundle with --bundle DIR");
+  else if (!checkBundleOfCheckpoint(checkpoint, state.bundle, error))
+    return fail(error);
   std::unique_ptr<StepDevice> device = openStepDevice(state.bundle, error);
   StepLibrary step;
   if (!device || !openBundle(state.bundle, manifest, step, error))
@@ -247,4 +254,4 @@ const char kSampleHelp[] =
                                  generate text from a trained checkpoint
 )";
 
-} // namespace gptc::runtime
+} // namespace gptc::commands

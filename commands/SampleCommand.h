@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace gptc::runtime {
+namespace gptc::commands {
 
 /// Its lines in `gptc --help`'s Commands section.
 extern const char kSampleHelp[];
@@ -31,6 +31,6 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
 
 const char *sampleCommandUsage();
 
-} // namespace gptc::runtime
+} // namespace gptc::commands
 
 #endif // GPTC_COMMANDS_SAMPLECOMMAND_H

@@ -3,6 +3,7 @@
 #include "commands/TrainCommand.h"
 
 #include "commands/CommandOptions.h"
+#include "commands/CompileCache.h"
 
 #include "runtime/Bundle.h"
 #include "runtime/Checkpoint.h"
@@ -36,7 +37,8 @@
 #include <sstream>
 
 namespace gptc {
-namespace runtime {
+namespace commands {
+using namespace runtime;
 
 const char *trainCommandUsage() {
   return "usage: gptc train BUNDLE_DIR|SPEC.yaml [options]\n"
@@ -44,7 +46,8 @@ const char *trainCommandUsage() {
          "Trains a compiled bundle (the directory `gptc compile SPEC -o DIR`\n"
          "writes: manifest.json, step.so, spec.yaml). Given a spec, compiles\n"
          "it first into SPEC-BASENAME-KEY.gptc/ in the working directory (or\n"
-         "under $TMPDIR when that is not writable), KEY a digest of the\n"
+         "in $XDG_CACHE_HOME/gptc, ~/.cache/gptc, when that is not\n"
+         "writable), KEY a digest of the\n"
          "resolved spec, the flags and gptc itself: a later run with the\n"
          "same ones reuses that bundle. Prints one line per\n"
          "step, the validation loss every --val-every steps and a summary.\n"
@@ -74,6 +77,9 @@ const char *trainCommandUsage() {
          "                     given alone: one checkpoint after the last "
          "step)\n"
          "  --keep K           keep only the newest K checkpoints\n"
+         "  --force            save into a --checkpoint-dir that holds\n"
+         "                     another run's checkpoints (they may be\n"
+         "                     replaced or, with --keep, removed)\n"
          "  --resume PATH      continue from a checkpoint (a step_S "
          "directory,\n"
          "                     or a directory of them: the newest); --steps\n"
@@ -117,23 +123,6 @@ bool isDirectory(const std::string &path) {
 bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-/// Where a spec compiles to: SPEC-BASENAME-KEY.gptc (KEY: the first 12
-/// digits of `key`; none without one) in the working directory, or under
-/// $TMPDIR (/tmp) when the working directory is not writable.
-std::string bundleDirFor(const std::string &specPath, const std::string &key) {
-  std::string base = specPath.substr(specPath.find_last_of('/') + 1);
-  size_t dot = base.find_last_of('.');
-  if (dot != std::string::npos && dot > 0)
-    base = base.substr(0, dot);
-  if (!key.empty())
-    base += "-" + key.substr(0, 12);
-  base += ".gptc";
-  if (access(".", W_OK) == 0)
-    return base;
-  const char *tmp = std::getenv("TMPDIR");
-  return std::string(tmp && *tmp ? tmp : "/tmp") + "/" + base;
 }
 
 /// What this job can run: a bundle compiled for as many ranks as the job
@@ -257,7 +246,8 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--dtype", nullptr, cli::ValueKind::String},
       {"--no-fuse", nullptr, cli::ValueKind::None},
       {"--bucket-mb", nullptr, cli::ValueKind::String},
-      {"--ranks", nullptr, cli::ValueKind::String}};
+      {"--ranks", nullptr, cli::ValueKind::String},
+      {"--force", nullptr, cli::ValueKind::None}};
   return table;
 }
 
@@ -283,6 +273,12 @@ bool checkCheckpointOptions(const cli::ParsedOptions &o, bool leader,
       (!makeDirectories(config.checkpointDir, error) ||
        !checkWritableDestination(config.checkpointDir + "/checkpoint.json",
                                  error))) {
+    error = "--checkpoint-dir: " + error;
+    return false;
+  }
+  // A directory of checkpoints belongs to the run that wrote them.
+  if (leader && saving && !o.has("--resume") && !o.has("--force") &&
+      !checkNoOtherRun(config.checkpointDir, error)) {
     error = "--checkpoint-dir: " + error;
     return false;
   }
@@ -556,7 +552,14 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
                                        " gptc train ... (or --ranks " +
                                        std::to_string(specRanks) + ")"
                                  : ""));
-    std::string outDir = bundleDirFor(bundle, key);
+    std::string outDir = compileCacheBundleDir(bundle, key, error);
+    if (outDir.empty())
+      return fail(error);
+    // A bundle there runs as this process: only one this user alone wrote.
+    std::string foreign;
+    if (access(outDir.c_str(), F_OK) == 0 && !isTrustedBundle(outDir, foreign))
+      return fail(outDir + ": not reusing or replacing this bundle: " +
+                  foreign + " (remove it, or train from another directory)");
     bool compiled = true;
     Manifest cached;
     StepLibrary cachedStep;
@@ -647,5 +650,5 @@ const char kTrainHelp[] =
                                  the CPU (see gptc train --help)
 )";
 
-} // namespace runtime
+} // namespace commands
 } // namespace gptc

@@ -8,7 +8,8 @@
 // runtime/Bundle.h) with runtime/Trainer.h; the defaults come from its
 // manifest, not from a spec. Given a spec instead, compiles it first through
 // the CompileHook the driver passes in (into SPEC-BASENAME-KEY.gptc/ in the
-// working directory, or under $TMPDIR when that is not writable; KEY
+// working directory, or in the user's cache (CompileCache.h) when that is
+// not writable; KEY
 // digests the resolved spec, the flags and gptc itself, so a second run
 // with the same ones reuses the bundle and another variant gets its own).
 //
@@ -26,6 +27,10 @@
 
 namespace gptc {
 namespace runtime {
+class StepDevice;
+} // namespace runtime
+
+namespace commands {
 
 /// Compiles `spec` with `overrides` ("key=value" each; --dtype D comes as
 /// training.dtype=D) and fusion on or off into the bundle directory
@@ -55,14 +60,13 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
 /// The --help text.
 const char *trainCommandUsage();
 
-class StepDevice;
 /// The device a bundle's target runs on: the CPU, or CUDA device 0 (a GPU's
 /// driver or the emulated device). Null with `error` when the target is
 /// not supported here.
-std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
-                                           std::string &error);
+std::unique_ptr<runtime::StepDevice> openStepDevice(const std::string &bundle,
+                                                    std::string &error);
 
-} // namespace runtime
+} // namespace commands
 } // namespace gptc
 
 #endif // GPTC_COMMANDS_TRAINCOMMAND_H

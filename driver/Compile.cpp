@@ -28,7 +28,9 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -262,17 +264,46 @@ bool emitPTX(ModuleOp module, std::vector<PTXKernel> &kernels) {
 
 namespace {
 
-/// A directory `gptc compile -o` may replace: empty, or a bundle (it holds
-/// a manifest.json).
+/// The files of a bundle (writeBundleFiles).
+constexpr const char *kBundleFiles[] = {"manifest.json", "step.so",
+                                        "spec.yaml"};
+
+/// A directory `gptc compile -o` may replace: empty, or a bundle gptc
+/// wrote: its manifest.json names a gptc-step format and it holds only a
+/// bundle's files, each a regular file (no symlink, no subdirectory, no
+/// file of the user's). Anything else is someone's data.
 bool isReplaceableBundle(const std::string &dir) {
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (!llvm::is_contained(kBundleFiles, name))
+      return false;
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status, /*follow=*/false) ||
+        status.type() != llvm::sys::fs::file_type::regular_file)
+      return false;
+  }
+  if (ec)
+    return false;
   llvm::SmallString<256> manifest(dir);
   llvm::sys::path::append(manifest, "manifest.json");
-  if (llvm::sys::fs::exists(manifest))
-    return true;
-  std::error_code ec;
-  return llvm::sys::fs::directory_iterator(dir, ec) ==
-             llvm::sys::fs::directory_iterator() &&
-         !ec;
+  if (!llvm::sys::fs::exists(manifest))
+    return true; // empty (only a bundle's files were allowed above)
+  auto buffer = llvm::MemoryBuffer::getFile(manifest, /*IsText=*/true);
+  if (!buffer || (*buffer)->getBufferSize() > (64 << 20) ||
+      !runtime::jsonNestingWithin((*buffer)->getBuffer().str(), 64))
+    return false;
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json) {
+    llvm::consumeError(json.takeError());
+    return false;
+  }
+  const llvm::json::Object *object = json->getAsObject();
+  std::optional<llvm::StringRef> format =
+      object ? object->getString("format") : std::nullopt;
+  return format && format->starts_with("gptc-step/");
 }
 
 /// The host side of a CUDA step: the kernels serialised as PTX for every
@@ -364,6 +395,39 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
 
 } // namespace
 
+bool checkBundleDestination(const std::string &outDir, std::string &error) {
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(outDir, status, /*follow=*/false)) {
+    // Nothing there: the parent must take a new directory.
+    llvm::SmallString<256> probe(outDir);
+    llvm::sys::path::remove_dots(probe, /*remove_dot_dot=*/true);
+    std::string parent = llvm::sys::path::parent_path(probe).str();
+    if (parent.empty())
+      parent = ".";
+    if (!llvm::sys::fs::exists(parent))
+      return true; // created by writeBundle
+    if (!llvm::sys::fs::is_directory(parent) ||
+        llvm::sys::fs::access(parent, llvm::sys::fs::AccessMode::Write)) {
+      error = outDir + ": cannot create the bundle: " + parent +
+              " is not a writable directory";
+      return false;
+    }
+    return true;
+  }
+  if (status.type() != llvm::sys::fs::file_type::directory_file ||
+      !isReplaceableBundle(outDir)) {
+    error = outDir + ": exists and is not " +
+            (status.type() == llvm::sys::fs::file_type::directory_file
+                 ? "an empty directory or a bundle gptc wrote (a "
+                   "manifest.json of gptc's and nothing but step.so and "
+                   "spec.yaml beside it)"
+                 : "a directory") +
+            "; not replacing it (remove it or choose another path)";
+    return false;
+  }
+  return true;
+}
+
 bool writeBundle(ModuleOp module, const ModelSpec &spec, Target target,
                  const std::string &outDir, std::string &error,
                  const BundleOptions &options) {
@@ -375,7 +439,10 @@ bool writeBundle(ModuleOp module, const ModelSpec &spec, Target target,
       error = "cannot create " + parent.str() + ": " + ec.message();
       return false;
     }
-  // What compiles to the same OUT that were killed left behind.
+  if (!checkBundleDestination(outDir, error))
+    return false;
+  // What compiles to the same OUT that were killed left behind (gptc's
+  // staging directories whose compile is gone; nothing else).
   runtime::removeStagingDirectories(outDir);
   std::string staging;
   if (!runtime::makeStagingDirectory(outDir, staging, error))
@@ -428,6 +495,8 @@ bool compileSpecToBundle(const std::string &specPath,
     error = specError.str();
     return false;
   }
+  if (!checkBundleDestination(outDir, error))
+    return false;
   MLIRContext ctx;
   prepareContext(ctx);
   std::string diagnostics;

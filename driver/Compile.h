@@ -64,6 +64,13 @@ bool collectPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 /// stage; `module` is unchanged).
 bool emitPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 
+/// Whether `gptc compile -o OUT` may write OUT: it does not exist (and its
+/// parent can take it), or it is an empty directory or a bundle gptc wrote
+/// (its manifest names a gptc-step format; only a bundle's files in it).
+/// Checked before compiling, so that a refusal comes at once; writeBundle
+/// checks again before it swaps.
+bool checkBundleDestination(const std::string &outDir, std::string &error);
+
 /// Writes the bundle of docs/artifact.md into `outDir` from a module at
 /// Stage::LLVM: step.so, manifest.json and spec.yaml (the resolved spec:
 /// `extends:` merged, overrides applied, so that the bundle stands alone).

@@ -302,6 +302,14 @@ int runCompile() {
               "native or a CPU name such as x86-64-v3\n";
     return 1;
   }
+  // A bundle's destination is checked before the compile, not after it.
+  if (!stats && !emit) {
+    std::string error;
+    if (!gptc::checkBundleDestination(outputPath, error)) {
+      errs() << "gptc: error: " << error << "\n";
+      return 1;
+    }
+  }
   mlir::MLIRContext ctx;
   gptc::prepareContext(ctx);
   ctx.printOpOnDiagnostic(false);

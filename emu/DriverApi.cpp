@@ -45,6 +45,19 @@ CUresult takeDeferredError() {
   deferredError = CUDA_SUCCESS;
   return e;
 }
+void traceCall(const char *call, uint64_t bytes, const char *what) {
+  static std::mutex traceMutex;
+  static std::FILE *trace = [] {
+    const char *path = std::getenv("GPTC_EMU_TRACE");
+    return path && *path ? std::fopen(path, "a") : nullptr;
+  }();
+  if (!trace)
+    return;
+  std::lock_guard<std::mutex> lock(traceMutex);
+  std::fprintf(trace, "%s %llu%s%s\n", call, (unsigned long long)bytes,
+               what ? " " : "", what ? what : "");
+  std::fflush(trace);
+}
 uint64_t hostNs() {
   return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -291,6 +304,7 @@ CUresult cuCtxGetDevice(CUdevice *dev) {
 
 CUresult cuCtxSynchronize(void) {
   REQUIRE_INIT();
+  traceCall("cuCtxSynchronize");
   if (!current)
     return CUDA_ERROR_INVALID_CONTEXT;
   return takeDeferredError();
@@ -463,6 +477,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
     return CUDA_ERROR_INVALID_HANDLE;
   const Module &m = f->owner->module;
   const Function &fn = m.funcs[f->index];
+  traceCall("cuLaunchKernel", 0, fn.name.c_str());
   std::vector<uint8_t> params(fn.kernelParamBytes, 0);
   if (kernelParams) {
     for (size_t i = 0; i < fn.params.size(); ++i) {

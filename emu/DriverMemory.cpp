@@ -27,12 +27,43 @@ uint8_t *devicePtr(CUdeviceptr p, size_t bytes) {
   return bytes == 0 ? reinterpret_cast<uint8_t *>(1)
                     : DeviceMemory::get().translate(p, bytes);
 }
+
+CUresult copyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  REQUIRE_INIT();
+  uint8_t *d = devicePtr(dst, bytes);
+  if (!d || (!src && bytes))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memcpy(d, src, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult copyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
+  REQUIRE_INIT();
+  uint8_t *s = devicePtr(src, bytes);
+  if (!s || (!dst && bytes))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memcpy(dst, s, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult copyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  REQUIRE_INIT();
+  uint8_t *d = devicePtr(dst, bytes), *s = devicePtr(src, bytes);
+  if (!d || !s)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memmove(d, s, bytes);
+  return CUDA_SUCCESS;
+}
 } // namespace
 
 extern "C" {
 
 CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
   REQUIRE_INIT();
+  traceCall("cuMemAlloc", bytes);
   if (!dptr || bytes == 0)
     return CUDA_ERROR_INVALID_VALUE;
   uint64_t a = DeviceMemory::get().allocate(bytes);
@@ -44,6 +75,7 @@ CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
 
 CUresult cuMemFree(CUdeviceptr dptr) {
   REQUIRE_INIT();
+  traceCall("cuMemFree");
   if (dptr == 0)
     return CUDA_SUCCESS;
   return DeviceMemory::get().release(dptr) ? CUDA_SUCCESS
@@ -91,53 +123,43 @@ CUresult cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p, unsigned int) {
 }
 
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
-  REQUIRE_INIT();
-  uint8_t *d = devicePtr(dst, bytes);
-  if (!d || (!src && bytes))
-    return CUDA_ERROR_INVALID_VALUE;
-  if (bytes)
-    std::memcpy(d, src, bytes);
-  return CUDA_SUCCESS;
+  traceCall("cuMemcpyHtoD", bytes);
+  return copyHtoD(dst, src, bytes);
 }
 
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
-  REQUIRE_INIT();
-  uint8_t *s = devicePtr(src, bytes);
-  if (!s || (!dst && bytes))
-    return CUDA_ERROR_INVALID_VALUE;
-  if (bytes)
-    std::memcpy(dst, s, bytes);
-  return CUDA_SUCCESS;
+  traceCall("cuMemcpyDtoH", bytes);
+  return copyDtoH(dst, src, bytes);
 }
 
 CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
-  REQUIRE_INIT();
-  uint8_t *d = devicePtr(dst, bytes), *s = devicePtr(src, bytes);
-  if (!d || !s)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (bytes)
-    std::memmove(d, s, bytes);
-  return CUDA_SUCCESS;
+  traceCall("cuMemcpyDtoD", bytes);
+  return copyDtoD(dst, src, bytes);
 }
 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
-  return cuMemcpyDtoD(dst, src, bytes);
+  traceCall("cuMemcpy", bytes);
+  return copyDtoD(dst, src, bytes);
 }
 
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
                            CUstream) {
-  return cuMemcpyHtoD(dst, src, bytes);
+  traceCall("cuMemcpyHtoDAsync", bytes);
+  return copyHtoD(dst, src, bytes);
 }
 CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream) {
-  return cuMemcpyDtoH(dst, src, bytes);
+  traceCall("cuMemcpyDtoHAsync", bytes);
+  return copyDtoH(dst, src, bytes);
 }
 CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                            CUstream) {
-  return cuMemcpyDtoD(dst, src, bytes);
+  traceCall("cuMemcpyDtoDAsync", bytes);
+  return copyDtoD(dst, src, bytes);
 }
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                        CUstream) {
-  return cuMemcpyDtoD(dst, src, bytes);
+  traceCall("cuMemcpyAsync", bytes);
+  return copyDtoD(dst, src, bytes);
 }
 
 } // extern "C"
@@ -160,21 +182,27 @@ template <class T> CUresult memsetN(CUdeviceptr dst, T value, size_t n) {
 extern "C" {
 
 CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+  traceCall("cuMemsetD8", n * sizeof(uint8_t));
   return memsetN<uint8_t>(d, v, n);
 }
 CUresult cuMemsetD16(CUdeviceptr d, unsigned short v, size_t n) {
+  traceCall("cuMemsetD16", n * sizeof(uint16_t));
   return memsetN<uint16_t>(d, v, n);
 }
 CUresult cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) {
+  traceCall("cuMemsetD32", n * sizeof(uint32_t));
   return memsetN<uint32_t>(d, v, n);
 }
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) {
+  traceCall("cuMemsetD8Async", n * sizeof(uint8_t));
   return memsetN<uint8_t>(d, v, n);
 }
 CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream) {
+  traceCall("cuMemsetD16Async", n * sizeof(uint16_t));
   return memsetN<uint16_t>(d, v, n);
 }
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream) {
+  traceCall("cuMemsetD32Async", n * sizeof(uint32_t));
   return memsetN<uint32_t>(d, v, n);
 }
 
@@ -195,6 +223,7 @@ CUresult cuStreamDestroy(CUstream h) {
 }
 CUresult cuStreamSynchronize(CUstream) {
   REQUIRE_INIT();
+  traceCall("cuStreamSynchronize");
   return takeDeferredError();
 }
 CUresult cuStreamQuery(CUstream) {
@@ -228,6 +257,7 @@ CUresult cuEventRecord(CUevent h, CUstream) {
 }
 CUresult cuEventSynchronize(CUevent h) {
   REQUIRE_INIT();
+  traceCall("cuEventSynchronize");
   if (!h)
     return CUDA_ERROR_INVALID_HANDLE;
   return takeDeferredError();

@@ -50,6 +50,11 @@ bool driverInitialized();
 /// synchronisation (cuCtxSynchronize, cuStreamSynchronize, ...).
 CUresult takeDeferredError();
 uint64_t hostNs();
+/// With GPTC_EMU_TRACE=FILE, appends "CALL BYTES [WHAT]" to FILE: the calls
+/// that cost a real GPU time or a stall (launches, synchronisations,
+/// allocations, copies, memsets), in the order they were made.
+void traceCall(const char *call, uint64_t bytes = 0,
+               const char *what = nullptr);
 
 } // namespace gptc::emu
 

@@ -49,49 +49,54 @@ enum class NSNormalize { AfterCast, BeforeCast };
 enum class UpdateScale { None, SqrtMaxDim, SqrtMax1Ratio };
 enum class MuonDistribution { None, AllReduceFlat, AllGatherGrouped };
 
+// Every field set by a spec key is value-initialised: its default is the
+// schema's (SpecSchemaTable.cpp, `.byDefault`), applied by the parser, or
+// the key is required. A ModelSpec that does not come from parseSpecFile /
+// parseSpecString holds zeros there.
+
 struct AttentionSpec {
-  QKVLayout qkv = QKVLayout::Fused;
-  QKNorm qkNorm = QKNorm::None;
-  Rotary rotary = Rotary::Standard;
-  double rotaryBase = 10000.0;
-  double scale = 0.0; ///< 0 means 1/sqrt(head_dim).
-  bool causal = true;
-  bool documentMask = false;
-  int64_t bosToken = 50256;
-  WindowUnit windowUnit = WindowUnit::None;
+  QKVLayout qkv{};
+  QKNorm qkNorm{};
+  Rotary rotary{};
+  double rotaryBase{};
+  double scale{}; ///< 0 means 1/sqrt(head_dim).
+  bool causal{};
+  bool documentMask{};
+  int64_t bosToken{};
+  WindowUnit windowUnit{};
   /// Window in tokens at step 0 and at the last step; equal = constant.
-  int64_t windowStart = 0;
-  int64_t windowEnd = 0;
-  int64_t windowGranularity = 1; ///< tokens; the window is rounded to this.
-  Rounding windowRounding = Rounding::Floor;
+  int64_t windowStart{};
+  int64_t windowEnd{};
+  int64_t windowGranularity{}; ///< tokens; the window is rounded to this.
+  Rounding windowRounding{};
   /// Per-layer long/short pattern (short = long / 2); empty = all long.
   std::vector<LayerWindow> layerWindows;
 };
 
 struct ModelShape {
-  int64_t vocabSize = 50257;
-  int64_t vocabPadMultiple = 1; ///< padded vocab = round up to this.
-  int64_t nLayer = 12;
-  int64_t dModel = 768;
-  int64_t nHead = 12;
-  int64_t headDim = 64;
-  int64_t mlpRatio = 4;
-  Activation activation = Activation::ReLU2;
-  bool tiedEmbedding = false;
-  bool embedNorm = false;
-  double normEps = 1e-6;
-  bool normEpsFromDtype = false; ///< eps = machine epsilon of training.dtype
-  bool attnBranchScale = false;  ///< R3-R4: attn branch * 1/sqrt(2 L)
-  double initStd = 0.02;
-  bool lmHeadZeroInit = false;
-  bool outProjZeroInit = false; ///< attention output and MLP down proj
-  bool shortcutX0 = false;      ///< x = l0 x + l1 x0 per block
-  bool valueResidual = false;   ///< layer 0's v mixed into later layers
-  bool unetSkips = false;
-  ValueEmbeddings valueEmbeddings = ValueEmbeddings::None;
-  Softcap softcap = Softcap::None;
-  double softcapValue = 30.0; ///< tanh: c tanh(z/c); sigmoid: c sigmoid(z/s)
-  double softcapScale = 7.5;  ///< the divisor s of the sigmoid form
+  int64_t vocabSize{};
+  int64_t vocabPadMultiple{}; ///< padded vocab = round up to this.
+  int64_t nLayer{};
+  int64_t dModel{};
+  int64_t nHead{};
+  int64_t headDim{};
+  int64_t mlpRatio{};
+  Activation activation{};
+  bool tiedEmbedding{};
+  bool embedNorm{};
+  double normEps{};
+  bool normEpsFromDtype{}; ///< eps = machine epsilon of training.dtype
+  bool attnBranchScale{};  ///< R3-R4: attn branch * 1/sqrt(2 L)
+  double initStd{};
+  bool lmHeadZeroInit{};
+  bool outProjZeroInit{}; ///< attention output and MLP down proj
+  bool shortcutX0{};      ///< x = l0 x + l1 x0 per block
+  bool valueResidual{};   ///< layer 0's v mixed into later layers
+  bool unetSkips{};
+  ValueEmbeddings valueEmbeddings{};
+  Softcap softcap{};
+  double softcapValue{}; ///< tanh: c tanh(z/c); sigmoid: c sigmoid(z/s)
+  double softcapScale{}; ///< the divisor s of the sigmoid form
   AttentionSpec attention;
 
   int64_t paddedVocab() const {
@@ -105,62 +110,62 @@ struct ModelShape {
 /// names, see Parameters.h) and the optimizer's settings.
 struct OptimizerGroup {
   std::string name;
-  OptimizerKind kind = OptimizerKind::Adam;
+  OptimizerKind kind{};
   std::vector<std::string> params;
-  double lr = 1e-3;
-  double weightDecay = 0.0;
+  double lr{};
+  double weightDecay{};
   // Muon.
-  double momentum = 0.95;
-  bool nesterov = true;
-  MomentumForm momentumForm = MomentumForm::Sum;
-  int64_t momentumWarmupSteps = 0; ///< 0 = constant momentum
-  double momentumWarmupStart = 0.85;
-  int64_t nsSteps = 5;
-  std::vector<double> nsCoefficients = {3.4445, -4.7750, 2.0315};
-  double nsEps = 1e-7;
-  NSForm nsForm = NSForm::PolynomialThenApply;
-  NSBackend nsBackend = NSBackend::NewtonSchulz;
-  NSNormalize nsNormalize = NSNormalize::AfterCast;
-  DType nsDtype = DType::BF16;
-  UpdateScale updateScale = UpdateScale::None;
-  bool qkvSplit = false;
-  MuonDistribution distribution = MuonDistribution::None;
+  double momentum{};
+  bool nesterov{};
+  MomentumForm momentumForm{};
+  int64_t momentumWarmupSteps{}; ///< 0 = constant momentum
+  double momentumWarmupStart{};
+  int64_t nsSteps{};
+  std::vector<double> nsCoefficients{};
+  double nsEps{};
+  NSForm nsForm{};
+  NSBackend nsBackend{};
+  NSNormalize nsNormalize{};
+  DType nsDtype{};
+  UpdateScale updateScale{};
+  bool qkvSplit{};
+  MuonDistribution distribution{};
   // Adam.
-  double beta1 = 0.9;
-  double beta2 = 0.95;
-  double eps = 1e-8;
-  bool decoupledWeightDecay = true;
-  bool biasCorrection = true;
+  double beta1{};
+  double beta2{};
+  double eps{};
+  bool decoupledWeightDecay{};
+  bool biasCorrection{};
   SourceLoc loc; ///< the group's node
 };
 
 struct ScheduleSpec {
-  int64_t warmupSteps = 0;
+  int64_t warmupSteps{};
   /// Linear decay over the last `decaySteps` steps (or the last
   /// `decayFraction` of training when decaySteps == 0) from 1 to `lrFloor`:
   /// w = min((N - step) / D, 1); mult = w + (1 - w) * floor.
-  int64_t decaySteps = 0;
-  double decayFraction = 0.0;
-  double lrFloor = 0.0;
+  int64_t decaySteps{};
+  double decayFraction{};
+  double lrFloor{};
 };
 
 struct TrainingSpec {
-  int64_t seqLen = 1024;
-  int64_t deviceBatch = 8; ///< sequences per micro-step per rank
-  int64_t batch = 8;       ///< global sequences per optimizer step
-  int64_t ranks = 1;
-  int64_t steps = 1000;
-  int64_t seed = 0;
-  DType dtype = DType::F32;
-  int64_t timingSkipSteps = 10;
+  int64_t seqLen{};
+  int64_t deviceBatch{}; ///< sequences per micro-step per rank
+  int64_t batch{};       ///< global sequences per optimizer step
+  int64_t ranks{};
+  int64_t steps{};
+  int64_t seed{};
+  DType dtype{};
+  int64_t timingSkipSteps{};
   /// Stop when the loss exceeds this many times the first step's; 0 = off.
-  double divergenceFactor = 10.0;
+  double divergenceFactor{};
   int64_t gradAccum() const { return batch / (deviceBatch * ranks); }
 };
 
 struct ValidationSpec {
-  int64_t every = 125; ///< 0 = only at the end
-  int64_t tokens = 10485760;
+  int64_t every{}; ///< 0 = only at the end
+  int64_t tokens{};
 };
 
 struct DataSpec {
@@ -171,7 +176,7 @@ struct DataSpec {
 /// Limits of the compiler itself (frontend/CompileCost.h).
 struct CompileSpec {
   /// Refuse specs whose compile is expected to need more peak memory (MiB).
-  int64_t memoryLimitMiB = 1024;
+  int64_t memoryLimitMiB{};
 };
 
 struct ModelSpec {

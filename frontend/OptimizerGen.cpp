@@ -5,7 +5,12 @@
 // multiplier and the Muon momentum warm-up as ops on the step counter.
 //
 //   @update(%step: tensor<i64>, %param.P..., %grad.P..., %state.P.K...)
-//       -> (%param.P..., %state.P.K..., %lr_mult)
+//       -> (%param.P..., %state.P.K..., %lr_mult, %param_sq_norms)
+//
+// param_sq_norms (tensor<G x f32>) holds, for each optimizer group in the
+// order of its first parameter, the sum of squares of its parameters after
+// the update: the divergence guard reads these G words instead of every
+// parameter.
 //
 // Every argument and result carries `gpt.name` (its arena slot).
 //
@@ -58,6 +63,42 @@ Location locOf(MLIRContext &ctx, const ModelSpec &spec, const std::string &key,
                       FileLineColLoc::get(&ctx, l.file, l.line, l.col));
 }
 
+/// For each group of `order`, the sum of squares of its parameters
+/// `values`, as one tensor<G x f32>.
+Value squaredNorms(OpBuilder &b, Location loc,
+                   const std::vector<ParameterInfo> &params,
+                   ArrayRef<Value> values, ArrayRef<int> order) {
+  MLIRContext *ctx = b.getContext();
+  auto one = RankedTensorType::get({1}, b.getF32Type());
+  SmallVector<Value> sums(order.size());
+  for (auto [p, value] : llvm::zip(params, values)) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> dims, ones;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      dims.push_back(d);
+      ones.push_back(1);
+    }
+    Value sum = gpt::SquareOp::create(b, loc, type, value);
+    if (type.getRank() > 0)
+      sum = gpt::ReduceOp::create(
+          b, loc, RankedTensorType::get(ones, type.getElementType()),
+          gpt::ReduceKindAttr::get(ctx, gpt::ReduceKind::sum), sum,
+          b.getDenseI64ArrayAttr(dims));
+    if (type.getElementType() != b.getF32Type())
+      sum = gpt::CastOp::create(
+          b, loc, RankedTensorType::get(ones, b.getF32Type()), sum);
+    Value flat = gpt::ReshapeOp::create(b, loc, one, sum);
+    size_t g = llvm::find(order, p.group) - order.begin();
+    sums[g] =
+        sums[g] ? Value(gpt::AddOp::create(b, loc, one, sums[g], flat)) : flat;
+  }
+  if (sums.size() == 1)
+    return sums[0];
+  auto all = RankedTensorType::get({static_cast<int64_t>(sums.size())},
+                                   b.getF32Type());
+  return gpt::ConcatOp::create(b, loc, all, sums, 0);
+}
+
 } // namespace
 
 LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
@@ -103,6 +144,15 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
     }
   resultTypes.push_back(scalarF32);
   resultNames.push_back("lr_mult");
+  // Groups in the order of their first parameter (as the manifest lists
+  // the parameters).
+  SmallVector<int> groupOrder;
+  for (const ParameterInfo &p : params)
+    if (!llvm::is_contained(groupOrder, p.group))
+      groupOrder.push_back(p.group);
+  resultTypes.push_back(RankedTensorType::get(
+      {static_cast<int64_t>(groupOrder.size())}, b.getF32Type()));
+  resultNames.push_back("param_sq_norms");
 
   b.setInsertionPointToEnd(module.getBody());
   Location fnLoc = locOf(ctx, spec, "optimizer", "update");
@@ -205,6 +255,8 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
   SmallVector<Value> results(newParams);
   results.append(newStates.begin(), newStates.end());
   results.push_back(mult);
+  results.push_back(squaredNorms(b, locOf(ctx, spec, "optimizer", "update"),
+                                 params, newParams, groupOrder));
   func::ReturnOp::create(b, fnLoc, results);
   return success();
 }

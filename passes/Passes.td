@@ -413,6 +413,21 @@ def DedupKernelsPass : Pass<"gptc-dedup-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def StreamLaunchesPass : Pass<"gptc-stream-launches", "mlir::func::FuncOp"> {
+  let summary = "Enqueue kernel launches on the step's stream without waits";
+  let description = [{
+    Every synchronous `gpu.launch_func` of the function (a launch followed,
+    once lowered, by a stream synchronisation) becomes an asynchronous one
+    on a stream token made once at the function's entry (`gpu.wait async`,
+    which lowers to `mgpuStreamCreate`: the device's stream). The launches'
+    tokens are not waited for: the runtime puts all of a step's GPU work on
+    that one in-order stream and synchronises when it reads the results.
+    Launches that are already asynchronous, and functions without launches,
+    are left as they are.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def GemmToBlasPass : Pass<"gptc-gemm-to-blas", "mlir::ModuleOp"> {
   let summary = "Turn linalg GEMMs on buffers into runtime GEMM calls";
   let description = [{
@@ -710,6 +725,49 @@ def CopyToLinalgPass : Pass<"gptc-copy-to-linalg", "mlir::func::FuncOp"> {
     calls into MLIR's C runner utilities.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def KernelMarksPass : Pass<"gptc-kernel-marks", "mlir::ModuleOp"> {
+  let summary = "Bracket every kernel nest with gptc_kernel_mark(ID, 0|1) calls";
+  let description = [{
+    Every scf.parallel that is not nested in another (a kernel nest, after
+    `convert-linalg-to-parallel-loops`) gets a call
+    `gptc_kernel_mark(ID, 0)` before it and `gptc_kernel_mark(ID, 1)` after
+    it, ID numbering the nests of the module in program order; the callee
+    is declared private. The IDs are the same on the CPU and CUDA targets:
+    `gptc-emu-check` compares each kernel's arena writes between the two
+    bundles (`gptc compile --kernel-marks`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+def SinkGlobalsPass : Pass<"gptc-sink-globals", "mlir::func::FuncOp"> {
+  let summary = "Move the memref.get_global a gpu.launch uses into it";
+  let description = [{
+    A host global's address is not a device address. For every
+    `memref.get_global` defined outside a `gpu.launch` and used inside it,
+    the launch body gets its own copy of the op (at its start) and the uses
+    inside the body use the copy; uses outside keep the original.
+    `gpu-kernel-outlining` then copies the global into the kernel's
+    gpu.module.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def PipelineOptionsErrorPass : Pass<"gptc-pipeline-options-error",
+                                    "mlir::ModuleOp"> {
+  let summary = "Fail with a message: contradictory pipeline options";
+  let description = [{
+    A pass pipeline builder cannot fail; when `gptc-pipeline`'s options
+    contradict each other (start-after not before stop-after) the pipeline
+    is this one pass, which emits `message` as an error on the module and
+    fails when it runs.
+  }];
+  let options = [
+    Option<"message", "message", "std::string", /*default=*/"\"\"",
+           "The error to report">,
+  ];
 }
 
 #endif // GPTC_PASSES_TD

@@ -34,97 +34,18 @@ void addText(OpPassManager &pm, const std::string &text) {
     llvm::report_fatal_error(llvm::Twine("gptc: bad pipeline text: " + text));
 }
 
-/// Brackets every kernel nest with gptc_kernel_mark(ID, 0/1) calls
-/// (PipelineOptions::kernelMarks).
-struct KernelMarksPass
-    : public PassWrapper<KernelMarksPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(KernelMarksPass)
-  StringRef getArgument() const final { return "gptc-kernel-marks"; }
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    OpBuilder b(module.getContext());
-    Type i64 = b.getI64Type();
-    auto type = b.getFunctionType({i64, i64}, {});
-    b.setInsertionPointToEnd(module.getBody());
-    auto decl =
-        func::FuncOp::create(b, module.getLoc(), "gptc_kernel_mark", type);
-    decl.setPrivate();
-    std::vector<scf::ParallelOp> nests;
-    for (auto fn : module.getOps<func::FuncOp>())
-      fn.walk<WalkOrder::PreOrder>([&](scf::ParallelOp op) {
-        nests.push_back(op);
-        return WalkResult::skip();
-      });
-    int64_t id = 0;
-    for (scf::ParallelOp op : nests) {
-      auto mark = [&](int64_t phase) {
-        Value a = arith::ConstantIntOp::create(b, op.getLoc(), i64, id);
-        Value p = arith::ConstantIntOp::create(b, op.getLoc(), i64, phase);
-        func::CallOp::create(b, op.getLoc(), decl, ValueRange{a, p});
-      };
-      b.setInsertionPoint(op);
-      mark(0);
-      b.setInsertionPointAfter(op);
-      mark(1);
-      ++id;
-    }
-  }
-};
-
-/// Moves the memref.get_global a kernel uses into the kernel: a host
-/// global's address is not a device address (outlining then copies the
-/// global into the kernel's gpu.module).
-struct SinkGlobalsIntoKernelsPass
-    : public PassWrapper<SinkGlobalsIntoKernelsPass,
-                         OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SinkGlobalsIntoKernelsPass)
-  StringRef getArgument() const final { return "gptc-sink-globals"; }
-  void runOnOperation() override {
-    getOperation().walk([](gpu::LaunchOp launch) {
-      Region &body = launch.getBody();
-      llvm::SetVector<Operation *> globals;
-      body.walk([&](Operation *op) {
-        for (Value v : op->getOperands())
-          if (auto get = v.getDefiningOp<memref::GetGlobalOp>())
-            if (!body.isAncestor(get->getParentRegion()))
-              globals.insert(get);
-      });
-      OpBuilder b(&body.front(), body.front().begin());
-      for (Operation *get : globals) {
-        Operation *copy = b.clone(*get);
-        get->getResult(0).replaceUsesWithIf(
-            copy->getResult(0), [&](OpOperand &use) {
-              return body.isAncestor(use.getOwner()->getParentRegion());
-            });
-      }
-    });
-  }
-};
-
-/// Fails with `message`: how a pipeline with contradictory options says so
-/// when it runs (a pipeline builder cannot fail).
-struct OptionsErrorPass
-    : public PassWrapper<OptionsErrorPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OptionsErrorPass)
-  explicit OptionsErrorPass(std::string message) : message(message) {}
-  StringRef getArgument() const final { return "gptc-pipeline-options-error"; }
-  void runOnOperation() override {
-    getOperation().emitError(message);
-    signalPassFailure();
-  }
-  std::string message;
-};
-
 } // namespace
 
 void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   // With startAfter, the passes of the stages up to it go to a pass manager
   // that is dropped: the input is already past them.
   if (options.startAfter && *options.startAfter >= options.stopAfter) {
-    out.addPass(std::make_unique<OptionsErrorPass>(
+    PipelineOptionsErrorPassOptions error;
+    error.message =
         std::string("gptc-pipeline: start-after=") +
         stageName(*options.startAfter) +
-        " must come before stop-after=" + stageName(options.stopAfter)));
+        " must come before stop-after=" + stageName(options.stopAfter);
+    out.addPass(createPipelineOptionsErrorPass(error));
     return;
   }
   OpPassManager skipped(out.getOpAnchorName(), out.getNesting());
@@ -250,7 +171,7 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   if (done(Stage::Loops))
     return;
   if (options.kernelMarks)
-    pm->addPass(std::make_unique<KernelMarksPass>());
+    pm->addPass(createKernelMarksPass());
 
   // 7. CUDA: the same nests mapped onto gpu.launch (buildPTXPipeline
   //    takes them to PTX).
@@ -264,8 +185,7 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
                  "func.func(lower-affine),canonicalize,cse");
     if (!options.kernelMarks)
       pm->addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
-    pm->addNestedPass<func::FuncOp>(
-        std::make_unique<SinkGlobalsIntoKernelsPass>());
+    pm->addNestedPass<func::FuncOp>(createSinkGlobalsPass());
     if (done(Stage::LLVM))
       return;
     // 8. CUDA: PTX for every chip.
@@ -303,6 +223,8 @@ void buildPTXPipeline(OpPassManager &pm) {
   addText(pm, "gpu-kernel-outlining");
   pm.addPass(createDedupKernelsPass());
   pm.addPass(createSharedTileRegistersPass());
+  // No host wait after each launch: the step's work is one stream.
+  pm.addNestedPass<func::FuncOp>(createStreamLaunchesPass());
   for (size_t i = 1; i < kPTXChips.size(); ++i)
     addText(pm, std::string("nvvm-attach-target{chip=") + kPTXChips[i] +
                     " features=+ptx80}");

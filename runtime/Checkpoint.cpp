@@ -98,14 +98,15 @@ private:
 };
 
 /// Removes the staging directories (step_S.partial-*) of saves that were
-/// killed: one run writes into a checkpoint directory at a time.
+/// killed (gptc's marker in them, their writer gone).
 void removeKilledSaves(const std::string &dir) {
   std::vector<std::string> partial;
   if (DIR *d = ::opendir(dir.c_str())) {
     while (dirent *e = ::readdir(d)) {
       std::string name = e->d_name;
       if (name.compare(0, 5, "step_") == 0 &&
-          name.find(".partial-") != std::string::npos)
+          name.find(".partial-") != std::string::npos &&
+          isAbandonedStaging(dir + "/" + name))
         partial.push_back(dir + "/" + name);
     }
     ::closedir(d);
@@ -366,8 +367,24 @@ bool findCheckpoint(const std::string &path, std::string &found,
   return true;
 }
 
+bool checkNoOtherRun(const std::string &dir, std::string &error) {
+  auto found = listCheckpoints(dir);
+  if (found.empty())
+    return true;
+  std::string names;
+  for (size_t i = 0; i < found.size() && i < 3; ++i)
+    names += (i ? ", step_" : "step_") + std::to_string(found[i].first);
+  if (found.size() > 3)
+    names += " and " + std::to_string(found.size() - 3) + " more";
+  error = dir + " holds the checkpoints of another run (" + names +
+          "); continue that run with --resume " + dir +
+          ", save elsewhere with --checkpoint-dir, or pass --force to let "
+          "this run replace them";
+  return false;
+}
+
 bool readCheckpointBundle(const std::string &dir, std::string &bundle,
-                          std::string &error) {
+                          std::string &stepLibrarySha256, std::string &error) {
   const std::string path = dir + "/" + kStateFile;
   llvm::json::Value value = nullptr;
   if (!readJson(path, value, error))
@@ -378,7 +395,33 @@ bool readCheckpointBundle(const std::string &dir, std::string &bundle,
     error = path + ": bundle: missing (a checkpoint older than gptc sample)";
     return false;
   }
+  std::optional<llvm::StringRef> sha = o->getString("step_library_sha256");
+  if (!sha) {
+    error = path + ": step_library_sha256: missing";
+    return false;
+  }
   bundle = b->str();
+  stepLibrarySha256 = sha->str();
+  return true;
+}
+
+bool checkBundleOfCheckpoint(const std::string &dir, const std::string &bundle,
+                             std::string &error) {
+  std::string named, expected;
+  if (!readCheckpointBundle(dir, named, expected, error))
+    return false;
+  Manifest m;
+  if (!readManifest(bundle + "/manifest.json", m, error))
+    return false;
+  if (m.stepLibrary.sha256 != expected) {
+    error = bundle + ": not the bundle " + dir +
+            " was saved with (its step library's SHA-256 is " +
+            m.stepLibrary.sha256.substr(0, 12) + "..., the checkpoint's " +
+            expected.substr(0, 12) +
+            "...); not loading its code (give the right one with --bundle "
+            "DIR)";
+    return false;
+  }
   return true;
 }
 

@@ -67,15 +67,28 @@ bool saveCheckpoint(const Manifest &manifest, const Arena &arena,
                     int64_t keep, std::string &written, std::string &later,
                     std::string &error);
 
+/// A new run (no --resume) saving into `dir`: false and `error` when `dir`
+/// holds checkpoints (another run's: its step_S would be replaced or,
+/// with --keep, removed), naming them.
+bool checkNoOtherRun(const std::string &dir, std::string &error);
+
 /// The checkpoint `path` names: itself when it holds checkpoint.json,
 /// else the newest complete step_S inside it. False with `error`.
 bool findCheckpoint(const std::string &path, std::string &found,
                     std::string &error);
 
 /// The bundle the checkpoint `dir` was saved from (checkpoint.json's
-/// `bundle`).
+/// `bundle`) and the SHA-256 of that bundle's step library
+/// (`step_library_sha256`).
 bool readCheckpointBundle(const std::string &dir, std::string &bundle,
-                          std::string &error);
+                          std::string &stepLibrarySha256, std::string &error);
+
+/// A bundle is code: before `bundle`'s step library is loaded for the
+/// checkpoint `dir`, its manifest must name the library the checkpoint was
+/// saved with (openBundle then checks the file against the manifest).
+/// False with one `error` line naming both otherwise.
+bool checkBundleOfCheckpoint(const std::string &dir, const std::string &bundle,
+                             std::string &error);
 
 /// Reads the checkpoint directory `dir` into `arena` (allocated) and
 /// `state`, after checking it against `manifest`.

@@ -11,37 +11,41 @@ namespace runtime {
 
 namespace {
 
-float widen(float v) { return v; }
-float widen(double v) { return float(v); }
-float widen(uint16_t bits) { return bf16ToF32(bits); }
+double widen(float v) { return v; }
+double widen(double v) { return v; }
+double widen(uint16_t bits) { return bf16ToF32(bits); }
 
-/// Adds the squared change of `n` elements of `data` against `previous`
-/// to `update`, their squares to `param`, and copies them into
-/// `previous`: in parallel over the OpenMP threads and vectorised (the
-/// per-thread partial sums are added in an unspecified order; the guard
-/// needs norms, not bits).
-template <typename T>
-void accumulate(const T *data, float *previous, int64_t n, double &update,
-                double &param) {
-  double u = 0.0, p = 0.0;
-#pragma omp parallel for simd reduction(+ : u, p)                              \
-    schedule(static) if (n >= 65536)
-  for (int64_t i = 0; i < n; ++i) {
-    double v = widen(data[i]);
-    double d = v - double(previous[i]);
-    u += d * d;
-    p += v * v;
-    previous[i] = float(v);
+template <typename T> double sumOfSquares(const T *data, int64_t n) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; ++i)
+    sum += widen(data[i]) * widen(data[i]);
+  return sum;
+}
+
+/// The sum of squares of a float slot of `arena` (0 for integer slots).
+double sumOfSquares(const Arena &arena, const Slot &s) {
+  const uint8_t *data = arena.data() + s.offset;
+  switch (s.dtype) {
+  case SlotType::F32:
+    return sumOfSquares(reinterpret_cast<const float *>(data), s.numElements());
+  case SlotType::F64:
+    return sumOfSquares(reinterpret_cast<const double *>(data),
+                        s.numElements());
+  case SlotType::BF16:
+    return sumOfSquares(reinterpret_cast<const uint16_t *>(data),
+                        s.numElements());
+  case SlotType::I32:
+  case SlotType::I64:
+    break;
   }
-  update += u;
-  param += p;
+  return 0.0;
 }
 
 std::string num(double v) {
   if (std::isnan(v))
     return "nan"; // not printf's "-nan"
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  std::snprintf(buf, sizeof(buf), "%.3g", v);
   return buf;
 }
 
@@ -49,62 +53,62 @@ std::string num(double v) {
 
 DivergenceGuard::DivergenceGuard(const Manifest &manifest, Arena &arena)
     : arena(arena), factor(manifest.divergenceFactor) {
-  size_t elements = 0;
+  // Groups in the order of their first parameter, as the update step
+  // writes param_sq_norms; the initial RMS from the host's parameters.
+  std::vector<double> sums;
   for (const ParamEntry &p : manifest.params) {
-    const Slot *s = manifest.findSlot("param." + p.name);
-    if (!s || s->dtype == SlotType::I32 || s->dtype == SlotType::I64)
-      continue;
-    Group *g = nullptr;
-    for (Group &candidate : groups)
-      if (candidate.name == p.group)
-        g = &candidate;
-    if (!g) {
-      groups.push_back({p.group, {}});
-      g = &groups.back();
+    size_t g = 0;
+    while (g < groups.size() && groups[g].name != p.group)
+      ++g;
+    if (g == groups.size()) {
+      groups.push_back({p.group});
+      sums.push_back(0.0);
     }
-    g->slots.push_back(s);
-    elements += size_t(s->numElements());
-  }
-  previous.resize(elements);
-  measure(); // the initial parameters
-}
-
-void DivergenceGuard::measure() {
-  float *copy = previous.data();
-  for (Group &g : groups) {
-    double update = 0.0, param = 0.0;
-    for (const Slot *s : g.slots) {
-      const uint8_t *data = arena.data() + s->offset;
-      int64_t n = s->numElements();
-      switch (s->dtype) {
-      case SlotType::F32:
-        accumulate(reinterpret_cast<const float *>(data), copy, n, update,
-                   param);
-        break;
-      case SlotType::F64:
-        accumulate(reinterpret_cast<const double *>(data), copy, n, update,
-                   param);
-        break;
-      case SlotType::BF16:
-        accumulate(reinterpret_cast<const uint16_t *>(data), copy, n, update,
-                   param);
-        break;
-      case SlotType::I32:
-      case SlotType::I64:
-        break; // not watched (the constructor skips them)
-      }
-      copy += n;
+    if (const Slot *s = manifest.findSlot("param." + p.name)) {
+      groups[g].elements += s->numElements();
+      sums[g] += sumOfSquares(arena, *s);
     }
-    g.updateNorm = std::sqrt(update);
-    g.paramNorm = std::sqrt(param);
   }
+  for (size_t g = 0; g < groups.size(); ++g)
+    groups[g].rms = groups[g].elements
+                        ? std::sqrt(sums[g] / double(groups[g].elements))
+                        : 0.0;
+  const Slot *s = manifest.findSlot("param_sq_norms");
+  if (s && s->dtype == SlotType::F32 &&
+      s->numElements() == int64_t(groups.size()))
+    norms = s;
 }
 
 bool DivergenceGuard::check(int64_t step, double loss, std::string &error) {
-  measure();
+  if (norms) {
+    const float *sums =
+        reinterpret_cast<const float *>(arena.data() + norms->offset);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      groups[g].previousRms = groups[g].rms;
+      groups[g].rms =
+          groups[g].elements
+              ? std::sqrt(double(sums[g]) / double(groups[g].elements))
+              : 0.0;
+    }
+  }
+  // The group to name: a non-finite one first, else the largest growth.
+  auto growth = [](const Group &g) {
+    return g.previousRms > 0 ? g.rms / g.previousRms : 0.0;
+  };
+  const Group *worst = nullptr;
+  for (const Group &g : groups) {
+    bool finite = std::isfinite(g.rms);
+    bool worstFinite = worst && std::isfinite(worst->rms);
+    if (!worst || (!finite && worstFinite) ||
+        (finite == worstFinite && growth(g) > growth(*worst)))
+      worst = &g;
+  }
+
   std::string why;
   if (!std::isfinite(loss)) {
     why = "loss " + num(loss);
+  } else if (loss <= 0) {
+    why = "loss " + num(loss) + " is not positive (a cross-entropy is)";
   } else if (!haveFirst) {
     firstLoss = loss;
     haveFirst = true;
@@ -112,27 +116,21 @@ bool DivergenceGuard::check(int64_t step, double loss, std::string &error) {
     why = "loss " + num(loss) + " exceeds " + num(factor) +
           " x the first loss " + num(firstLoss);
   }
-  // The group to name: a non-finite one first, else the largest update.
-  const Group *worst = nullptr;
-  for (const Group &g : groups) {
-    bool finite = std::isfinite(g.paramNorm) && std::isfinite(g.updateNorm);
-    bool worstFinite = worst && std::isfinite(worst->paramNorm) &&
-                       std::isfinite(worst->updateNorm);
-    if (!worst || (!finite && worstFinite) ||
-        (finite == worstFinite && g.updateNorm > worst->updateNorm))
-      worst = &g;
+  if (why.empty() && norms && worst) {
+    if (!std::isfinite(worst->rms))
+      why = "loss " + num(loss) + ", parameters of group '" + worst->name +
+            "' are not finite";
+    else if (growth(*worst) > kGrowth)
+      why = "the parameters of group '" + worst->name + "' grew from RMS " +
+            num(worst->previousRms) + " to " + num(worst->rms) +
+            " in one step (more than " + num(kGrowth) + "x)";
   }
-  if (why.empty() && worst &&
-      !(std::isfinite(worst->paramNorm) && std::isfinite(worst->updateNorm)))
-    why = "loss " + num(loss) + ", parameters of group '" + worst->name +
-          "' are not finite";
   if (why.empty())
     return true;
   error = "diverged at step " + std::to_string(step) + ": " + why;
-  if (worst)
-    error += "; largest update: group '" + worst->name + "' (update norm " +
-             num(worst->updateNorm) + ", parameter norm " +
-             num(worst->paramNorm) + ")";
+  if (norms && worst)
+    error += "; largest growth: group '" + worst->name + "' (parameter RMS " +
+             num(worst->previousRms) + " -> " + num(worst->rms) + ")";
   return false;
 }
 

@@ -3,21 +3,25 @@
 // After every optimizer step the training loop asks a DivergenceGuard
 // whether the run still makes sense. It does not when
 //
-//   - the loss is not finite,
+//   - the loss is not finite, or not positive (a cross-entropy is > 0),
 //   - the loss exceeds `factor` times the first step's loss
-//     (training.divergence_factor, carried by the manifest; 0 = off), or
-//   - a parameter group's parameters are no longer finite.
+//     (training.divergence_factor, carried by the manifest; 0 = off),
+//   - a parameter group's parameters are no longer finite, or
+//   - a group's parameter RMS grew more than kGrowth-fold in one step
+//     (an optimizer gone wild: Muon's orthogonalised updates keep the loss
+//     at ln V while the weights explode, which no loss test sees).
 //
-// The guard then writes one line naming the step, the loss and the
-// parameter group whose update (the change of its parameters in the step)
-// had the largest norm, e.g.
+// The guard then writes one line naming the step, the reason and the group
+// whose RMS grew the most, e.g.
 //
-//   diverged at step 2: loss 41.3 exceeds 10 x the first loss 5.58; largest
-//   update: group 'hidden' (update norm 3.2e+06, parameter norm 3.2e+06)
+//   diverged at step 1: the parameters of group 'hidden' grew from RMS
+//   0.0198 to 1.1e+05 in one step (more than 10x); largest growth: group
+//   'hidden' (parameter RMS 0.0198 -> 1.1e+05)
 //
-// To measure updates it keeps an f32 copy of the parameters from the step
-// before: one read-and-write pass over the parameters per step, spread
-// over the OpenMP threads.
+// It reads no parameter: the update step writes each group's sum of
+// squares into the slot param_sq_norms (G words), which the loop copies
+// back with the loss. Only the initial RMS is measured from the host's
+// parameters, once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,12 +40,21 @@ namespace runtime {
 
 class DivergenceGuard {
 public:
-  /// Watches the param.* slots of `manifest` in `arena` (allocated and
-  /// initialised), grouped by their optimizer group.
+  /// A group's parameter RMS may grow at most this many times in one step.
+  static constexpr double kGrowth = 10.0;
+
+  /// Watches the loss and, through the slot param_sq_norms of `arena`
+  /// (allocated, its parameters initialised or restored), each optimizer
+  /// group's parameter RMS. A bundle without that slot gets the loss
+  /// tests only.
   DivergenceGuard(const Manifest &manifest, Arena &arena);
 
-  /// Called after optimizer step `step` (1-based) with its loss. Returns
-  /// false and sets `error` (one line) when the run diverged.
+  /// The slot to copy back after each step with the loss (null: none).
+  const Slot *normsSlot() const { return norms; }
+
+  /// Called after optimizer step `step` (1-based) with its loss, the slot
+  /// of normsSlot() current. Returns false and sets `error` (one line) when
+  /// the run diverged.
   bool check(int64_t step, double loss, std::string &error);
 
   /// The loss later ones are compared with (false before the first step);
@@ -58,18 +71,16 @@ public:
 private:
   struct Group {
     std::string name;
-    std::vector<const Slot *> slots;
-    double updateNorm = 0.0, paramNorm = 0.0;
+    int64_t elements = 0;
+    double rms = 0.0, previousRms = 0.0;
   };
-  /// Updates every group's norms and the copy of the parameters.
-  void measure();
 
   Arena &arena;
+  const Slot *norms = nullptr;
   double factor;
   double firstLoss = 0.0;
   bool haveFirst = false;
-  std::vector<Group> groups;
-  std::vector<float> previous; ///< the parameters after the last step
+  std::vector<Group> groups; ///< in the order of param_sq_norms
 };
 
 } // namespace runtime

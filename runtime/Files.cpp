@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -149,6 +150,42 @@ bool writeFileAtomically(
   return fsyncPath(parentOf(path), /*directory=*/true, error);
 }
 
+namespace {
+
+/// The file a staging directory holds while gptc writes it: the writer's
+/// process id. Only a directory with it, whose writer is gone, is ever
+/// removed as debris; it is taken out before the directory is committed.
+constexpr const char *kStagingMarker = ".gptc-staging";
+
+/// "NAME.partial-XXXXXX" (mkdtemp's six characters) for `prefix` =
+/// "NAME.partial-".
+bool isStagingName(const std::string &name, const std::string &prefix) {
+  return name.size() == prefix.size() + 6 &&
+         name.compare(0, prefix.size(), prefix) == 0;
+}
+
+} // namespace
+
+bool isAbandonedStaging(const std::string &path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+      st.st_uid != ::geteuid())
+    return false;
+  std::string marker = path + "/" + kStagingMarker;
+  if (::lstat(marker.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return false;
+  long pid = 0;
+  if (std::FILE *f = std::fopen(marker.c_str(), "r")) {
+    if (std::fscanf(f, "%ld", &pid) != 1)
+      pid = 0;
+    std::fclose(f);
+  }
+  // A live writer (another gptc compiling or saving to the same target)
+  // keeps its staging directory.
+  return pid <= 0 || pid == long(::getpid()) ||
+         (::kill(pid_t(pid), 0) != 0 && errno == ESRCH);
+}
+
 bool makeStagingDirectory(const std::string &target, std::string &staging,
                           std::string &error) {
   std::string t = target;
@@ -163,10 +200,27 @@ bool makeStagingDirectory(const std::string &target, std::string &staging,
     return false;
   }
   staging = name.data();
+  std::string marker = staging + "/" + kStagingMarker;
+  std::FILE *f = std::fopen(marker.c_str(), "wx");
+  bool ok = f && std::fprintf(f, "%ld\n", long(::getpid())) > 0;
+  if ((f && std::fclose(f) != 0) || !ok) {
+    error = sysError(marker, "cannot write");
+    ::unlink(marker.c_str());
+    ::rmdir(staging.c_str());
+    return false;
+  }
   return true;
 }
 
 void removeTree(const std::string &path) {
+  // A symlink (or a file) goes as itself: never what it points at.
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0)
+    return;
+  if (!S_ISDIR(st.st_mode)) {
+    ::unlink(path.c_str());
+    return;
+  }
   std::vector<std::string> names;
   std::string ignored;
   if (listDirectory(path, names, ignored))
@@ -192,7 +246,7 @@ void removeStagingDirectories(const std::string &target) {
   if (!listDirectory(dir, names, ignored))
     return;
   for (const std::string &n : names)
-    if (n.compare(0, prefix.size(), prefix) == 0)
+    if (isStagingName(n, prefix) && isAbandonedStaging(dir + "/" + n))
       removeTree(dir + "/" + n);
 }
 
@@ -200,6 +254,11 @@ bool commitDirectory(
     const std::string &staging, const std::string &target,
     const std::function<bool(const std::string &)> &isReplaceable,
     std::string &error) {
+  std::string marker = staging + "/" + kStagingMarker;
+  if (::unlink(marker.c_str()) != 0 && errno != ENOENT) {
+    error = sysError(marker, "cannot remove");
+    return false;
+  }
   std::vector<std::string> names;
   if (!listDirectory(staging, names, error))
     return false;

@@ -47,8 +47,9 @@ bool writeFileAtomically(
     const std::function<bool(std::FILE *, std::string &)> &write,
     std::string &error);
 
-/// Creates an empty staging directory beside `target` (same parent, so the
-/// final rename stays on one file system): TARGET.partial-XXXXXX.
+/// Creates a staging directory beside `target` (same parent, so the
+/// final rename stays on one file system): TARGET.partial-XXXXXX, holding
+/// only a marker with this process's id (commitDirectory removes it).
 bool makeStagingDirectory(const std::string &target, std::string &staging,
                           std::string &error);
 
@@ -62,11 +63,19 @@ bool commitDirectory(
     const std::function<bool(const std::string &)> &isReplaceable,
     std::string &error);
 
-/// Removes a directory tree (best effort; for staging directories).
+/// Removes a directory tree (best effort; for staging directories and
+/// gptc's own outputs). A symlink is removed as a link: nothing it points
+/// at is touched.
 void removeTree(const std::string &path);
 
-/// Removes the staging directories of `target` (TARGET.partial-*) that a
-/// killed writer left behind.
+/// True when `path` is a staging directory gptc made (a real directory of
+/// this user holding makeStagingDirectory's marker) whose writer is no
+/// longer running: debris of a killed compile or save.
+bool isAbandonedStaging(const std::string &path);
+
+/// Removes the staging directories of `target` (TARGET.partial-XXXXXX)
+/// that a killed writer left behind: only those isAbandonedStaging
+/// accepts; anything else of that name stays.
 void removeStagingDirectories(const std::string &target);
 
 /// False when `text` (JSON) nests arrays and objects deeper than

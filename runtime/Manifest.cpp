@@ -414,6 +414,15 @@ bool checkManifest(Reader &r, const Manifest &m) {
     return false;
   if (m.findSlot("lr_mult") && !requireSlot(r, m, "lr_mult", SlotType::F32, {}))
     return false;
+  if (m.findSlot("param_sq_norms")) {
+    std::vector<std::string> groups;
+    for (const ParamEntry &p : m.params)
+      if (std::find(groups.begin(), groups.end(), p.group) == groups.end())
+        groups.push_back(p.group);
+    if (!requireSlot(r, m, "param_sq_norms", SlotType::F32,
+                     {int64_t(groups.size())}))
+      return false;
+  }
 
   std::map<std::string, size_t> params;
   for (size_t i = 0; i < m.params.size(); ++i) {

@@ -26,9 +26,16 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace gptc {
 namespace runtime {
+
+/// Bytes [offset, offset + bytes) of the arena.
+struct ByteRange {
+  int64_t offset = 0;
+  int64_t bytes = 0;
+};
 
 class StepDevice {
 public:
@@ -39,14 +46,21 @@ public:
   virtual bool attach(Arena &arena, std::string &error) = 0;
   /// The arena descriptor the entry points take.
   virtual gptc_arena_ref *ref() = 0;
-  /// Copies bytes [offset, offset + bytes) of the host arena to the device,
-  /// or back.
+  /// Copies bytes [offset, offset + bytes) of the host arena to the device
+  /// after the work enqueued before (the host bytes may change on return).
   virtual bool upload(int64_t offset, int64_t bytes, std::string &error) = 0;
-  virtual bool download(int64_t offset, int64_t bytes, std::string &error) = 0;
+  /// Copies each range of the device's arena back to the host's and waits
+  /// for them: the one wait for everything enqueued before.
+  virtual bool downloadRanges(const std::vector<ByteRange> &ranges,
+                              std::string &error) = 0;
+  bool download(int64_t offset, int64_t bytes, std::string &error) {
+    return downloadRanges({{offset, bytes}}, error);
+  }
   /// Zeroes bytes [offset, offset + bytes) on both.
   virtual bool zero(int64_t offset, int64_t bytes, std::string &error) = 0;
   /// After entry point `entry` returned: false and `error` when it failed
-  /// on the device.
+  /// to enqueue its work. It does not wait: a kernel that fails on the
+  /// device is reported by the next download.
   virtual bool finish(const char *entry, std::string &error) = 0;
 };
 
@@ -60,7 +74,9 @@ public:
   }
   gptc_arena_ref *ref() override { return arena->ref(); }
   bool upload(int64_t, int64_t, std::string &) override { return true; }
-  bool download(int64_t, int64_t, std::string &) override { return true; }
+  bool downloadRanges(const std::vector<ByteRange> &, std::string &) override {
+    return true;
+  }
   bool zero(int64_t offset, int64_t bytes, std::string &) override {
     std::memset(arena->data() + offset, 0, size_t(bytes));
     return true;

@@ -131,6 +131,7 @@ private:
     return put(slot.tokens, error) && put(slot.targets, error) &&
            put(slot.step, error);
   }
+  /// Copies back the slots named PREFIX*, with one wait.
   bool getSlots(const char *prefix, std::string &error);
   bool getParameters(std::string &error) { return getSlots("param.", error); }
   bool zeroGradients(std::string &error);
@@ -403,10 +404,11 @@ bool Loop::validate(int64_t stepsDone, TrainResult &result,
 }
 
 bool Loop::getSlots(const char *prefix, std::string &error) {
+  std::vector<ByteRange> ranges;
   for (const Slot &s : m.slots)
-    if (s.name.rfind(prefix, 0) == 0 && !get(&s, error))
-      return false;
-  return true;
+    if (s.name.rfind(prefix, 0) == 0)
+      ranges.push_back({s.offset, s.numBytes()});
+  return device.downloadRanges(ranges, error);
 }
 
 bool Loop::zeroGradients(std::string &error) {
@@ -443,9 +445,14 @@ bool Loop::run(TrainResult &result, std::string &error) {
       if (!trainLoader.next(tokens, targets, error) || !putBatch(error) ||
           !call(&StepLibrary::gradStep, "gptc_grad_step", error))
         return false;
+    // What the step's end needs from the device, in one wait: the loss,
+    // the schedule's multiplier, the groups' norms (the divergence guard).
+    std::vector<ByteRange> results;
+    for (const Slot *s : {slot.loss, slot.lrMult, divergence->normsSlot()})
+      if (s)
+        results.push_back({s->offset, s->numBytes()});
     if (!call(&StepLibrary::updateStep, "gptc_update_step", error) ||
-        !get(slot.loss, error) || (slot.lrMult && !get(slot.lrMult, error)) ||
-        !getParameters(error))
+        !device.downloadRanges(results, error))
       return false;
     double dt = seconds(start, Clock::now());
     stepSeconds.push_back(dt);

@@ -33,6 +33,10 @@
  *                                      attention window -- are computed
  *                                      from it inside the step)
  *   loss, eval_loss   f32 []
+ *   param_sq_norms    f32 [G]          after gptc_update_step: each optimizer
+ *                                      group's sum of squared parameters
+ *                                      (groups in the order of their first
+ *                                      parameter in the manifest)
  *   sample_pos        int32 [B]        gptc_logits_step's positions
  *   logits            f32 [B, V]       its result (V: the padded vocab)
  *   param.NAME        f32/f64 shape    parameters (Parameters.h names)

@@ -1,6 +1,7 @@
 //===- CostModel.cpp - H100 occupancy and roofline of `--stats` -----------===//
 //
-// See CostModel.h for the formulas; docs/design-notes.md for their sources.
+// See CostModel.h for the formulas; docs/design/cuda.md ("The cost model of
+// --stats") for their sources.
 //
 //===----------------------------------------------------------------------===//
 

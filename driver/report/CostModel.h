@@ -1,7 +1,7 @@
 //===- CostModel.h - H100 occupancy and roofline of `--stats` ---*- C++ -*-===//
 //
 // The arithmetic of the cost report of `gptc compile --target=cuda --stats`
-// (docs/design-notes.md, "The cost model of --stats"): occupancy of a kernel
+// (docs/design/cuda.md, "The cost model of --stats"): occupancy of a kernel
 // on an H100 SXM (sm_90) from its block size, registers and shared memory,
 // and roofline times of kernels and GEMMs from FLOPs and bytes moved. Pure
 // functions of numbers, no MLIR, so that unit tests check them on

@@ -7,6 +7,8 @@
 
 #include "driver/report/KernelCost.h"
 
+#include "frontend/Parameters.h"
+
 #include "passes/Lowering/KernelEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -295,17 +297,21 @@ std::optional<int64_t> workItems(
 }
 
 /// The keys a query sees under the spec's sliding window, or nullopt
-/// without one: the mean window of the schedule (linear from window_start
-/// to window_end, so their mean; a time per step is a mean over training),
-/// rounded up to its granularity, plus a mask block when it counts blocks.
+/// without one: the mean over training's steps and layers of the window
+/// schedule (windowTokens, frontend/Parameters.h: the one C++ spelling of
+/// it; a time per step is a mean over training), rounded up, plus a mask
+/// block when the window counts blocks.
 std::optional<int64_t> windowKeys(const ModelSpec &spec) {
-  const auto &attention = spec.model.attention;
-  if (attention.windowUnit == WindowUnit::None)
+  if (spec.model.attention.windowUnit == WindowUnit::None)
     return std::nullopt;
-  int64_t window = (attention.windowStart + attention.windowEnd + 1) / 2;
-  int64_t granularity = std::max<int64_t>(attention.windowGranularity, 1);
-  window = (window + granularity - 1) / granularity * granularity;
-  if (attention.windowUnit == WindowUnit::Blocks)
+  const int64_t steps = std::max<int64_t>(spec.training.steps, 1);
+  const int64_t layers = std::max<int64_t>(spec.model.nLayer, 1);
+  int64_t sum = 0;
+  for (int64_t step = 0; step < steps; ++step)
+    for (int64_t layer = 0; layer < layers; ++layer)
+      sum += windowTokens(spec, step, layer);
+  int64_t window = (sum + steps * layers - 1) / (steps * layers);
+  if (spec.model.attention.windowUnit == WindowUnit::Blocks)
     window += 128;
   return window;
 }

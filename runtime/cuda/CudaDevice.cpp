@@ -162,26 +162,28 @@ bool CudaDevice::upload(uint64_t dst, const void *src, uint64_t bytes,
                         std::string &error) {
   State &s = state();
   s.bindContext();
-  return s.check(s.cu->cuStreamSynchronize(s.stream), "cuStreamSynchronize",
-                 error) &&
-         s.check(s.cu->cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD", error);
+  return s.check(s.cu->cuMemcpyHtoDAsync(dst, src, bytes, s.stream),
+                 "cuMemcpyHtoDAsync", error);
+}
+
+bool CudaDevice::enqueueDownload(void *dst, uint64_t src, uint64_t bytes,
+                                 std::string &error) {
+  State &s = state();
+  s.bindContext();
+  return s.check(s.cu->cuMemcpyDtoHAsync(dst, src, bytes, s.stream),
+                 "cuMemcpyDtoHAsync", error);
 }
 
 bool CudaDevice::download(void *dst, uint64_t src, uint64_t bytes,
                           std::string &error) {
-  State &s = state();
-  s.bindContext();
-  return s.check(s.cu->cuStreamSynchronize(s.stream), "cuStreamSynchronize",
-                 error) &&
-         s.check(s.cu->cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH", error);
+  return enqueueDownload(dst, src, bytes, error) && synchronize(error);
 }
 
 bool CudaDevice::zero(uint64_t dst, uint64_t bytes, std::string &error) {
   State &s = state();
   s.bindContext();
-  return s.check(s.cu->cuStreamSynchronize(s.stream), "cuStreamSynchronize",
-                 error) &&
-         s.check(s.cu->cuMemsetD8(dst, 0, bytes), "cuMemsetD8", error);
+  return s.check(s.cu->cuMemsetD8Async(dst, 0, bytes, s.stream),
+                 "cuMemsetD8Async", error);
 }
 
 bool CudaDevice::synchronize(std::string &error) {
@@ -190,11 +192,17 @@ bool CudaDevice::synchronize(std::string &error) {
   if (!error.empty())
     return false;
   s.bindContext();
+  // Launches do not wait: a kernel that faulted is reported here, at the
+  // first synchronisation after it, whichever kernel was launched last.
   return s.check(s.cu->cuStreamSynchronize(s.stream), "cuStreamSynchronize",
                  error,
-                 s.lastKernel.empty() ? ""
-                                      : "after kernel " + s.lastKernel +
-                                            ", the last one launched");
+                 s.lastKernel.empty()
+                     ? ""
+                     : "a kernel of the step failed; the last one launched "
+                       "was " +
+                           s.lastKernel +
+                           "; CUDA_LAUNCH_BLOCKING=1 makes the failing "
+                           "launch report itself");
 }
 
 std::string CudaDevice::takeError() { return state().takeKeptError(); }

@@ -50,12 +50,17 @@ public:
   /// Device memory (cuMemAlloc); 0 and `error` on failure.
   uint64_t allocate(uint64_t bytes, std::string &error);
   void release(uint64_t ptr);
-  /// Synchronous copies and memset on the step's stream (the stream is
-  /// synchronised first).
+  /// A copy to the device and a memset, enqueued on the step's stream
+  /// after the work before them; `src` may be reused on return.
   bool upload(uint64_t dst, const void *src, uint64_t bytes,
               std::string &error);
-  bool download(void *dst, uint64_t src, uint64_t bytes, std::string &error);
   bool zero(uint64_t dst, uint64_t bytes, std::string &error);
+  /// A copy back, enqueued on the step's stream: `dst` holds it after the
+  /// next synchronize().
+  bool enqueueDownload(void *dst, uint64_t src, uint64_t bytes,
+                       std::string &error);
+  /// enqueueDownload, then synchronize().
+  bool download(void *dst, uint64_t src, uint64_t bytes, std::string &error);
   /// Waits for the step's stream; returns false with the first error a
   /// callback kept or the synchronisation's own.
   bool synchronize(std::string &error);

@@ -28,10 +28,14 @@ bool CudaStepDevice::upload(int64_t offset, int64_t bytes, std::string &error) {
                        uint64_t(bytes), error);
 }
 
-bool CudaStepDevice::download(int64_t offset, int64_t bytes,
-                              std::string &error) {
-  return device.download(host->data() + offset, base + uint64_t(offset),
-                         uint64_t(bytes), error);
+bool CudaStepDevice::downloadRanges(const std::vector<ByteRange> &ranges,
+                                    std::string &error) {
+  for (const ByteRange &r : ranges)
+    if (!device.enqueueDownload(host->data() + r.offset,
+                                base + uint64_t(r.offset), uint64_t(r.bytes),
+                                error))
+      return false;
+  return device.synchronize(error);
 }
 
 bool CudaStepDevice::zero(int64_t offset, int64_t bytes, std::string &error) {
@@ -40,7 +44,8 @@ bool CudaStepDevice::zero(int64_t offset, int64_t bytes, std::string &error) {
 }
 
 bool CudaStepDevice::finish(const char *entry, std::string &error) {
-  if (device.synchronize(error))
+  error = device.takeError();
+  if (error.empty())
     return true;
   error = std::string(entry) + ": " + error;
   return false;

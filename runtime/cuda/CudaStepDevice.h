@@ -27,7 +27,8 @@ public:
   bool attach(Arena &arena, std::string &error) override;
   gptc_arena_ref *ref() override { return &descriptor; }
   bool upload(int64_t offset, int64_t bytes, std::string &error) override;
-  bool download(int64_t offset, int64_t bytes, std::string &error) override;
+  bool downloadRanges(const std::vector<ByteRange> &ranges,
+                      std::string &error) override;
   bool zero(int64_t offset, int64_t bytes, std::string &error) override;
   bool finish(const char *entry, std::string &error) override;
 

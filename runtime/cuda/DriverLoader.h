@@ -36,6 +36,9 @@ namespace cuda {
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD8)                                                                \
+  X(cuMemcpyHtoDAsync)                                                         \
+  X(cuMemcpyDtoHAsync)                                                         \
+  X(cuMemsetD8Async)                                                           \
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuStreamCreate)                                                            \
   X(cuStreamSynchronize)                                                       \

@@ -16,6 +16,7 @@
 #include <set>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -175,12 +176,50 @@ bool isShardName(const std::string &name, const std::string &prefix) {
   return false;
 }
 
-void removeFiles(const std::vector<std::string> &files) {
-  for (const std::string &f : files)
-    std::remove(f.c_str());
+/// The shard names gptc data wrote into a directory, from its list
+/// (shardListName); empty when there is none.
+bool readShardList(const fs::path &list, std::set<std::string> &names,
+                   std::string &error) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(list, ec)))
+    return true;
+  if (!fs::is_regular_file(fs::symlink_status(list, ec))) {
+    error = list.string() + ": not a regular file (gptc data's shard list)";
+    return false;
+  }
+  std::ifstream in(list);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#')
+      names.insert(line);
+  return true;
+}
+
+/// Writes the list of `names` to `list` through a temporary sibling.
+bool writeShardList(const fs::path &list, const std::vector<std::string> &names,
+                    std::string &error) {
+  std::string tmp = list.string() + ".tmp";
+  std::FILE *f = std::fopen(tmp.c_str(), "w");
+  bool ok = f && std::fputs("# the shards gptc data wrote here; it replaces "
+                            "or removes only these\n",
+                            f) >= 0;
+  for (const std::string &n : names)
+    ok = ok && std::fprintf(f, "%s\n", n.c_str()) > 0;
+  ok = f && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0 && ok;
+  if ((f && std::fclose(f) != 0) || !ok ||
+      std::rename(tmp.c_str(), list.c_str()) != 0) {
+    error = list.string() + ": cannot write: " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
 }
 
 } // namespace
+
+std::string shardListName(const std::string &prefix) {
+  return prefix + ".shards";
+}
 
 bool makeShards(const std::vector<std::string> &inputs,
                 const std::string &outDir, const MakeShardsOptions &options,
@@ -214,11 +253,46 @@ bool makeShards(const std::vector<std::string> &inputs,
     return false;
   }
 
-  SplitWriter val(outDir, options.prefix, "val", 0, options.shardTokens,
-                  result.files);
-  std::vector<std::string> trainFiles;
-  SplitWriter train(outDir, options.prefix, "train", 1, options.shardTokens,
-                    trainFiles);
+  // Shards that are there already: only those gptc data listed may be
+  // replaced or removed; any other is someone's data, and nothing is
+  // written.
+  const fs::path list = fs::path(outDir) / shardListName(options.prefix);
+  std::set<std::string> ours, present;
+  if (!readShardList(list, ours, error))
+    return false;
+  for (fs::directory_iterator it(outDir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!isShardName(name, options.prefix))
+      continue;
+    if (!ours.count(name)) {
+      error = it->path().string() +
+              ": a shard gptc data did not write (not in " + list.string() +
+              "); not replacing it (move it, or choose another -o or "
+              "--prefix)";
+      return false;
+    }
+    present.insert(name);
+  }
+
+  // The new shards go to a staging directory first: a run that fails
+  // leaves the old ones as they were.
+  std::string stagingName =
+      (fs::path(outDir) / (options.prefix + ".partial-XXXXXX")).string();
+  std::vector<char> buffer(stagingName.begin(), stagingName.end());
+  buffer.push_back('\0');
+  if (!::mkdtemp(buffer.data())) {
+    error =
+        outDir + ": cannot create a staging directory: " + std::strerror(errno);
+    return false;
+  }
+  const fs::path staging = buffer.data();
+
+  std::vector<std::string> staged, trainFiles;
+  SplitWriter val(staging.string(), options.prefix, "val", 0,
+                  options.shardTokens, staged);
+  SplitWriter train(staging.string(), options.prefix, "train", 1,
+                    options.shardTokens, trainFiles);
   Splitter splitter(valStride(options.valFraction), train, val, result,
                     options.bpe);
 
@@ -233,32 +307,47 @@ bool makeShards(const std::vector<std::string> &inputs,
     ok = false;
   }
   ok = ok && val.finish(error) && train.finish(error);
-  result.files.insert(result.files.end(), trainFiles.begin(), trainFiles.end());
+  staged.insert(staged.end(), trainFiles.begin(), trainFiles.end());
   if (!ok) {
-    removeFiles(result.files);
-    result.files.clear();
+    fs::remove_all(staging, ec);
     return false;
   }
   result.valTokens = val.tokens;
   result.trainTokens = train.tokens;
   result.tokens = val.tokens + train.tokens;
 
-  // Remove shards of an earlier run that this one did not overwrite.
-  std::set<std::string> written;
-  for (const std::string &f : result.files)
-    written.insert(fs::path(f).filename().string());
-  std::vector<std::string> stale;
-  for (fs::directory_iterator it(outDir, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (isShardName(name, options.prefix) && !written.count(name))
-      stale.push_back(it->path().string());
+  // Swap in: the list names old and new shards while they move (a kill
+  // leaves only listed shards), the new shards replace the old ones of the
+  // same names, the old ones left over go, then the list names the new.
+  std::vector<std::string> names;
+  for (const std::string &f : staged)
+    names.push_back(fs::path(f).filename().string());
+  std::vector<std::string> both(present.begin(), present.end());
+  both.insert(both.end(), names.begin(), names.end());
+  if (!writeShardList(list, both, error)) {
+    fs::remove_all(staging, ec);
+    return false;
   }
-  std::sort(stale.begin(), stale.end());
-  for (const std::string &p : stale)
-    if (std::remove(p.c_str()) == 0)
-      result.removed.push_back(p);
-  return true;
+  std::set<std::string> written;
+  for (size_t i = 0; i < staged.size(); ++i) {
+    fs::path target = fs::path(outDir) / names[i];
+    fs::rename(staged[i], target, ec);
+    if (ec) {
+      error = target.string() +
+              ": cannot move the new shard into place: " + ec.message();
+      return false;
+    }
+    result.files.push_back(target.string());
+    written.insert(names[i]);
+  }
+  fs::remove_all(staging, ec);
+  for (const std::string &name : present)
+    if (!written.count(name)) {
+      fs::path p = fs::path(outDir) / name;
+      if (fs::remove(p, ec))
+        result.removed.push_back(p.string());
+    }
+  return writeShardList(list, names, error);
 }
 
 } // namespace data

@@ -50,7 +50,7 @@ struct MakeShardsResult {
   uint64_t tokens = 0, trainTokens = 0, valTokens = 0;
   /// Paths written: val shards first, then train shards.
   std::vector<std::string> files;
-  /// Stale shards of an earlier run that were removed.
+  /// Shards of an earlier run (listed in PREFIX.shards) that were removed.
   std::vector<std::string> removed;
 };
 
@@ -61,9 +61,17 @@ uint64_t valStride(double valFraction);
 std::string shardFileName(const std::string &prefix, const std::string &split,
                           uint64_t index);
 
+/// The list of the shards gptc data wrote into a directory, beside them:
+/// PREFIX.shards (one file name a line).
+std::string shardListName(const std::string &prefix);
+
 /// Reads `inputs` (text files, in order) and writes shards to `outDir`
 /// (created if missing). Returns false and sets `error` (one line naming the
-/// file and the problem); files written before the error are removed.
+/// file and the problem). Shards of this prefix already in `outDir` must be
+/// listed in its PREFIX.shards (else nothing is written); the new shards
+/// are written to a staging directory and moved in when all are complete,
+/// and the listed old shards they do not replace are removed. A run that
+/// fails leaves the directory as it was.
 bool makeShards(const std::vector<std::string> &inputs,
                 const std::string &outDir, const MakeShardsOptions &options,
                 MakeShardsResult &result, std::string &error);

@@ -37,19 +37,20 @@ int runTrain(const Args &args, const std::string &) {
                  std::string &key, int64_t &ranks, std::string &error) {
     return gptc::planSpecBundle(spec, overrides, !noFuse, key, ranks, error);
   };
-  return gptc::runtime::runTrainCommand(args, std::cout, std::cerr, compile,
-                                        plan);
+  return gptc::commands::runTrainCommand(args, std::cout, std::cerr, compile,
+                                         plan);
 }
 
 const std::vector<gptc::cli::Command> kCommands = {
     {"check", gptc::kCheckHelp, gptc::runCheckCommand},
     {"compile", gptc::kCompileHelp, gptc::runCompileCommand},
-    {"data", gptc::data::kDataHelp, withStdStreams<gptc::data::runDataCommand>},
-    {"plot", gptc::runtime::kPlotHelp,
-     withStdStreams<gptc::runtime::runPlotCommand>},
-    {"sample", gptc::runtime::kSampleHelp,
-     withStdStreams<gptc::runtime::runSampleCommand>},
-    {"train", gptc::runtime::kTrainHelp, runTrain},
+    {"data", gptc::commands::kDataHelp,
+     withStdStreams<gptc::commands::runDataCommand>},
+    {"plot", gptc::commands::kPlotHelp,
+     withStdStreams<gptc::commands::runPlotCommand>},
+    {"sample", gptc::commands::kSampleHelp,
+     withStdStreams<gptc::commands::runSampleCommand>},
+    {"train", gptc::commands::kTrainHelp, runTrain},
 };
 
 } // namespace

@@ -51,13 +51,13 @@ TEST(CudaDevice, HostPointerAsDevicePointerNamesTheCall) {
   uint64_t hostAsDevice = reinterpret_cast<uint64_t>(other.data());
   std::string error;
   EXPECT_FALSE(device->download(host.data(), hostAsDevice, 256, error));
-  EXPECT_EQ(error.rfind("cuMemcpyDtoH: CUDA_ERROR_", 0), 0u) << error;
+  EXPECT_EQ(error.rfind("cuMemcpyDtoHAsync: CUDA_ERROR_", 0), 0u) << error;
   error.clear();
   EXPECT_FALSE(device->upload(hostAsDevice, host.data(), 256, error));
-  EXPECT_EQ(error.rfind("cuMemcpyHtoD: CUDA_ERROR_", 0), 0u) << error;
+  EXPECT_EQ(error.rfind("cuMemcpyHtoDAsync: CUDA_ERROR_", 0), 0u) << error;
   error.clear();
   EXPECT_FALSE(device->zero(hostAsDevice, 256, error));
-  EXPECT_EQ(error.rfind("cuMemsetD8: CUDA_ERROR_", 0), 0u) << error;
+  EXPECT_EQ(error.rfind("cuMemsetD8Async: CUDA_ERROR_", 0), 0u) << error;
   // The device is still usable.
   DeviceBuffer<uint32_t> buffer(*device, host);
   EXPECT_EQ(buffer.download(), host);

@@ -8,6 +8,7 @@
 
 #include <sstream>
 
+using namespace gptc::commands;
 using namespace gptc::data;
 using gptc::data::testing::writeFile;
 

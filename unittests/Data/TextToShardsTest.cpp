@@ -7,6 +7,8 @@
 
 #include "DataTestUtil.h"
 
+#include <algorithm>
+
 using namespace gptc::data;
 using gptc::data::testing::writeFile;
 
@@ -136,20 +138,51 @@ TEST_F(TextToShardsTest, ShardSizeSplitsTheStream) {
   EXPECT_EQ(r.trainTokens, expected.size());
 }
 
-TEST_F(TextToShardsTest, StaleShardsAreRemoved) {
-  writeFile(path("in.txt"), "a\n\nb\n");
+TEST_F(TextToShardsTest, StaleShardsOfAnEarlierRunAreRemoved) {
   std::string error;
-  ASSERT_TRUE(writeShard(path("tiny_train_000007.bin"),
-                         std::vector<uint16_t>{1}, error));
+  writeFile(path("in.txt"), "a b c d\n\ne f g h\n\ni j k l\n");
   ASSERT_TRUE(writeShard(path("other_train_000007.bin"),
                          std::vector<uint16_t>{1}, error));
-  MakeShardsResult r;
-  ASSERT_TRUE(makeShards({path("in.txt")}, dir, MakeShardsOptions(), r, error))
+  MakeShardsOptions small;
+  small.shardTokens = 2;
+  MakeShardsResult first, second;
+  ASSERT_TRUE(makeShards({path("in.txt")}, dir, small, first, error)) << error;
+  ASSERT_GT(first.files.size(), 2u);
+  ASSERT_TRUE(
+      makeShards({path("in.txt")}, dir, MakeShardsOptions(), second, error))
       << error;
-  EXPECT_EQ(r.removed, std::vector<std::string>{path("tiny_train_000007.bin")});
+  // The first run's shards that the second did not rewrite are gone; the
+  // shards of another prefix stay.
+  std::vector<std::string> stale;
+  for (const std::string &f : first.files)
+    if (std::find(second.files.begin(), second.files.end(), f) ==
+        second.files.end())
+      stale.push_back(f);
+  std::sort(stale.begin(), stale.end());
+  std::vector<std::string> removed = second.removed;
+  std::sort(removed.begin(), removed.end());
+  EXPECT_EQ(removed, stale);
   EXPECT_EQ(listDir(), (std::vector<std::string>{
-                           "in.txt", "other_train_000007.bin",
+                           "in.txt", "other_train_000007.bin", "tiny.shards",
                            "tiny_train_000001.bin", "tiny_val_000000.bin"}));
+}
+
+TEST_F(TextToShardsTest, ShardsItDidNotWriteAreRefused) {
+  std::string error;
+  writeFile(path("in.txt"), "a\n\nb\n");
+  ASSERT_TRUE(writeShard(path("tiny_train_000007.bin"),
+                         std::vector<uint16_t>{1}, error));
+  MakeShardsResult r;
+  EXPECT_FALSE(
+      makeShards({path("in.txt")}, dir, MakeShardsOptions(), r, error));
+  EXPECT_EQ(error, path("tiny_train_000007.bin") +
+                       ": a shard gptc data did not write (not in " +
+                       path("tiny.shards") +
+                       "); not replacing it (move it, or choose another -o "
+                       "or --prefix)");
+  // Nothing written, nothing removed.
+  EXPECT_EQ(listDir(),
+            (std::vector<std::string>{"in.txt", "tiny_train_000007.bin"}));
 }
 
 TEST_F(TextToShardsTest, Errors) {

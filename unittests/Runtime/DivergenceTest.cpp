@@ -13,19 +13,40 @@ using namespace gptc::runtime::testing;
 namespace {
 
 /// The fake manifest (one f32 parameter w in group "all") with
-/// divergence_factor `factor`, and its arena, initialised.
+/// divergence_factor `factor` and, when `withNorms`, the slot
+/// param_sq_norms the update step writes; its arena, initialised.
 struct Fixture {
-  explicit Fixture(double factor) {
+  explicit Fixture(double factor, bool withNorms = true) {
     llvm::json::Object o = fakeManifest();
     o["divergence_factor"] = factor;
+    if (withNorms) {
+      // One more 64-byte line at the arena's end holds it.
+      o.getArray("slots")->push_back(
+          slot("param_sq_norms", kNormsOffset, "f32", {1}));
+      o["arena_bytes"] = kNormsOffset + 64;
+      o["workspace"] =
+          llvm::json::Object{{"offset", kNormsOffset + 64}, {"bytes", 0}};
+    }
     std::string error;
     EXPECT_TRUE(parseManifest(toJson(std::move(o)), "m.json", m, error))
         << error;
     EXPECT_TRUE(arena.allocate(m, error)) << error;
     arena.initialize(1);
+    for (int i = 0; i < FAKE_V * FAKE_V; ++i)
+      initialSumSq += double(arena.f32("param.w")[i]) * arena.f32("param.w")[i];
   }
+  /// What the update step would write: the sum of squares of w.
+  void setSumSq(double v) {
+    *reinterpret_cast<float *>(arena.data() + kNormsOffset) = float(v);
+  }
+  double rms(double sumSq) const {
+    return std::sqrt(sumSq / (FAKE_V * FAKE_V));
+  }
+
+  static constexpr int64_t kNormsOffset = FAKE_ARENA_BYTES;
   Manifest m;
   Arena arena;
+  double initialSumSq = 0.0;
 };
 
 TEST(Divergence, ReadsTheFactorFromTheManifest) {
@@ -46,13 +67,14 @@ TEST(Divergence, ReadsTheFactorFromTheManifest) {
 TEST(Divergence, StopsWhenTheLossExceedsTheFactor) {
   Fixture f(10);
   DivergenceGuard guard(f.m, f.arena);
+  ASSERT_NE(guard.normsSlot(), nullptr);
   std::string error;
+  f.setSumSq(f.initialSumSq);
   EXPECT_TRUE(guard.check(1, 2.0, error));
   EXPECT_TRUE(guard.check(2, 19.0, error));
-  f.arena.f32("param.w")[3] += 300.0f; // an update of norm 300
   EXPECT_FALSE(guard.check(3, 21.0, error));
   EXPECT_EQ(error.rfind("diverged at step 3: loss 21 exceeds 10 x the first "
-                        "loss 2; largest update: group 'all' (update norm 300,",
+                        "loss 2; largest growth: group 'all' (parameter RMS ",
                         0),
             0u)
       << error;
@@ -62,12 +84,27 @@ TEST(Divergence, FactorZeroIsOff) {
   Fixture f(0);
   DivergenceGuard guard(f.m, f.arena);
   std::string error;
+  f.setSumSq(f.initialSumSq);
   EXPECT_TRUE(guard.check(1, 1.0, error));
   EXPECT_TRUE(guard.check(2, 1e30, error));
   // A non-finite loss stops the run all the same.
   EXPECT_FALSE(guard.check(3, std::numeric_limits<double>::quiet_NaN(), error));
-  EXPECT_EQ(error.rfind("diverged at step 3: loss nan; largest update: group "
+  EXPECT_EQ(error.rfind("diverged at step 3: loss nan; largest growth: group "
                         "'all'",
+                        0),
+            0u)
+      << error;
+}
+
+TEST(Divergence, StopsOnALossThatIsNotPositive) {
+  Fixture f(10);
+  DivergenceGuard guard(f.m, f.arena);
+  std::string error;
+  f.setSumSq(f.initialSumSq);
+  EXPECT_TRUE(guard.check(1, 2.0, error));
+  EXPECT_FALSE(guard.check(2, 0.0, error));
+  EXPECT_EQ(error.rfind("diverged at step 2: loss 0 is not positive (a "
+                        "cross-entropy is)",
                         0),
             0u)
       << error;
@@ -77,12 +114,52 @@ TEST(Divergence, StopsOnNonFiniteParameters) {
   Fixture f(10);
   DivergenceGuard guard(f.m, f.arena);
   std::string error;
+  f.setSumSq(f.initialSumSq);
+  EXPECT_TRUE(guard.check(1, 2.0, error));
+  f.setSumSq(std::numeric_limits<float>::infinity());
+  EXPECT_FALSE(guard.check(2, 2.0, error));
+  EXPECT_EQ(error.rfind("diverged at step 2: loss 2, parameters of group "
+                        "'all' are not finite; largest growth: group 'all' "
+                        "(parameter RMS ",
+                        0),
+            0u)
+      << error;
+  EXPECT_NE(error.find(" -> inf)"), std::string::npos) << error;
+}
+
+TEST(Divergence, StopsWhenAGroupsRMSGrowsTenfoldInOneStep) {
+  // The loss looks fine (Muon keeps it at ln V while the weights explode).
+  Fixture f(10);
+  DivergenceGuard guard(f.m, f.arena);
+  std::string error;
+  f.setSumSq(4 * f.initialSumSq); // RMS x2: training
+  EXPECT_TRUE(guard.check(1, 2.77, error)) << error;
+  f.setSumSq(4 * f.initialSumSq * 81); // RMS x9 more: still allowed
+  EXPECT_TRUE(guard.check(2, 2.77, error)) << error;
+  f.setSumSq(4 * f.initialSumSq * 81 * 121); // x11
+  EXPECT_FALSE(guard.check(3, 2.77, error));
+  EXPECT_EQ(error.rfind("diverged at step 3: the parameters of group 'all' "
+                        "grew from RMS ",
+                        0),
+            0u)
+      << error;
+  EXPECT_NE(error.find("in one step (more than 10x); largest growth: group "
+                       "'all' (parameter RMS "),
+            std::string::npos)
+      << error;
+}
+
+TEST(Divergence, WithoutTheNormsSlotOnlyTheLossIsWatched) {
+  // A bundle compiled before the update step wrote param_sq_norms.
+  Fixture f(10, /*withNorms=*/false);
+  DivergenceGuard guard(f.m, f.arena);
+  EXPECT_EQ(guard.normsSlot(), nullptr);
+  std::string error;
   EXPECT_TRUE(guard.check(1, 2.0, error));
   f.arena.f32("param.w")[0] = std::numeric_limits<float>::infinity();
-  EXPECT_FALSE(guard.check(2, 2.0, error));
-  EXPECT_EQ(error, "diverged at step 2: loss 2, parameters of group 'all' are "
-                   "not finite; largest update: group 'all' (update norm inf, "
-                   "parameter norm inf)");
+  EXPECT_TRUE(guard.check(2, 2.0, error));
+  EXPECT_FALSE(guard.check(3, 21.0, error));
+  EXPECT_EQ(error, "diverged at step 3: loss 21 exceeds 10 x the first loss 2");
 }
 
 } // namespace

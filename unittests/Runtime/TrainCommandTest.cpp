@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 
+using namespace gptc::commands;
 using namespace gptc::runtime;
 using namespace gptc::runtime::testing;
 

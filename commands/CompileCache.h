@@ -1,0 +1,40 @@
+//===- CompileCache.h - Where `gptc train SPEC` keeps its bundles -*- C++ -*-===//
+//
+// `gptc train SPEC` compiles into SPEC-BASENAME-KEY.gptc/ and a later run
+// with the same KEY reuses that bundle, which means running its step.so.
+// So a cached bundle is reused only when this user owns it and no one else
+// may have written it; the cache outside the working directory is a
+// directory of this user's alone ($XDG_CACHE_HOME/gptc, or
+// ~/.cache/gptc, made 0700), never a shared directory like /tmp where
+// another user could plant a bundle at a predictable name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_COMMANDS_COMPILECACHE_H
+#define GPTC_COMMANDS_COMPILECACHE_H
+
+#include <string>
+
+namespace gptc {
+namespace commands {
+
+/// The directory a spec's bundle goes to: SPEC-BASENAME-KEY.gptc (KEY: the
+/// first 12 digits of `key`; none without one) in the working directory
+/// when it is writable, else in the user's cache directory (made if
+/// missing). Empty and `error` when neither can be used.
+std::string compileCacheBundleDir(const std::string &specPath,
+                                  const std::string &key, std::string &error);
+
+/// True if `path` (not followed: a symlink is not trusted) is owned by this
+/// user and writable by no other: not by others, and by its group only
+/// when that is the user's own group. Otherwise false and `why`.
+bool isPrivateToUser(const std::string &path, std::string &why);
+
+/// A cached bundle directory and its step library are private to this user
+/// (isPrivateToUser), so that running it runs only this user's code.
+bool isTrustedBundle(const std::string &dir, std::string &why);
+
+} // namespace commands
+} // namespace gptc
+
+#endif // GPTC_COMMANDS_COMPILECACHE_H
