@@ -8,8 +8,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +17,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <vector>
 
 namespace gptc::runtime {
@@ -152,9 +154,11 @@ bool writeFileAtomically(
 
 namespace {
 
-/// The file a staging directory holds while gptc writes it: the writer's
-/// process id. Only a directory with it, whose writer is gone, is ever
-/// removed as debris; it is taken out before the directory is committed.
+/// The file a staging directory holds while gptc writes it. Its writer
+/// keeps an flock on it until the directory is committed or the writer
+/// dies (the kernel then drops the lock): a directory whose marker nobody
+/// holds is debris. The writer's process id is in it for a reader's eyes;
+/// a pid is not the test (pids are reused).
 constexpr const char *kStagingMarker = ".gptc-staging";
 
 /// "NAME.partial-XXXXXX" (mkdtemp's six characters) for `prefix` =
@@ -162,6 +166,23 @@ constexpr const char *kStagingMarker = ".gptc-staging";
 bool isStagingName(const std::string &name, const std::string &prefix) {
   return name.size() == prefix.size() + 6 &&
          name.compare(0, prefix.size(), prefix) == 0;
+}
+
+/// The locked markers of this process's staging directories, by path.
+std::mutex stagingMutex;
+std::map<std::string, int> &heldMarkers() {
+  static std::map<std::string, int> held;
+  return held;
+}
+
+/// Closes the marker of `staging` if this process holds it (the lock goes).
+void releaseMarker(const std::string &staging) {
+  std::lock_guard<std::mutex> lock(stagingMutex);
+  auto found = heldMarkers().find(staging);
+  if (found == heldMarkers().end())
+    return;
+  ::close(found->second);
+  heldMarkers().erase(found);
 }
 
 } // namespace
@@ -172,18 +193,16 @@ bool isAbandonedStaging(const std::string &path) {
       st.st_uid != ::geteuid())
     return false;
   std::string marker = path + "/" + kStagingMarker;
-  if (::lstat(marker.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+  int fd =
+      ::open(marker.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0)
     return false;
-  long pid = 0;
-  if (std::FILE *f = std::fopen(marker.c_str(), "r")) {
-    if (std::fscanf(f, "%ld", &pid) != 1)
-      pid = 0;
-    std::fclose(f);
-  }
-  // A live writer (another gptc compiling or saving to the same target)
-  // keeps its staging directory.
-  return pid <= 0 || pid == long(::getpid()) ||
-         (::kill(pid_t(pid), 0) != 0 && errno == ESRCH);
+  // A live writer (this process or another gptc compiling or saving to the
+  // same target) holds the lock; a dead one's lock is gone.
+  bool abandoned = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                   ::flock(fd, LOCK_SH | LOCK_NB) == 0;
+  ::close(fd);
+  return abandoned;
 }
 
 bool makeStagingDirectory(const std::string &target, std::string &staging,
@@ -201,18 +220,24 @@ bool makeStagingDirectory(const std::string &target, std::string &staging,
   }
   staging = name.data();
   std::string marker = staging + "/" + kStagingMarker;
-  std::FILE *f = std::fopen(marker.c_str(), "wx");
-  bool ok = f && std::fprintf(f, "%ld\n", long(::getpid())) > 0;
-  if ((f && std::fclose(f) != 0) || !ok) {
+  int fd = ::open(marker.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+      ::write(fd, pid.data(), pid.size()) != ssize_t(pid.size())) {
     error = sysError(marker, "cannot write");
+    if (fd >= 0)
+      ::close(fd);
     ::unlink(marker.c_str());
     ::rmdir(staging.c_str());
     return false;
   }
+  std::lock_guard<std::mutex> lock(stagingMutex);
+  heldMarkers()[staging] = fd;
   return true;
 }
 
 void removeTree(const std::string &path) {
+  releaseMarker(path);
   // A symlink (or a file) goes as itself: never what it points at.
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0)
@@ -259,6 +284,7 @@ bool commitDirectory(
     error = sysError(marker, "cannot remove");
     return false;
   }
+  releaseMarker(staging);
   std::vector<std::string> names;
   if (!listDirectory(staging, names, error))
     return false;

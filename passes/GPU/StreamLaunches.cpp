@@ -2,8 +2,9 @@
 //
 // func.func @step(...) {                func.func @step(...) {
 //                                         %s = gpu.wait async
-//   gpu.launch_func @k::@k ...      =>    %t = gpu.launch_func async [%s] @k::@k ...
-//   gpu.launch_func @l::@l ...            %u = gpu.launch_func async [%s] @l::@l ...
+//   gpu.launch_func @k::@k ...      =>    %t = gpu.launch_func async [%s]
+//   @k::@k ... gpu.launch_func @l::@l ...            %u = gpu.launch_func async
+//   [%s] @l::@l ...
 // }                                     }
 //
 // A synchronous gpu.launch_func lowers to a launch followed by a stream

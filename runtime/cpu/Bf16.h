@@ -25,6 +25,10 @@ inline uint16_t f32ToBf16(float f) {
   return uint16_t((bits & 0x7fffffffu) > 0x7f800000u ? quietNaN : rounded);
 }
 
+/// Round to nearest even from f64 in one rounding (TruncDfBf2.cpp, which
+/// also defines the libcall __truncdfbf2 that step.so may need).
+uint16_t f64ToBf16(double d);
+
 /// A strided bf16 matrix: X[i][j] = ptr[i * rs + j * cs] (uint16 storage).
 struct Bf16Matrix {
   uint16_t *ptr;
