@@ -1,5 +1,4 @@
-//===- CompileCache.h - Where `gptc train SPEC` keeps its bundles -*- C++
-//-*-===//
+//===- CompileCache.h - Where gptc train SPEC keeps bundles ----*- C++ -*-===//
 //
 // `gptc train SPEC` compiles into SPEC-BASENAME-KEY.gptc/ and a later run
 // with the same KEY reuses that bundle, which means running its step.so.
