@@ -79,8 +79,7 @@ TEST(TruncDfBf2, SpecialValues) {
   // The smallest subnormal bf16 (2^-133), and half of it (a tie: 0).
   EXPECT_EQ(f64ToBf16(std::ldexp(1.0, -133)), 0x0001u);
   EXPECT_EQ(f64ToBf16(std::ldexp(1.0, -134)), 0x0000u);
-  EXPECT_EQ(f64ToBf16(std::ldexp(1.0, -134) + std::ldexp(1.0, -160)),
-            0x0001u);
+  EXPECT_EQ(f64ToBf16(std::ldexp(1.0, -134) + std::ldexp(1.0, -160)), 0x0001u);
 }
 
 TEST(TruncDfBf2, TheLibcallReturnsTheBitsInAFloatRegister) {
