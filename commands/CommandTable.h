@@ -22,6 +22,10 @@ struct Command {
   const char *help;
   /// Runs it on the arguments after NAME; OVERVIEW is gptc's --help text.
   int (*run)(const std::vector<std::string> &args, const std::string &overview);
+  /// It runs the compiler: a crash prints LLVM's stack trace and bug-report
+  /// banner. The runtime commands report their errors in one line and
+  /// install no such handler.
+  bool compiler = false;
 };
 
 /// The Commands section of --help: every command's help, in table order.

@@ -106,9 +106,11 @@ const char *trainCommandUsage() {
          "(every rank reads its slice of each batch; rank 0 compiles a spec,\n"
          "prints and writes files).\n"
          "\n"
-         "Ctrl-C (SIGINT) or SIGTERM finishes the current step, saves a\n"
-         "checkpoint, prints the summary and exits with 130; a second one\n"
-         "stops at once.\n";
+         "Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed) or SIGPIPE\n"
+         "(the output's reader gone) finishes the current step, saves a\n"
+         "checkpoint, prints the summary and exits with 128 + the signal\n"
+         "(130 for Ctrl-C); a second Ctrl-C, SIGTERM or SIGHUP stops at\n"
+         "once.\n";
 }
 
 namespace {
@@ -641,7 +643,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   TrainResult result;
   if (!train(manifest, step, *device, config, say, result, error))
     return fail(error);
-  return result.stoppedBySignal ? 128 + SIGINT : 0;
+  // Stopped by a signal: the shell's code for it (130 for Ctrl-C).
+  return result.stoppedBySignal ? 128 + result.stoppedBySignal : 0;
 }
 
 const char kTrainHelp[] =

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <iterator>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -70,18 +71,30 @@ int64_t peakRssKiB() {
   return int64_t(ru.ru_maxrss); // KiB on Linux
 }
 
-/// The signal that asked the run to stop (SIGINT, SIGTERM), or 0.
+/// The signal that asked the run to stop, or 0.
 std::atomic<int> stopRequest{0};
+
+/// What stops a run at the end of its step, with a checkpoint: Ctrl-C,
+/// kill, the terminal closing (SIGHUP) and the reader of its output going
+/// away (SIGPIPE, e.g. `gptc train ... | head`).
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 void requestStop(int signal) {
   stopRequest.store(signal);
-  // A second signal of either kind ends the process the default way.
+  if (signal == SIGPIPE) {
+    // Output is gone: later writes fail with EPIPE instead of a signal,
+    // and the checkpoint is still written.
+    ::signal(SIGPIPE, SIG_IGN);
+    return;
+  }
+  // A second signal from a person ends the process the default way.
   ::signal(SIGINT, SIG_DFL);
   ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGHUP, SIG_DFL);
 }
 
-/// While alive: SIGINT and SIGTERM set stopRequest once (a second one
-/// of either ends the process the default way).
+/// While alive: kStopSignals set stopRequest (a second SIGINT, SIGTERM or
+/// SIGHUP ends the process the default way).
 class StopOnSignal {
 public:
   explicit StopOnSignal(bool enable) : enabled(enable) {
@@ -92,19 +105,19 @@ public:
     sa.sa_handler = requestStop;
     sa.sa_flags = 0;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &oldInt);
-    sigaction(SIGTERM, &sa, &oldTerm);
+    for (size_t i = 0; i < std::size(kStopSignals); ++i)
+      sigaction(kStopSignals[i], &sa, &old[i]);
   }
   ~StopOnSignal() {
     if (!enabled)
       return;
-    sigaction(SIGINT, &oldInt, nullptr);
-    sigaction(SIGTERM, &oldTerm, nullptr);
+    for (size_t i = 0; i < std::size(kStopSignals); ++i)
+      sigaction(kStopSignals[i], &old[i], nullptr);
   }
 
 private:
   bool enabled;
-  struct sigaction oldInt = {}, oldTerm = {};
+  struct sigaction old[std::size(kStopSignals)] = {};
 };
 
 /// The loop's state: the arena, the loaders and the slots it touches.

@@ -17,6 +17,7 @@
 #include "llvm/Support/InitLLVM.h"
 
 #include <iostream>
+#include <optional>
 
 namespace {
 
@@ -42,8 +43,9 @@ int runTrain(const Args &args, const std::string &) {
 }
 
 const std::vector<gptc::cli::Command> kCommands = {
-    {"check", gptc::kCheckHelp, gptc::runCheckCommand},
-    {"compile", gptc::kCompileHelp, gptc::runCompileCommand},
+    {"check", gptc::kCheckHelp, gptc::runCheckCommand, /*compiler=*/true},
+    {"compile", gptc::kCompileHelp, gptc::runCompileCommand,
+     /*compiler=*/true},
     {"data", gptc::commands::kDataHelp,
      withStdStreams<gptc::commands::runDataCommand>},
     {"plot", gptc::commands::kPlotHelp,
@@ -56,14 +58,18 @@ const std::vector<gptc::cli::Command> kCommands = {
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+  std::string name = argc > 1 ? argv[1] : "";
+  const gptc::cli::Command *command = gptc::cli::findCommand(kCommands, name);
+  // LLVM's crash handlers (stack trace, bug-report banner) for the
+  // compiler; train, sample, plot and data keep the default signals.
+  std::optional<llvm::InitLLVM> init;
+  if (!command || command->compiler)
+    init.emplace(argc, argv);
   gptc::registerCompileOptions();
   std::string overview =
       "gptc: compile GPT training specs (YAML) with MLIR\n\n" +
       gptc::cli::commandsHelp(kCommands) + "\n" + gptc::compileOptionsHelp();
-  std::string name = argc > 1 ? argv[1] : "";
-  if (const gptc::cli::Command *command =
-          gptc::cli::findCommand(kCommands, name))
+  if (command)
     return command->run(Args(argv + 2, argv + argc), overview);
   if (!name.empty() && name[0] != '-') {
     gptc::cli::reportUnknownCommand(kCommands, name, std::cerr);
