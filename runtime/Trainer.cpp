@@ -13,12 +13,12 @@
 #include <sys/resource.h>
 
 #include <atomic>
-#include <iterator>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
 
 namespace gptc {
