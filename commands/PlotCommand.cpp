@@ -52,6 +52,11 @@ bool readLog(const std::string &path, std::vector<Point> &train,
     if (text.empty())
       continue;
     std::string at = path + ":" + std::to_string(lineNo) + ": ";
+    // A log line is one flat object; the parser recurses per level.
+    if (!jsonNestingWithin(text, 4)) {
+      error = at + "not a gptc train --log line (nested too deeply)";
+      return false;
+    }
     llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
     if (!v) {
       error = at + "not JSON (" + llvm::toString(v.takeError()) + ")";

@@ -6,7 +6,6 @@
 #include "runtime/SafeTensors.h"
 
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <dirent.h>
@@ -183,22 +182,15 @@ bool restoreSlots(const Manifest &m, Arena &arena, const SafeTensorsFile &file,
 
 bool readJson(const std::string &path, llvm::json::Value &value,
               std::string &error) {
-  if (!checkRegularFile(path, "checkpoint file", error))
+  std::string text;
+  if (!readRegularFile(path, "checkpoint file", 1 << 20, text, error))
     return false;
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    error = path + ": cannot read: " + buffer.getError().message();
-    return false;
-  }
   // checkpoint.json is a few hundred bytes, three levels deep.
-  if ((*buffer)->getBufferSize() > (1 << 20) ||
-      !jsonNestingWithin((*buffer)->getBuffer().str(), 8)) {
-    error = path + ": not a gptc checkpoint.json (too large or too deeply "
-                   "nested)";
+  if (!jsonNestingWithin(text, 8)) {
+    error = path + ": not a gptc checkpoint.json (nested too deeply)";
     return false;
   }
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse((*buffer)->getBuffer());
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   if (!parsed) {
     error = path + ": not JSON (" + llvm::toString(parsed.takeError()) + ")";
     return false;
@@ -483,7 +475,8 @@ bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
        {std::pair{kModelFile, modelSha}, {kOptimizerFile, optimizerSha}}) {
     std::string got;
     int64_t bytes = 0;
-    if (!sha256File(dir + "/" + file, got, bytes, error))
+    if (!checkRegularFile(dir + "/" + file, "safetensors file", error) ||
+        !sha256File(dir + "/" + file, got, bytes, error))
       return false;
     if (got != want)
       return bad(std::string("sha256.") + file,

@@ -93,9 +93,61 @@ bool checkRegularFile(const std::string &path, const char *what,
   return false;
 }
 
+bool readRegularFile(const std::string &path, const char *what,
+                     uint64_t maxBytes, std::string &text, std::string &error) {
+  if (!checkRegularFile(path, what, error))
+    return false;
+  // O_NONBLOCK: a FIFO swapped in after the check does not block the open.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    error = sysError(path, (std::string("cannot open the ") + what).c_str());
+    return false;
+  }
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (!ok)
+    error = path + ": the " + what + " is not a regular file";
+  else if (uint64_t(st.st_size) > maxBytes) {
+    error = path + ": the " + what + " is " + std::to_string(st.st_size) +
+            " bytes, more than the " + std::to_string(maxBytes) + " one can be";
+    ok = false;
+  }
+  if (ok) {
+    text.resize(size_t(st.st_size));
+    size_t got = 0;
+    while (got < text.size()) {
+      ssize_t r = ::pread(fd, &text[got], text.size() - got, off_t(got));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      got += size_t(r);
+    }
+    if (got != text.size()) {
+      error = path + ": the " + what + " shrank while it was read (" +
+              std::to_string(got) + " of " + std::to_string(text.size()) +
+              " bytes)";
+      ok = false;
+    }
+  }
+  ::close(fd);
+  if (!ok)
+    text.clear();
+  return ok;
+}
+
 bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
                 std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // A FIFO or device is named, never read (a read would wait or not end).
+  if (!checkRegularFile(path, "file to hash", error))
+    return false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st;
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    ::close(fd);
+    error = path + ": not a regular file";
+    return false;
+  }
   if (fd < 0) {
     error = sysError(path, "cannot open");
     return false;

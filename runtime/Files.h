@@ -35,6 +35,15 @@ namespace gptc::runtime {
 bool checkRegularFile(const std::string &path, const char *what,
                       std::string &error);
 
+/// Reads the regular file `path` whole into `text`: checked before it is
+/// opened and again once open (a FIFO or device is named, never opened for
+/// a blocking read), at most `maxBytes` long, read to the size it had when
+/// opened. False with one `error` line naming `path` (and `what` it is for)
+/// otherwise. Every small file gptc reads (manifest, checkpoint.json,
+/// logs) goes through it.
+bool readRegularFile(const std::string &path, const char *what,
+                     uint64_t maxBytes, std::string &text, std::string &error);
+
 /// The SHA-256 (64 lowercase hex digits) and size of the file at `path`.
 bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
                 std::string &error);

@@ -2,11 +2,11 @@
 
 #include "runtime/Manifest.h"
 
+#include "runtime/Files.h"
 #include "runtime/StepLayout.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -73,6 +73,14 @@ std::string Manifest::layoutText() const {
     lines.push_back({s.name, s.offset, toString(s.dtype), s.shape});
   return layout::layoutText(arenaBytes, workspaceOffset, workspaceBytes, lines);
 }
+
+namespace {
+
+/// Bounds of a manifest before it is parsed: R15's is ~100 kB, 5 levels.
+constexpr uint64_t kMaxManifestBytes = 64ull << 20;
+constexpr int kMaxManifestNesting = 64;
+
+} // namespace
 
 namespace {
 
@@ -462,6 +470,16 @@ bool parseManifest(const std::string &text, const std::string &fileName,
                    Manifest &out, std::string &error) {
   out = Manifest();
   out.path = fileName;
+  // A manifest is a few levels deep (slots, shapes); LLVM's parser recurses
+  // once per level, so a hostile one must not reach it.
+  if (text.size() > kMaxManifestBytes ||
+      !jsonNestingWithin(text, kMaxManifestNesting)) {
+    error = fileName + ": not a gptc manifest (larger than " +
+            std::to_string(kMaxManifestBytes >> 20) +
+            " MiB or nested deeper than " +
+            std::to_string(kMaxManifestNesting) + " levels)";
+    return false;
+  }
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   if (!parsed) {
     error = fileName + ": invalid JSON: " + llvm::toString(parsed.takeError());
@@ -621,13 +639,9 @@ std::string renderManifest(const Manifest &m) {
 }
 
 bool readManifest(const std::string &path, Manifest &out, std::string &error) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf) {
-    error = path + ": cannot read: " + buf.getError().message();
-    return false;
-  }
-  return parseManifest((*buf)->getBuffer().str(), path, out, error);
+  std::string text;
+  return readRegularFile(path, "manifest", kMaxManifestBytes, text, error) &&
+         parseManifest(text, path, out, error);
 }
 
 } // namespace runtime

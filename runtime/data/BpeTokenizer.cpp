@@ -7,6 +7,7 @@
 #include <cwctype>
 #include <fstream>
 #include <locale.h>
+#include <sys/stat.h>
 
 namespace gptc {
 namespace data {
@@ -115,6 +116,15 @@ Class classify(uint32_t cp) {
 
 bool BpeTokenizer::load(const std::string &path, std::string &error) {
   ranks.clear();
+  // Checked before opening: reading a FIFO would wait for a writer.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    error = path + ": the tokenizer is not a regular file" +
+            (S_ISFIFO(st.st_mode)  ? " (a FIFO)"
+             : S_ISDIR(st.st_mode) ? " (a directory)"
+                                   : "");
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot open: " + std::strerror(errno);
