@@ -362,8 +362,9 @@ def PlanBuffersPass : Pass<"gptc-plan-buffers", "mlir::ModuleOp"> {
     the layout's workspace. The entry points run one at a time,
     so they share the workspace. A step then calls no allocator at all.
 
-    Buffers allocated inside loops or conditionals, with dynamic shapes or
-    freed in another block stay `memref.alloc`. A module without
+    Element types are integers, floats and index (at the data layout's
+    size of an index). Buffers allocated inside loops or conditionals, with
+    dynamic shapes or freed in another block stay `memref.alloc`. A module without
     a `gptc.arena` layout is left alone.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",

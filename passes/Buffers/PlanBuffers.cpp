@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/Support/Debug.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -48,14 +50,19 @@ struct Buffer {
 };
 
 /// Bytes of a statically shaped memref with the identity layout and scalar
-/// elements in the default memory space, or nullopt.
-std::optional<int64_t> plannableBytes(MemRefType type) {
+/// elements (integers, floats, index) in the default memory space, or
+/// nullopt. An index takes what the module's data layout gives it (64 bits
+/// by default, on both targets): the attention kernels' key bounds are
+/// index buffers, and left out they were allocated and freed in every step.
+std::optional<int64_t> plannableBytes(MemRefType type,
+                                      const DataLayout &layout) {
+  Type element = type.getElementType();
   if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      type.getMemorySpace() || !type.getElementType().isIntOrFloat())
+      type.getMemorySpace() ||
+      !(element.isIntOrFloat() || element.isIndex()))
     return std::nullopt;
-  int64_t bytes =
-      type.getNumElements() *
-      int64_t((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+  int64_t bytes = type.getNumElements() *
+                  int64_t(layout.getTypeSize(element).getFixedValue());
   return llvm::alignTo(std::max<int64_t>(bytes, 1), kAlignment);
 }
 
@@ -96,7 +103,8 @@ SmallVector<Buffer> collectBuffers(Block &block) {
     auto alloc = dyn_cast<memref::AllocOp>(op);
     if (!alloc || (alloc.getAlignment() && *alloc.getAlignment() > kAlignment))
       continue;
-    std::optional<int64_t> bytes = plannableBytes(alloc.getType());
+    std::optional<int64_t> bytes =
+        plannableBytes(alloc.getType(), DataLayout::closest(alloc));
     if (!bytes)
       continue;
     memref::DeallocOp dealloc;

@@ -111,3 +111,23 @@ module attributes {gptc.arena = #gpt.arena<bytes = 128, workspace = [128, 0], sl
     return
   }
 }
+
+// -----
+
+// Index buffers (the attention kernels' key bounds) are planned too, at
+// the data layout's size of an index (8 bytes by default): 4x128 indices
+// are 4096 bytes.
+// CHECK-LABEL: module attributes {gptc.arena = #gpt.arena<bytes = 4224, workspace = [128, 4096]
+// CHECK: func.func @index_buffer
+// CHECK-NOT: memref.alloc
+// CHECK: %[[O:.*]] = arith.constant 128 : index
+// CHECK-NEXT: memref.view %{{.*}}[%[[O]]][] : memref<4224xi8> to memref<4x128xindex>
+// CHECK: return
+module attributes {gptc.arena = #gpt.arena<bytes = 128, workspace = [128, 0], slots = [#gpt.arena_slot<"x", 0, tensor<16xf32>>]>} {
+  func.func @index_buffer(%arena: memref<128xi8>) {
+    %c0 = arith.constant 0 : index
+    %a = memref.alloc() : memref<4x128xindex>
+    memref.store %c0, %a[%c0, %c0] : memref<4x128xindex>
+    return
+  }
+}
