@@ -58,8 +58,7 @@ std::optional<int64_t> plannableBytes(MemRefType type,
                                       const DataLayout &layout) {
   Type element = type.getElementType();
   if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      type.getMemorySpace() ||
-      !(element.isIntOrFloat() || element.isIndex()))
+      type.getMemorySpace() || !(element.isIntOrFloat() || element.isIndex()))
     return std::nullopt;
   int64_t bytes = type.getNumElements() *
                   int64_t(layout.getTypeSize(element).getFixedValue());
