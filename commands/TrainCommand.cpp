@@ -376,7 +376,14 @@ std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
     cuda::CudaDevice *device = cuda::CudaDevice::open(error);
     if (!device)
       return nullptr;
-    return std::make_unique<cuda::CudaStepDevice>(*device);
+    auto stepDevice = std::make_unique<cuda::CudaStepDevice>(*device);
+    // Each entry point a CUDA graph, replayed every step: a step of one
+    // rank has no collectives; GPTC_CUDA_GRAPHS=0 launches kernel by kernel
+    // (with CUDA_LAUNCH_BLOCKING=1, to find a failing one).
+    const char *graphs = std::getenv("GPTC_CUDA_GRAPHS");
+    stepDevice->useGraphs(m.ranks == 1 &&
+                          !(graphs && std::string(graphs) == "0"));
+    return stepDevice;
   }
 #endif
   error =

@@ -355,14 +355,18 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t op,
-                              const void *alpha, const void *A,
-                              cublasLtMatrixLayout_t ad, const void *B,
-                              cublasLtMatrixLayout_t bd, const void *beta,
-                              const void *C, cublasLtMatrixLayout_t cd, void *D,
-                              cublasLtMatrixLayout_t dd,
-                              const cublasLtMatmulAlgo_t *, void *, size_t,
-                              cudaStream_t) {
+} // extern "C"
+
+namespace {
+
+/// cublasLtMatmul's work; with `validateOnly`, its checks alone.
+cublasStatus_t matmulNow(bool validateOnly, cublasLtHandle_t handle,
+                         cublasLtMatmulDesc_t op, const void *alpha,
+                         const void *A, cublasLtMatrixLayout_t ad,
+                         const void *B, cublasLtMatrixLayout_t bd,
+                         const void *beta, const void *C,
+                         cublasLtMatrixLayout_t cd, void *D,
+                         cublasLtMatrixLayout_t dd) {
   if (!handle || !op || !alpha || !beta || !ad || !bd || !cd || !dd)
     return CUBLAS_STATUS_INVALID_VALUE;
   const MatmulDesc &x = desc(op);
@@ -394,6 +398,8 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t op,
   strides(lb, brs, bcs);
   strides(lc, crs, ccs);
   strides(ld, drs, dcs);
+  if (validateOnly)
+    return CUBLAS_STATUS_SUCCESS;
   bool allBf16 = la.type == CUDA_R_16BF && ld.type == CUDA_R_16BF;
   bool plain = x.epilogue == CUBLASLT_EPILOGUE_DEFAULT;
   if (plain && la.type == CUDA_R_32F && ld.type == CUDA_R_32F) {
@@ -445,6 +451,58 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t op,
           reinterpret_cast<uint16_t *>(pd)[de] = f32ToBf16(v);
       }
   return CUBLAS_STATUS_SUCCESS;
+}
+
+/// A matmul recorded in a graph capture: its arguments, the scalars copied
+/// (the caller's alpha and beta need not outlive the call).
+struct CapturedMatmul {
+  cublasLtHandle_t handle;
+  cublasLtMatmulDesc_t op;
+  float alpha, beta;
+  const void *A, *B, *C;
+  void *D;
+  cublasLtMatrixLayout_t ad, bd, cd, dd;
+};
+
+int runCaptured(void *context) {
+  auto *c = static_cast<CapturedMatmul *>(context);
+  return matmulNow(false, c->handle, c->op, &c->alpha, c->A, c->ad, c->B, c->bd,
+                   &c->beta, c->C, c->cd, c->D, c->dd) == CUBLAS_STATUS_SUCCESS
+             ? 0
+             : 1;
+}
+
+void releaseCaptured(void *context) {
+  delete static_cast<CapturedMatmul *>(context);
+}
+
+} // namespace
+
+extern "C" {
+
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t op,
+                              const void *alpha, const void *A,
+                              cublasLtMatrixLayout_t ad, const void *B,
+                              cublasLtMatrixLayout_t bd, const void *beta,
+                              const void *C, cublasLtMatrixLayout_t cd, void *D,
+                              cublasLtMatrixLayout_t dd,
+                              const cublasLtMatmulAlgo_t *, void *, size_t,
+                              cudaStream_t stream) {
+  // Checked now; in a graph capture the work is recorded and runs at each
+  // launch of the graph.
+  cublasStatus_t checked =
+      matmulNow(true, handle, op, alpha, A, ad, B, bd, beta, C, cd, D, dd);
+  if (checked != CUBLAS_STATUS_SUCCESS)
+    return checked;
+  auto *captured =
+      new CapturedMatmul{handle, op, 0.f, 0.f, A, B, C, D, ad, bd, cd, dd};
+  std::memcpy(&captured->alpha, alpha, 4);
+  std::memcpy(&captured->beta, beta, 4);
+  if (gptcEmuStreamRecord(reinterpret_cast<CUstream_st *>(stream), runCaptured,
+                          captured, releaseCaptured))
+    return CUBLAS_STATUS_SUCCESS;
+  delete captured;
+  return matmulNow(false, handle, op, alpha, A, ad, B, bd, beta, C, cd, D, dd);
 }
 
 } // extern "C"

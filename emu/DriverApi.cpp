@@ -305,6 +305,8 @@ CUresult cuCtxGetDevice(CUdevice *dev) {
 CUresult cuCtxSynchronize(void) {
   REQUIRE_INIT();
   traceCall("cuCtxSynchronize");
+  if (anyStreamCapturing())
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (!current)
     return CUDA_ERROR_INVALID_CONTEXT;
   return takeDeferredError();
@@ -466,10 +468,20 @@ CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache) {
   return hfunc ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+} // extern "C"
+
+namespace {
+/// Runs the kernel of `f` (the launch's checks are done).
+CUresult launchNow(CUfunction f, const LaunchConfig &cfg,
+                   std::vector<uint8_t> params);
+} // namespace
+
+extern "C" {
+
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                         unsigned int gz, unsigned int bx, unsigned int by,
-                        unsigned int bz, unsigned int sharedMemBytes, CUstream,
-                        void **kernelParams, void **extra) {
+                        unsigned int bz, unsigned int sharedMemBytes,
+                        CUstream stream, void **kernelParams, void **extra) {
   REQUIRE_INIT();
   if (!current)
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -517,6 +529,24 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
   cfg.racecheck = envFlag("GPTC_EMU_RACECHECK");
   if (const char *w = std::getenv("GPTC_EMU_WATCHDOG"))
     cfg.maxBlockInstructions = std::strtoull(w, nullptr, 10);
+  // In a graph capture the launch is recorded, its arguments copied (as a
+  // kernel node keeps them), and runs at each cuGraphLaunch.
+  if (recordOnCapture(stream,
+                      [f, cfg, params]() { return launchNow(f, cfg, params); }))
+    return CUDA_SUCCESS;
+  return launchNow(f, cfg, std::move(params));
+}
+
+} // extern "C"
+
+namespace {
+
+CUresult launchNow(CUfunction f, const LaunchConfig &cfg,
+                   std::vector<uint8_t> params) {
+  const Module &m = f->owner->module;
+  const Function &fn = m.funcs[f->index];
+  const unsigned gx = cfg.grid[0], gy = cfg.grid[1], gz = cfg.grid[2];
+  const unsigned bx = cfg.block[0], by = cfg.block[1], bz = cfg.block[2];
   LaunchCounters counters;
   std::string error;
   uint64_t t0 = hostNs();
@@ -548,6 +578,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
   }
   return (CUresult)rc;
 }
+
+} // namespace
+
+extern "C" {
 
 int gptcEmuGetLaunchCounters(gptcEmuLaunchCounters *out) {
   if (!out)

@@ -143,22 +143,32 @@ CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
 }
 
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
-                           CUstream) {
+                           CUstream stream) {
   traceCall("cuMemcpyHtoDAsync", bytes);
+  // Captured: the host bytes are read when the graph runs, as on a GPU.
+  if (recordOnCapture(stream, [=] { return copyHtoD(dst, src, bytes); }))
+    return CUDA_SUCCESS;
   return copyHtoD(dst, src, bytes);
 }
-CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream) {
+CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
+                           CUstream stream) {
   traceCall("cuMemcpyDtoHAsync", bytes);
+  if (recordOnCapture(stream, [=] { return copyDtoH(dst, src, bytes); }))
+    return CUDA_SUCCESS;
   return copyDtoH(dst, src, bytes);
 }
 CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
-                           CUstream) {
+                           CUstream stream) {
   traceCall("cuMemcpyDtoDAsync", bytes);
+  if (recordOnCapture(stream, [=] { return copyDtoD(dst, src, bytes); }))
+    return CUDA_SUCCESS;
   return copyDtoD(dst, src, bytes);
 }
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
-                       CUstream) {
+                       CUstream stream) {
   traceCall("cuMemcpyAsync", bytes);
+  if (recordOnCapture(stream, [=] { return copyDtoD(dst, src, bytes); }))
+    return CUDA_SUCCESS;
   return copyDtoD(dst, src, bytes);
 }
 
@@ -193,16 +203,25 @@ CUresult cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) {
   traceCall("cuMemsetD32", n * sizeof(uint32_t));
   return memsetN<uint32_t>(d, v, n);
 }
-CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) {
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n,
+                         CUstream stream) {
   traceCall("cuMemsetD8Async", n * sizeof(uint8_t));
+  if (recordOnCapture(stream, [=] { return memsetN<uint8_t>(d, v, n); }))
+    return CUDA_SUCCESS;
   return memsetN<uint8_t>(d, v, n);
 }
-CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream) {
+CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n,
+                          CUstream stream) {
   traceCall("cuMemsetD16Async", n * sizeof(uint16_t));
+  if (recordOnCapture(stream, [=] { return memsetN<uint16_t>(d, v, n); }))
+    return CUDA_SUCCESS;
   return memsetN<uint16_t>(d, v, n);
 }
-CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream) {
+CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n,
+                          CUstream stream) {
   traceCall("cuMemsetD32Async", n * sizeof(uint32_t));
+  if (recordOnCapture(stream, [=] { return memsetN<uint32_t>(d, v, n); }))
+    return CUDA_SUCCESS;
   return memsetN<uint32_t>(d, v, n);
 }
 
@@ -221,9 +240,14 @@ CUresult cuStreamDestroy(CUstream h) {
   delete h;
   return CUDA_SUCCESS;
 }
-CUresult cuStreamSynchronize(CUstream) {
+CUresult cuStreamSynchronize(CUstream stream) {
   REQUIRE_INIT();
   traceCall("cuStreamSynchronize");
+  // Waiting inside a capture: not allowed, and the capture is invalid.
+  if (stream && stream->capturing) {
+    stream->captureError = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
   return takeDeferredError();
 }
 CUresult cuStreamQuery(CUstream) {

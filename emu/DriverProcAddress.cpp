@@ -81,6 +81,13 @@ const Entry kEntries[] = {E(cuInit),
                           E(cuGetErrorName),
                           E(cuGetErrorString),
                           E(cuGetProcAddress),
+                          E(cuStreamBeginCapture),
+                          E(cuStreamEndCapture),
+                          E(cuStreamIsCapturing),
+                          E(cuGraphInstantiate),
+                          E(cuGraphLaunch),
+                          E(cuGraphExecDestroy),
+                          E(cuGraphDestroy),
                           E(gptcEmuGetLaunchCounters)};
 #undef E
 } // namespace

@@ -13,7 +13,9 @@
 #include "emu/PtxModule.h"
 
 #include <cuda.h>
+#include <functional>
 #include <memory>
+#include <vector>
 
 struct CUctx_st {
   int device = 0;
@@ -33,8 +35,25 @@ struct CUfunc_st {
   int maxDynShared = 48 * 1024;
 };
 
+/// Work recorded for a graph: runs when the graph is launched.
+using CapturedWork = std::function<CUresult()>;
+
 struct CUstream_st {
   unsigned flags = 0;
+  /// Between cuStreamBeginCapture and cuStreamEndCapture the stream's work
+  /// is recorded, not run; a forbidden call (a synchronisation) during the
+  /// capture invalidates it.
+  bool capturing = false;
+  std::vector<CapturedWork> captured;
+  CUresult captureError = CUDA_SUCCESS;
+};
+
+struct CUgraph_st {
+  std::vector<CapturedWork> nodes; ///< in stream order
+};
+
+struct CUgraphExec_st {
+  std::vector<CapturedWork> nodes;
 };
 
 struct CUevent_st {
@@ -50,6 +69,11 @@ bool driverInitialized();
 /// synchronisation (cuCtxSynchronize, cuStreamSynchronize, ...).
 CUresult takeDeferredError();
 uint64_t hostNs();
+/// If `stream` is capturing, records `work` for its graph and returns
+/// true; otherwise false (the caller runs the work now).
+bool recordOnCapture(CUstream stream, CapturedWork work);
+/// True while some stream of the process is capturing.
+bool anyStreamCapturing();
 /// With GPTC_EMU_TRACE=FILE, appends "CALL BYTES [WHAT]" to FILE: the calls
 /// that cost a real GPU time or a stall (launches, synchronisations,
 /// allocations, copies, memsets), in the order they were made.

@@ -36,6 +36,13 @@ int gptcEmuGetLaunchCounters(gptcEmuLaunchCounters *out);
  * device matrices through it. */
 void *gptcEmuTranslate(uint64_t dev, uint64_t bytes);
 
+/* For the emulated libraries beside the driver (cuBLASLt): if `stream` is
+ * capturing a graph, records `run(context)` as its next node (returning 0
+ * for success) and returns 1; `release(context)` frees the context with
+ * the graph. Returns 0 when the stream is not capturing: run it now. */
+int gptcEmuStreamRecord(struct CUstream_st *stream, int (*run)(void *),
+                        void *context, void (*release)(void *));
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,14 @@ public:
   /// to enqueue its work. It does not wait: a kernel that fails on the
   /// device is reported by the next download.
   virtual bool finish(const char *entry, std::string &error) = 0;
+  /// Runs entry point `entry` -- `call` calls it on ref() -- then finish().
+  /// A device may record the work of the first call and replay it for the
+  /// later ones (the step's host code does the same on every call).
+  virtual bool run(const char *entry, const std::function<void()> &call,
+                   std::string &error) {
+    call();
+    return finish(entry, error);
+  }
 };
 
 /// The CPU: the arena is the host's.

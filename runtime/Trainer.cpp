@@ -154,8 +154,7 @@ private:
   bool saveCheckpoint(int64_t done, std::string &error);
   bool call(void (StepLibrary::*entry)(gptc_arena_ref *) const,
             const char *name, std::string &error) {
-    (step.*entry)(device.ref());
-    return device.finish(name, error);
+    return device.run(name, [&] { (step.*entry)(device.ref()); }, error);
   }
   void line(const char *text) {
     out << text << "\n";

@@ -205,6 +205,45 @@ bool CudaDevice::synchronize(std::string &error) {
                            "launch report itself");
 }
 
+void *CudaDevice::captureGraph(const std::function<void()> &enqueue,
+                               std::string &error) {
+  State &s = state();
+  s.bindContext();
+  if (!s.check(s.cu->cuStreamBeginCapture(s.stream,
+                                          CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+               "cuStreamBeginCapture", error))
+    return nullptr;
+  enqueue();
+  CUgraph graph = nullptr;
+  CUresult ended = s.cu->cuStreamEndCapture(s.stream, &graph);
+  // A callback's error first: it says which call of the step failed.
+  error = s.takeKeptError();
+  if (error.empty())
+    s.check(ended, "cuStreamEndCapture", error);
+  CUgraphExec exec = nullptr;
+  if (error.empty())
+    s.check(s.cu->cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate",
+            error);
+  if (graph)
+    s.cu->cuGraphDestroy(graph);
+  return error.empty() ? exec : nullptr;
+}
+
+bool CudaDevice::launchGraph(void *graph, std::string &error) {
+  State &s = state();
+  s.bindContext();
+  return s.check(s.cu->cuGraphLaunch(static_cast<CUgraphExec>(graph), s.stream),
+                 "cuGraphLaunch", error);
+}
+
+void CudaDevice::destroyGraph(void *graph) {
+  if (!graph)
+    return;
+  State &s = state();
+  s.bindContext();
+  s.cu->cuGraphExecDestroy(static_cast<CUgraphExec>(graph));
+}
+
 std::string CudaDevice::takeError() { return state().takeKeptError(); }
 
 } // namespace cuda

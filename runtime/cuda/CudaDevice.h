@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace gptc {
@@ -64,6 +65,14 @@ public:
   /// Waits for the step's stream; returns false with the first error a
   /// callback kept or the synchronisation's own.
   bool synchronize(std::string &error);
+
+  /// Records what `enqueue` puts on the step's stream as a CUDA graph
+  /// (stream capture) and returns its executable graph, or null with
+  /// `error` (the capture's, or the first error a callback kept).
+  void *captureGraph(const std::function<void()> &enqueue, std::string &error);
+  /// Enqueues an executable graph of captureGraph on the step's stream.
+  bool launchGraph(void *graph, std::string &error);
+  void destroyGraph(void *graph);
 
   /// The first error kept by a callback since the last take ("" if none).
   std::string takeError();

@@ -9,8 +9,24 @@ namespace runtime {
 namespace cuda {
 
 CudaStepDevice::~CudaStepDevice() {
+  for (auto &[entry, graph] : graphByEntry)
+    device.destroyGraph(graph);
   if (base)
     device.release(base);
+}
+
+bool CudaStepDevice::run(const char *entry, const std::function<void()> &call,
+                         std::string &error) {
+  if (!graphs)
+    return StepDevice::run(entry, call, error);
+  void *&graph = graphByEntry[entry];
+  if (!graph)
+    graph = device.captureGraph(call, error);
+  if (!graph || !device.launchGraph(graph, error)) {
+    error = std::string(entry) + ": " + error;
+    return false;
+  }
+  return finish(entry, error);
 }
 
 bool CudaStepDevice::attach(Arena &arena, std::string &error) {

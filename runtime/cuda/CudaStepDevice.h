@@ -14,6 +14,8 @@
 #include "runtime/StepDevice.h"
 #include "runtime/cuda/CudaDevice.h"
 
+#include <map>
+
 namespace gptc {
 namespace runtime {
 namespace cuda {
@@ -31,12 +33,22 @@ public:
                       std::string &error) override;
   bool zero(int64_t offset, int64_t bytes, std::string &error) override;
   bool finish(const char *entry, std::string &error) override;
+  /// With graphs on: the first call of each entry point is captured as a
+  /// CUDA graph, and every call launches that graph (one driver call for
+  /// the step's hundreds of launches).
+  bool run(const char *entry, const std::function<void()> &call,
+           std::string &error) override;
+  /// Graphs need every call of the step on the one stream: off for jobs
+  /// of several ranks (NCCL's calls) and with GPTC_CUDA_GRAPHS=0.
+  void useGraphs(bool on) { graphs = on; }
 
 private:
   CudaDevice &device;
   Arena *host = nullptr;
   uint64_t base = 0;
   gptc_arena_ref descriptor = {nullptr, nullptr, 0, 0, 1};
+  bool graphs = false;
+  std::map<std::string, void *> graphByEntry;
 };
 
 } // namespace cuda

@@ -46,7 +46,13 @@ namespace cuda {
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
   X(cuFuncSetAttribute)                                                        \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                                                            \
+  X(cuStreamBeginCapture)                                                      \
+  X(cuStreamEndCapture)                                                        \
+  X(cuGraphInstantiate)                                                        \
+  X(cuGraphLaunch)                                                             \
+  X(cuGraphExecDestroy)                                                        \
+  X(cuGraphDestroy)
 
 // X(function): every cuBLASLt function the runtime uses.
 #define GPTC_CUBLASLT_FUNCTIONS(X)                                             \
