@@ -10,12 +10,15 @@
 #include "frontend/Parameters.h"
 #include "frontend/SpecParser.h"
 #include "runtime/Files.h"
+#include "runtime/Manifest.h"
 #include "runtime/Sha256.h"
+#include "runtime/StepLayout.h"
 
 #include <malloc.h>
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -338,6 +341,18 @@ LogicalResult lowerCudaHost(ModuleOp module, std::string &error) {
   return success();
 }
 
+/// A NUL-terminated string global `name` of the LLVM-dialect `module`,
+/// exported from step.so (as gptc-export-layout's are).
+void embedString(ModuleOp module, llvm::StringRef name,
+                 const std::string &value) {
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  std::string bytes = value + '\0';
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
+  LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/true,
+                         LLVM::Linkage::External, name, b.getStringAttr(bytes));
+}
+
 /// step.so, manifest.json and spec.yaml into `dir`.
 bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
                       const std::string &dir, const BundleOptions &options,
@@ -351,12 +366,20 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
   ExportedLayout layout;
   if (!readExportedLayout(module, layout, error))
     return false;
+  CPUDescription hostCpu;
+  runtime::Manifest manifest;
+  if (!describeCPU(options.cpu, hostCpu, error) ||
+      !buildManifest(layout, spec, target, hostCpu, manifest, error))
+    return false;
   OwningOpRef<ModuleOp> cudaHost;
   if (target == Target::CUDA) {
     cudaHost = cast<ModuleOp>(module->clone());
     if (failed(lowerCudaHost(*cudaHost, error)))
       return false;
   }
+  // The library vouches for its manifest: every field but its own hash.
+  embedString(cudaHost ? *cudaHost : module, gptc::layout::kManifestHashSymbol,
+              runtime::manifestBodySha256(manifest));
   std::vector<std::string> objects;
   bool linked =
       emitObjects(cudaHost ? *cudaHost : module, join("step"), options.cpu,
@@ -368,14 +391,11 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
     return false;
   if (options.times)
     options.times->end("link step.so");
-  StepLibraryFile library{"step.so", 0, ""};
+  StepLibraryFile &library = manifest.stepLibrary;
+  library.file = "step.so";
   if (!runtime::sha256File(join("step.so"), library.sha256, library.bytes,
-                           error))
-    return false;
-  CPUDescription hostCpu;
-  if (!describeCPU(options.cpu, hostCpu, error) ||
-      !writeManifest(layout, spec, target, library, hostCpu,
-                     join("manifest.json"), error))
+                           error) ||
+      !writeManifest(manifest, join("manifest.json"), error))
     return false;
   std::string header = "# " + spec.file +
                        " with extends: merged and overrides applied (gptc "

@@ -88,12 +88,11 @@ bool readExportedLayout(ModuleOp module, ExportedLayout &exported,
   return true;
 }
 
-bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
-                   Target target, const StepLibraryFile &library,
-                   const CPUDescription &hostCpu, const std::string &path,
-                   std::string &error) {
+bool buildManifest(const ExportedLayout &exported, const ModelSpec &spec,
+                   Target target, const CPUDescription &hostCpu,
+                   runtime::Manifest &m, std::string &error) {
   auto layout = cast<gpt::ArenaLayoutAttr>(exported.arena);
-  runtime::Manifest m;
+  m = runtime::Manifest();
   for (gpt::ArenaSlotAttr slot : layout.getSlots()) {
     std::optional<runtime::SlotType> dtype =
         slotType(slot.getType().getElementType());
@@ -141,7 +140,6 @@ bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
   m.workspaceOffset = layout.getWorkspaceOffset();
   m.workspaceBytes = layout.getWorkspaceBytes();
   m.layoutSha256 = exported.hash;
-  m.stepLibrary = library;
   m.hostCpuName = hostCpu.name;
   m.hostCpuFeatures = hostCpu.features;
   m.deviceBatch = t.deviceBatch;
@@ -153,7 +151,11 @@ bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
   m.bosToken = spec.model.attention.bosToken;
   m.run = runDefaults(spec);
   m.divergenceFactor = t.divergenceFactor;
+  return true;
+}
 
+bool writeManifest(const runtime::Manifest &m, const std::string &path,
+                   std::string &error) {
   std::string text = runtime::renderManifest(m);
   return runtime::writeFileAtomically(
       path,

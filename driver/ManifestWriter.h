@@ -32,12 +32,16 @@ struct ExportedLayout {
 bool readExportedLayout(mlir::ModuleOp module, ExportedLayout &layout,
                         std::string &error);
 
-/// Writes manifest.json (docs/artifact.md) from the exported layout, the
-/// parameter list and run defaults of `spec`, the step library's identity
-/// and the CPU its code was compiled for, atomically.
-bool writeManifest(const ExportedLayout &exported, const ModelSpec &spec,
-                   Target target, const StepLibraryFile &library,
-                   const CPUDescription &hostCpu, const std::string &path,
+/// The manifest (docs/artifact.md) of the exported layout, the parameter
+/// list and run defaults of `spec` and the CPU its code is compiled for;
+/// its step_library is blank until the library is linked (the library
+/// embeds runtime::manifestBodySha256 of this).
+bool buildManifest(const ExportedLayout &exported, const ModelSpec &spec,
+                   Target target, const CPUDescription &hostCpu,
+                   runtime::Manifest &manifest, std::string &error);
+
+/// Writes `manifest` to `path` (manifest.json), atomically.
+bool writeManifest(const runtime::Manifest &manifest, const std::string &path,
                    std::string &error);
 
 } // namespace gptc

@@ -135,6 +135,16 @@ bool openBundle(const std::string &dir, Manifest &manifest, StepLibrary &step,
     error = manifest.path + ": " + difference;
     return false;
   }
+  // Every other field of the manifest against the one the library was
+  // compiled with (libraries of older compilers do not say).
+  if (const char *body = step.manifestHash();
+      body && manifestBodySha256(manifest) != body) {
+    error = manifest.path + ": not the manifest " + lib.file +
+            " was compiled with (a field was edited: target, ranks, "
+            "parameters, their inits or run defaults); recompile the bundle "
+            "or restore the file";
+    return false;
+  }
   if (layout::layoutHash(text) != hash || manifest.layoutSha256 != hash) {
     error = manifest.path + ": layout_sha256: " + manifest.layoutSha256 +
             " does not match " + lib.file + "'s " + hash;

@@ -220,6 +220,20 @@ bool isStagingName(const std::string &name, const std::string &prefix) {
          name.compare(0, prefix.size(), prefix) == 0;
 }
 
+/// The process's umask, read without changing it (umask(2) would, racing
+/// other threads): /proc/self/status's Umask line, else 022.
+mode_t processUmask() {
+  std::FILE *f = std::fopen("/proc/self/status", "r");
+  unsigned mask = 022;
+  char line[256];
+  while (f && std::fgets(line, sizeof(line), f))
+    if (std::sscanf(line, "Umask: %o", &mask) == 1)
+      break;
+  if (f)
+    std::fclose(f);
+  return mode_t(mask);
+}
+
 /// The locked markers of this process's staging directories, by path.
 std::mutex stagingMutex;
 std::map<std::string, int> &heldMarkers() {
@@ -271,6 +285,9 @@ bool makeStagingDirectory(const std::string &target, std::string &staging,
     return false;
   }
   staging = name.data();
+  // mkdtemp makes it 0700; a bundle or checkpoint gets the mode any new
+  // directory of the user's would (0755 under the usual umask).
+  ::chmod(staging.c_str(), 0777 & ~processUmask());
   std::string marker = staging + "/" + kStagingMarker;
   int fd = ::open(marker.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   std::string pid = std::to_string(::getpid()) + "\n";

@@ -3,6 +3,7 @@
 #include "runtime/Manifest.h"
 
 #include "runtime/Files.h"
+#include "runtime/Sha256.h"
 #include "runtime/StepLayout.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -636,6 +637,13 @@ std::string renderManifest(const Manifest &m) {
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
   return text;
+}
+
+std::string manifestBodySha256(const Manifest &m) {
+  Manifest body = m;
+  body.stepLibrary = StepLibraryFile{};
+  std::string text = renderManifest(body);
+  return sha256Hex(text.data(), text.size());
 }
 
 bool readManifest(const std::string &path, Manifest &out, std::string &error) {

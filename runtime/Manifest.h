@@ -108,6 +108,13 @@ constexpr const char *kManifestFormat = "gptc-step/3";
 /// written.
 std::string renderManifest(const Manifest &m);
 
+/// The SHA-256 of renderManifest(m) with m's step_library blank: what the
+/// compiler embeds in step.so (layout::kManifestHashSymbol) before it knows
+/// the library's own hash, and openBundle checks, so that an edit of any
+/// field of manifest.json (target, ranks, parameters and their inits, run
+/// defaults) is refused.
+std::string manifestBodySha256(const Manifest &m);
+
 /// "normal", "zeros", "ones", "values".
 const char *toString(ParamInit init);
 

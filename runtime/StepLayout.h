@@ -42,6 +42,10 @@ namespace layout {
 constexpr const char *kLayoutSymbol = "gptc_step_layout";
 constexpr const char *kLayoutHashSymbol = "gptc_step_layout_sha256";
 constexpr const char *kLayoutFormat = "gptc-layout/1";
+/// The SHA-256 of the bundle's manifest as the compiler rendered it, with
+/// its step_library entry blank (runtime::manifestBodySha256): the library
+/// vouches for every field of its manifest, not only the layout.
+constexpr const char *kManifestHashSymbol = "gptc_step_manifest_sha256";
 
 struct SlotLine {
   std::string name;

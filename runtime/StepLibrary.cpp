@@ -66,6 +66,8 @@ bool StepLibrary::load(const std::string &path, std::string &error) {
   layout = static_cast<const char *>(dlsym(handle, layout::kLayoutSymbol));
   layoutSha256 =
       static_cast<const char *>(dlsym(handle, layout::kLayoutHashSymbol));
+  manifestSha256 =
+      static_cast<const char *>(dlsym(handle, layout::kManifestHashSymbol));
   // Deliberately no dlclose (see the header).
   return true;
 }

@@ -43,6 +43,9 @@ public:
   /// (runtime/StepLayout.h); null when it exports none (or in-process).
   const char *layoutText() const { return layout; }
   const char *layoutHash() const { return layoutSha256; }
+  /// The hash of the manifest the library was compiled with
+  /// (layout::kManifestHashSymbol); null for libraries compiled before it.
+  const char *manifestHash() const { return manifestSha256; }
 
   void gradStep(gptc_arena_ref *arena) const { gradFn(arena); }
   void updateStep(gptc_arena_ref *arena) const { updateFn(arena); }
@@ -55,7 +58,8 @@ public:
 private:
   gptc_step_fn gradFn = nullptr, updateFn = nullptr, evalFn = nullptr,
                logitsFn = nullptr;
-  const char *layout = nullptr, *layoutSha256 = nullptr;
+  const char *layout = nullptr, *layoutSha256 = nullptr,
+             *manifestSha256 = nullptr;
 };
 
 } // namespace runtime

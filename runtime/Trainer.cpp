@@ -180,11 +180,12 @@ private:
   data::DataLoader trainLoader, valLoader;
   std::unique_ptr<DivergenceGuard> divergence;
   bool validating = false;
-  CheckpointState resumed;  ///< what --resume read
-  int64_t firstStep = 0;    ///< steps done before this run
-  int64_t savedStep = -1;   ///< the step of the last checkpoint written
-  std::string laterNoted;   ///< a later checkpoint already named
-  std::FILE *log = nullptr; ///< --log, on rank 0
+  CheckpointState resumed;       ///< what --resume read
+  int64_t firstStep = 0;         ///< steps done before this run
+  int64_t savedStep = -1;        ///< the step of the last checkpoint written
+  bool saveFailedOnDisk = false; ///< the last save failed writing files
+  std::string laterNoted;        ///< a later checkpoint already named
+  std::FILE *log = nullptr;      ///< --log, on rank 0
   std::chrono::steady_clock::time_point startTime =
       std::chrono::steady_clock::now();
 
@@ -325,9 +326,12 @@ bool Loop::saveCheckpoint(int64_t done, std::string &error) {
   state.shardTokens = trainLoader.shardSizes()[state.data.shard];
   state.haveFirstLoss = divergence->firstLossSeen(state.firstLoss);
   std::string written, later;
+  saveFailedOnDisk = false;
   if (!runtime::saveCheckpoint(m, arena, state, config.checkpointDir,
-                               config.keep, written, later, error))
+                               config.keep, written, later, error)) {
+    saveFailedOnDisk = true;
     return false;
+  }
   savedStep = done;
   line(("saved checkpoint " + written).c_str());
   if (!later.empty() && later != laterNoted) {
@@ -509,8 +513,21 @@ bool Loop::run(TrainResult &result, std::string &error) {
     if (validating && (due || done == n) && !validate(done, result, error))
       return false;
     if (config.saveEvery > 0 && done % config.saveEvery == 0 &&
-        !saveCheckpoint(done, error))
-      return false;
+        !saveCheckpoint(done, error)) {
+      // A periodic save that the file system refused (disk full, a path
+      // taken) costs no training: warn, keep the last good checkpoint and
+      // try again at the next interval. A device error ends the run.
+      if (!saveFailedOnDisk)
+        return false;
+      line(("warning: checkpoint at step " + std::to_string(done) +
+            " not saved: " + error + "; training goes on, " +
+            (savedStep >= 0 ? "this run's last checkpoint is step_" +
+                                  std::to_string(savedStep)
+                            : std::string("this run has saved none yet")) +
+            ", next try at step " + std::to_string(done + config.saveEvery))
+               .c_str());
+      error.clear();
+    }
   }
   if (validating && n == firstStep && config.valEvery == 0 &&
       !validate(n, result, error))

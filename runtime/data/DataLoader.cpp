@@ -107,10 +107,14 @@ bool DataLoader::produce(std::vector<int32_t> &out, Cursor &at,
   }
   const uint64_t bt = uint64_t(batchTokens());
   const uint64_t start = cursor.pos + uint64_t(opts.rank) * bt;
-  const uint16_t *src = shard.tokens() + start;
+  // Read, not taken from the mapping: a shard that shrank under the run
+  // is an error, not SIGBUS.
+  staged.resize(size_t(bt) + 1);
+  if (!shard.read(start, staged.size(), staged.data(), error))
+    return false;
   const uint64_t vocab = uint64_t(opts.vocabSize);
   for (uint64_t i = 0; i <= bt; ++i) {
-    uint16_t t = src[i];
+    uint16_t t = staged[i];
     if (t >= vocab) {
       uint64_t offset = start + i;
       error = shard.path() + ": token " + std::to_string(t) +

@@ -132,7 +132,8 @@ private:
   Cursor cursor;   // the next batch to read
   Cursor returned; // the batch last returned
   int64_t stepsReturned = 0;
-  std::vector<int32_t> window; // B*T + 1
+  std::vector<int32_t> window;  // B*T + 1
+  std::vector<uint16_t> staged; // the shard's bytes of a window
 
   // Prefetch: the worker fills `ahead` from `cursor`.
   std::thread worker;

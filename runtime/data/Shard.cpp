@@ -222,6 +222,7 @@ Shard &Shard::operator=(Shard &&other) noexcept {
     close();
     filePath = std::move(other.filePath);
     base = std::exchange(other.base, nullptr);
+    fd = std::exchange(other.fd, -1);
     mappedBytes = std::exchange(other.mappedBytes, 0);
     tokenPtr = std::exchange(other.tokenPtr, nullptr);
     numTokens = std::exchange(other.numTokens, 0);
@@ -238,12 +239,13 @@ bool Shard::open(const std::string &path, std::string &error) {
   size_t bytes = kShardHeaderBytes + n * sizeof(uint16_t);
   void *p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
   int mmapErrno = errno;
-  ::close(fd);
   if (p == MAP_FAILED) {
+    ::close(fd);
     errno = mmapErrno;
     error = sysError(path, "cannot mmap");
     return false;
   }
+  this->fd = fd;
   ::madvise(p, bytes, MADV_SEQUENTIAL);
   filePath = path;
   base = p;
@@ -254,7 +256,34 @@ bool Shard::open(const std::string &path, std::string &error) {
   return true;
 }
 
+bool Shard::read(uint64_t start, size_t count, uint16_t *out,
+                 std::string &error) const {
+  const size_t bytes = count * sizeof(uint16_t);
+  const off_t offset = off_t(kShardHeaderBytes + start * sizeof(uint16_t));
+  size_t got = 0;
+  while (got < bytes) {
+    ssize_t r = ::pread(fd, reinterpret_cast<char *>(out) + got, bytes - got,
+                        offset + off_t(got));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) {
+      error =
+          r < 0
+              ? sysError(filePath, "cannot read")
+              : filePath + ": the shard shrank while training (" +
+                    std::to_string(numTokens) + " tokens when opened; token " +
+                    std::to_string(start + got / 2) + " is past its end now)";
+      return false;
+    }
+    got += size_t(r);
+  }
+  return true;
+}
+
 void Shard::close() {
+  if (fd >= 0)
+    ::close(fd);
+  fd = -1;
   if (base)
     ::munmap(base, mappedBytes);
   base = nullptr;

@@ -69,9 +69,15 @@ public:
   size_t size() const { return numTokens; }
   const uint16_t *tokens() const { return tokenPtr; }
   uint16_t operator[](size_t i) const { return tokenPtr[i]; }
+  /// Reads tokens [start, start + count) with pread, not through the
+  /// mapping: a file that shrank since it was opened is an error here,
+  /// where reading the mapping past the new end would raise SIGBUS.
+  bool read(uint64_t start, size_t count, uint16_t *out,
+            std::string &error) const;
 
 private:
   std::string filePath;
+  int fd = -1;          // kept open for read()
   void *base = nullptr; // the mapping (header + body)
   size_t mappedBytes = 0;
   const uint16_t *tokenPtr = nullptr;

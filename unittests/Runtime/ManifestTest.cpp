@@ -126,6 +126,33 @@ TEST(Manifest, RenderingSeesEveryField) {
   }
 }
 
+TEST(Manifest, TheBodyHashSeesEveryFieldButTheLibrary) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(toJson(fakeManifest()), "m.json", m, error))
+      << error;
+  const std::string base = manifestBodySha256(m);
+  EXPECT_EQ(base.size(), 64u);
+  // What the library cannot know when the hash is embedded in it.
+  Manifest relinked = m;
+  relinked.stepLibrary.sha256 = std::string(64, 'f');
+  relinked.stepLibrary.bytes += 1;
+  EXPECT_EQ(manifestBodySha256(relinked), base);
+  // Everything else.
+  std::vector<std::function<void(Manifest &)>> edits = {
+      [](Manifest &x) { x.target = "cuda"; },
+      [](Manifest &x) { x.ranks = 2; },
+      [](Manifest &x) { x.params[0].stddev = 0.5; },
+      [](Manifest &x) { x.bosToken += 1; },
+      [](Manifest &x) { x.run.steps += 1; },
+  };
+  for (size_t i = 0; i < edits.size(); ++i) {
+    Manifest edited = m;
+    edits[i](edited);
+    EXPECT_NE(manifestBodySha256(edited), base) << "edit " << i;
+  }
+}
+
 TEST(Manifest, ErrorsNameFileAndField) {
   EXPECT_EQ(errorAfter([](llvm::json::Object &m) { m.erase("arena_bytes"); }),
             "b/manifest.json: arena_bytes: missing");
