@@ -2,6 +2,8 @@
 
 #include "commands/CompileCache.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,6 +86,27 @@ std::string compileCacheBundleDir(const std::string &specPath,
     return base;
   std::string cache = userCacheDir(error);
   return cache.empty() ? "" : cache + "/" + base;
+}
+
+CompileLock::CompileLock(const std::string &bundleDir) {
+  size_t slash = bundleDir.find_last_of('/');
+  dir = slash == std::string::npos ? "." : bundleDir.substr(0, slash);
+  if (dir.empty())
+    dir = "/";
+  fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  // Without it (an unreadable directory) compiles run side by side, as
+  // they did before the lock.
+  isHeld = fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+void CompileLock::wait() {
+  while (fd >= 0 && !isHeld)
+    isHeld = ::flock(fd, LOCK_EX) == 0 || errno != EINTR;
+}
+
+CompileLock::~CompileLock() {
+  if (fd >= 0)
+    ::close(fd);
 }
 
 } // namespace commands

@@ -34,6 +34,28 @@ bool isPrivateToUser(const std::string &path, std::string &why);
 /// (isPrivateToUser), so that running it runs only this user's code.
 bool isTrustedBundle(const std::string &dir, std::string &why);
 
+/// An exclusive lock on the directory a spec's bundle goes to, held while
+/// it is looked up and compiled (flock on the directory itself: no file is
+/// left behind; the kernel drops it if the process dies).
+class CompileLock {
+public:
+  explicit CompileLock(const std::string &bundleDir);
+  ~CompileLock();
+  CompileLock(const CompileLock &) = delete;
+  CompileLock &operator=(const CompileLock &) = delete;
+  /// Taken at construction (false: another process holds it, or the
+  /// directory cannot be opened).
+  bool held() const { return isHeld; }
+  /// Waits until the other process lets go (nothing without a directory).
+  void wait();
+  const std::string &directory() const { return dir; }
+
+private:
+  std::string dir;
+  int fd = -1;
+  bool isHeld = false;
+};
+
 } // namespace commands
 } // namespace gptc
 

@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace gptc {
@@ -99,6 +100,10 @@ const char *trainCommandUsage() {
          "                     PATH); the same as mpirun -np N gptc train ...\n"
          "  --bucket-mb N      with several ranks, pack gradient all-reduces\n"
          "                     into buckets of N MiB (default 25)\n"
+         "  --collective-timeout S  with several ranks, end the job when a\n"
+         "                     rank waits more than S seconds in a step's\n"
+         "                     collective (a rank stopped or hung; default\n"
+         "                     600, 0 = never)\n"
          "  -h, --help         show this help\n"
          "\n"
          "A bundle compiled with training.ranks = N trains data-parallel on N\n"
@@ -249,7 +254,8 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--no-fuse", nullptr, cli::ValueKind::None},
       {"--bucket-mb", nullptr, cli::ValueKind::String},
       {"--ranks", nullptr, cli::ValueKind::String},
-      {"--force", nullptr, cli::ValueKind::None}};
+      {"--force", nullptr, cli::ValueKind::None},
+      {"--collective-timeout", nullptr, cli::ValueKind::String}};
   return table;
 }
 
@@ -478,8 +484,9 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   }
 
   // Numbers are checked before anything is compiled or opened.
-  for (const char *name : {"--steps", "--val-every", "--val-tokens", "--seed",
-                           "--bucket-mb", "--ranks", "--save-every", "--keep"})
+  for (const char *name :
+       {"--steps", "--val-every", "--val-tokens", "--seed", "--bucket-mb",
+        "--ranks", "--save-every", "--keep", "--collective-timeout"})
     if (auto v = o.get(name);
         v && !cli::parseCount(*v, std::string(name) != "--seed")) {
       err << kMe << "error: " << name << " '" << *v
@@ -529,6 +536,8 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
       return fail("--bucket-mb " + *mb + " is more than 1024");
     ranks.setBucketBytes(v << 20);
   }
+  ranks.setWatchdogSeconds(
+      double(*cli::parseCount(o.get("--collective-timeout").value_or("600"))));
 
   // A spec compiles into a bundle first (on rank 0; the others wait).
   std::string bundle = o.positionals[0];
@@ -564,6 +573,19 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     std::string outDir = compileCacheBundleDir(bundle, key, error);
     if (outDir.empty())
       return fail(error);
+    // One compile at a time in the bundle's directory: a second `gptc train`
+    // of the same spec waits for the first's bundle and reuses it (it would
+    // otherwise compile it again beside it).
+    std::optional<CompileLock> compileLock;
+    if (leader) {
+      compileLock.emplace(outDir);
+      if (!compileLock->held()) {
+        say << kMe << "waiting for another gptc compiling into "
+            << compileLock->directory() << "\n";
+        say.flush();
+        compileLock->wait();
+      }
+    }
     // A bundle there runs as this process: only one this user alone wrote.
     std::string foreign;
     if (access(outDir.c_str(), F_OK) == 0 && !isTrustedBundle(outDir, foreign))

@@ -24,10 +24,10 @@ namespace gptc::runtime {
 
 namespace {
 
-constexpr const char *kFormat = "gptc-checkpoint/1";
-constexpr const char *kModelFile = "model.safetensors";
-constexpr const char *kOptimizerFile = "optimizer.safetensors";
-constexpr const char *kStateFile = "checkpoint.json";
+constexpr const char *kFormat = kCheckpointFormat;
+constexpr const char *kModelFile = kCheckpointModelFile;
+constexpr const char *kOptimizerFile = kCheckpointOptimizerFile;
+constexpr const char *kStateFile = kCheckpointStateFile;
 
 bool exists(const std::string &path) {
   struct stat st;
@@ -420,57 +420,12 @@ bool checkBundleOfCheckpoint(const std::string &dir, const std::string &bundle,
 bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
                     CheckpointState &state, std::string &error) {
   const std::string jsonPath = dir + "/" + kStateFile;
-  llvm::json::Value value = nullptr;
-  if (!readJson(jsonPath, value, error))
+  std::string text, modelSha, optimizerSha;
+  CheckpointState read;
+  if (!readRegularFile(jsonPath, "checkpoint file", 1 << 20, text, error) ||
+      !parseCheckpointJson(text, jsonPath, m, read, modelSha, optimizerSha,
+                           error))
     return false;
-  const llvm::json::Object *o = value.getAsObject();
-  auto bad = [&](const std::string &field, const std::string &why) {
-    error = jsonPath + ": " + field + ": " + why;
-    return false;
-  };
-  if (!o)
-    return bad("(top)", "not a JSON object");
-  auto string = [&](const llvm::json::Object *obj, const char *key,
-                    std::string &out) {
-    std::optional<llvm::StringRef> s = obj->getString(key);
-    if (!s)
-      return bad(key, "missing or not a string");
-    out = s->str();
-    return true;
-  };
-  auto integer = [&](const llvm::json::Object *obj, const char *key,
-                     int64_t &out) {
-    std::optional<int64_t> v = obj->getInteger(key);
-    if (!v || *v < 0)
-      return bad(key, "missing or not a non-negative integer");
-    out = *v;
-    return true;
-  };
-  std::string format, spec, layout, modelSha, optimizerSha;
-  int64_t step = 0, seed = 0, shard = 0, tokens = 0, pos = 0, epoch = 0;
-  const llvm::json::Object *data = o->getObject("data");
-  const llvm::json::Object *sha = o->getObject("sha256");
-  if (!string(o, "format", format))
-    return false;
-  if (format != kFormat)
-    return bad("format", "'" + format + "' is not " + kFormat);
-  if (!data)
-    return bad("data", "missing");
-  if (!sha)
-    return bad("sha256", "missing");
-  if (!string(o, "spec_name", spec) || !string(o, "layout_sha256", layout) ||
-      !integer(o, "step", step) || !integer(o, "seed", seed) ||
-      !integer(data, "shard", shard) ||
-      !string(data, "shard_file", state.shardName) ||
-      !integer(data, "shard_tokens", tokens) ||
-      !integer(data, "position", pos) || !integer(data, "epoch", epoch) ||
-      !string(sha, kModelFile, modelSha) ||
-      !string(sha, kOptimizerFile, optimizerSha))
-    return false;
-  if (layout != m.layoutSha256)
-    return bad("layout_sha256",
-               "the checkpoint is of spec '" + spec + "' with another arena " +
-                   "layout than this bundle's (spec '" + m.specName + "')");
   for (const auto &[file, want] :
        {std::pair{kModelFile, modelSha}, {kOptimizerFile, optimizerSha}}) {
     std::string got;
@@ -478,10 +433,12 @@ bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
     if (!checkRegularFile(dir + "/" + file, "safetensors file", error) ||
         !sha256File(dir + "/" + file, got, bytes, error))
       return false;
-    if (got != want)
-      return bad(std::string("sha256.") + file,
-                 "the file's SHA-256 is " + got.substr(0, 12) +
-                     "..., not the one recorded (it was changed or damaged)");
+    if (got != want) {
+      error = jsonPath + ": sha256." + file + ": the file's SHA-256 is " +
+              got.substr(0, 12) +
+              "..., not the one recorded (it was changed or damaged)";
+      return false;
+    }
   }
   SafeTensorsFile model, optimizer;
   if (!model.open(dir + "/" + kModelFile, error) ||
@@ -489,17 +446,12 @@ bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
       !restoreSlots(m, arena, model, "param.", /*strip=*/true, error) ||
       !restoreSlots(m, arena, optimizer, "state.", /*strip=*/false, error))
     return false;
-  state.step = step;
-  state.seed = uint64_t(seed);
-  state.data = {size_t(shard), uint64_t(pos), uint64_t(epoch)};
-  state.shardTokens = uint64_t(tokens);
-  if (std::optional<llvm::StringRef> bundle = o->getString("bundle"))
-    state.bundle = bundle->str();
-  std::optional<double> first = o->getNumber("first_loss");
-  if (o->get("first_loss") && !first)
-    return bad("first_loss", "not a number");
-  state.haveFirstLoss = first.has_value();
-  state.firstLoss = first.value_or(0.0);
+  // Only a checkpoint read whole changes the caller's state (a resume
+  // sets its bundle before).
+  std::string bundle = state.bundle;
+  state = read;
+  if (state.bundle.empty())
+    state.bundle = bundle;
   return true;
 }
 

@@ -43,6 +43,12 @@
 namespace gptc::runtime {
 
 /// What a checkpoint holds besides the tensors.
+/// The files of a checkpoint directory step_S/ and its format.
+constexpr const char *kCheckpointFormat = "gptc-checkpoint/1";
+constexpr const char *kCheckpointModelFile = "model.safetensors";
+constexpr const char *kCheckpointOptimizerFile = "optimizer.safetensors";
+constexpr const char *kCheckpointStateFile = "checkpoint.json";
+
 struct CheckpointState {
   int64_t step = 0; ///< optimizer steps done
   uint64_t seed = 0;
@@ -89,6 +95,15 @@ bool readCheckpointBundle(const std::string &dir, std::string &bundle,
 /// False with one `error` line naming both otherwise.
 bool checkBundleOfCheckpoint(const std::string &dir, const std::string &bundle,
                              std::string &error);
+
+/// The fields of checkpoint.json's text (called `jsonPath` in errors) into
+/// `state` and the recorded SHA-256 of the two tensor files, checked
+/// against `manifest`'s layout: loadCheckpoint's parsing (and the
+/// fuzzer's entry).
+bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
+                         const Manifest &manifest, CheckpointState &state,
+                         std::string &modelSha, std::string &optimizerSha,
+                         std::string &error);
 
 /// Reads the checkpoint directory `dir` into `arena` (allocated) and
 /// `state`, after checking it against `manifest`.

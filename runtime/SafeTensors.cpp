@@ -123,14 +123,27 @@ bool SafeTensorsFile::open(const std::string &path, std::string &error) {
   bool read =
       size >= 0 && std::fread(bytes.data(), 1, bytes.size(), f) == bytes.size();
   std::fclose(f);
+  if (!read) {
+    error = path + ": cannot read the file";
+    bytes.clear();
+    return false;
+  }
+  return parse(std::move(bytes), path, error);
+}
+
+bool SafeTensorsFile::parse(std::vector<uint8_t> contents,
+                            const std::string &name, std::string &error) {
+  const std::string &path = name;
+  filePath = name;
+  bytes = std::move(contents);
+  list.clear();
+  meta.clear();
   auto fail = [&](const std::string &why) {
     error = path + ": " + why;
     bytes.clear();
     list.clear();
     return false;
   };
-  if (!read)
-    return fail("cannot read the file");
   if (bytes.size() < 8)
     return fail("not a safetensors file (" + std::to_string(bytes.size()) +
                 " bytes, shorter than the 8-byte header length)");

@@ -64,6 +64,10 @@ public:
 
   /// Reads and checks `path`. False with `error` = "PATH: what is wrong".
   bool open(const std::string &path, std::string &error);
+  /// Checks the bytes of a safetensors file called `name` (open's work
+  /// after reading; the fuzzer's entry).
+  bool parse(std::vector<uint8_t> contents, const std::string &name,
+             std::string &error);
 
   const std::string &path() const { return filePath; }
   const std::vector<Tensor> &tensors() const { return list; }

@@ -4,6 +4,9 @@
 #   spec      models/*.yaml and test/Frontend/errors/*.yaml
 #   shard     small shards written here (valid, truncated, bad magic)
 #   manifest  fuzz/seeds/manifest/
+#   safetensors  small files written here (valid, truncated, a header that
+#             lies about offsets)
+#   checkpoint   fuzz/seeds/checkpoint/
 # Any crash, leak or sanitizer report fails the script; the reproducer is
 # left in the build directory (crash-*, leak-*).
 #   scripts/fuzz.sh [SECONDS]
@@ -20,13 +23,30 @@ if [ ! -f "$build/build.ninja" ]; then
     -DGPTC_ENABLE_FUZZERS=ON > "$build/configure.log" 2>&1 \
     || { cat "$build/configure.log"; exit 1; }
 fi
+fuzzers="spec shard manifest safetensors checkpoint"
 ninja -C "$build" -j"${GPTC_JOBS:-2}" \
-  gptc-spec-fuzzer gptc-shard-fuzzer gptc-manifest-fuzzer
+  $(for f in $fuzzers; do printf 'gptc-%s-fuzzer ' "$f"; done)
 
 corpus="$build/fuzz-corpus"
-mkdir -p "$corpus/spec" "$corpus/shard" "$corpus/manifest"
+for f in $fuzzers; do mkdir -p "$corpus/$f"; done
 cp models/*.yaml test/Frontend/errors/*.yaml "$corpus/spec/"
 cp fuzz/seeds/manifest/* "$corpus/manifest/"
+cp fuzz/seeds/checkpoint/* "$corpus/checkpoint/"
+python3 - "$corpus/safetensors" <<'PY'
+import json, struct, sys
+d = sys.argv[1]
+def st(name, header, data, lie=0):
+    h = json.dumps(header).encode()
+    with open(f"{d}/{name}", "wb") as f:
+        f.write(struct.pack("<Q", len(h) + lie) + h + data)
+w = struct.pack("<4f", 1, 2, 3, 4)
+st("valid.safetensors", {"__metadata__": {"format": "pt"},
+   "w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}, w)
+st("two.safetensors", {"a": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]},
+   "b": {"dtype": "I64", "shape": [1], "data_offsets": [4, 12]}}, bytes(12))
+st("short.safetensors", {"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}, w[:8])
+st("lying-length.safetensors", {"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, w[:4], lie=3)
+PY
 python3 - "$corpus/shard" <<'PY'
 import struct, sys
 d = sys.argv[1]
@@ -53,7 +73,7 @@ fi
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ]; then
   export TMPDIR=/dev/shm
 fi
-for name in spec shard manifest; do
+for name in $fuzzers; do
   echo "== gptc-$name-fuzzer"
   (cd "$build" && "./bin/gptc-$name-fuzzer" "${args[@]}" "fuzz-corpus/$name" \
     2>&1 | tee "fuzz-$name.log" | grep -E "^(Done|#[0-9]+ *DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY)" || true)

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace gptc {
 namespace runtime {
@@ -51,20 +52,29 @@ public:
 /// The type a bucket of `t` travels in: bf16 is summed in f32.
 Dtype wireType(Dtype t) { return t == Dtype::bf16 ? Dtype::f32 : t; }
 
-/// Adds the wall time of its scope to `total`.
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Adds the wall time of its scope to `total`, and marks the rank as
+/// waiting in `since` (the watchdog's clue) meanwhile.
 class WaitClock {
 public:
-  explicit WaitClock(double &total)
-      : total(total), start(std::chrono::steady_clock::now()) {}
+  WaitClock(double &total, std::atomic<int64_t> &since)
+      : total(total), since(since), start(nowNs()) {
+    since.store(start);
+  }
   ~WaitClock() {
-    total +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    since.store(0);
+    total += double(nowNs() - start) * 1e-9;
   }
 
 private:
   double &total;
-  std::chrono::steady_clock::time_point start;
+  std::atomic<int64_t> &since;
+  int64_t start;
 };
 
 } // namespace
@@ -138,7 +148,7 @@ void Collectives::issue(Bucket &b) {
   if (backend->onDevice()) {
     // In stream order on the step's buffers: nothing to wait for later
     // (the time of the call is what the host spends on it).
-    WaitClock clock(waitSeconds);
+    WaitClock clock(waitSeconds, waitingSinceNs);
     std::vector<Backend::DeviceReduce> members;
     for (const Member &m : b.members)
       members.push_back({m.in, m.out, m.count, m.dtype});
@@ -160,7 +170,7 @@ void Collectives::issue(Bucket &b) {
 void Collectives::finish(Bucket &b) {
   std::string error;
   {
-    WaitClock clock(waitSeconds);
+    WaitClock clock(waitSeconds, waitingSinceNs);
     if (!backend->wait(b.request, error))
       fail(error);
   }
@@ -252,7 +262,7 @@ void Collectives::wait(int64_t handle) {
 void Collectives::allGather(Dtype dtype, const void *in, void *out,
                             int64_t count) {
   std::string error;
-  WaitClock clock(waitSeconds);
+  WaitClock clock(waitSeconds, waitingSinceNs);
   int64_t bytes = count * dtypeBytes(dtype);
   if (bytes > INT_MAX)
     fail("an all-gather of " + std::to_string(bytes) + " bytes is too large");
@@ -270,6 +280,35 @@ void Collectives::shard(const void *in, void *out, int64_t bytes) {
     std::memcpy(out, mine, size_t(bytes));
   else if (!backend->deviceCopy(out, mine, bytes, error))
     fail(error);
+}
+
+void Collectives::setWatchdogSeconds(double seconds) {
+  watchdogSeconds.store(seconds);
+  if (watchdogStarted || seconds <= 0 || size() < 2)
+    return;
+  watchdogStarted = true;
+  // Detached: it sleeps until the process ends. It does not call into MPI
+  // (the main thread is inside it); mpirun ends the job when a rank exits.
+  std::thread([this] {
+    while (true) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      double limit = watchdogSeconds.load();
+      int64_t since = waitingSinceNs.load();
+      if (limit <= 0 || since == 0 || double(nowNs() - since) * 1e-9 <= limit)
+        continue;
+      std::string others =
+          size() == 2 ? std::string("the other rank")
+                      : "the other " + std::to_string(size() - 1) + " ranks";
+      std::fprintf(stderr,
+                   "gptc: rank %d: error: waited %.0f s in a collective of the "
+                   "step for %s (one stopped, hung or died; "
+                   "--collective-timeout %g); ending the job\n",
+                   rank(), double(nowNs() - since) * 1e-9, others.c_str(),
+                   limit);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+  }).detach();
 }
 
 double Collectives::takeWaitSeconds() {

@@ -24,6 +24,7 @@
 
 #include "runtime/comm/Backend.h"
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -72,6 +73,12 @@ public:
   /// last call (the time the step waited on communication).
   double takeWaitSeconds();
 
+  /// A watchdog for jobs of several ranks: a wait for the other ranks in
+  /// a step's collectives that lasts more than `seconds` (a rank stopped,
+  /// hung or died) ends this rank with one error line (exit 1), and mpirun
+  /// then ends the job. 0 turns it off.
+  void setWatchdogSeconds(double seconds);
+
 private:
   Collectives();
   struct Member {
@@ -95,6 +102,10 @@ private:
 
   std::unique_ptr<Backend> backend;
   int64_t bucketLimitBytes = 25 << 20;
+  /// Since when (steady clock, ns) this rank waits in a collective; 0: not.
+  std::atomic<int64_t> waitingSinceNs{0};
+  std::atomic<double> watchdogSeconds{0.0};
+  bool watchdogStarted = false;
   int64_t nextHandle = 0;
   /// This step's buckets; the last one may be open (not issued).
   std::deque<Bucket> buckets;

@@ -1,11 +1,13 @@
-"""Runs an MPI job, kills one of its ranks with SIGKILL and times the end.
+"""Runs an MPI job, kills one of its ranks with SIGKILL (or stops it with
+SIGSTOP) and times the end.
 
-    kill-rank.py --rank R --after-line TEXT --timeout S -- mpirun ...
+    kill-rank.py [--signal KILL|STOP] --rank R --after-line TEXT
+                 --timeout S -- mpirun ...
 
 Copies the job's output (stdout and stderr together) to stdout. When a
-line containing TEXT appears, sends SIGKILL to the job's process whose
+line containing TEXT appears, sends the signal to the job's process whose
 environment says OMPI_COMM_WORLD_RANK=R and prints "killed rank R (pid
-P) after 'TEXT'"; then waits for the job. Prints "job ended with exit C
+P) after 'TEXT'" ("stopped" for SIGSTOP); then waits for the job. Prints "job ended with exit C
 in T s" and exits 0 when the job ended with a non-zero exit within S
 seconds of the kill; otherwise kills the whole job and exits 1.
 """
@@ -50,6 +52,7 @@ def rank_of(pid):
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--signal", choices=["KILL", "STOP"], default="KILL")
     ap.add_argument("--rank", type=int, required=True)
     ap.add_argument("--after-line", required=True)
     ap.add_argument("--timeout", type=float, required=True)
@@ -68,9 +71,10 @@ def main():
             if killed_at[0] is None and args.after_line in line:
                 for pid in descendants(job.pid):
                     if rank_of(pid) == args.rank:
-                        os.kill(pid, signal.SIGKILL)
+                        os.kill(pid, getattr(signal, "SIG" + args.signal))
                         killed_at[0] = time.monotonic()
-                        print(f"killed rank {args.rank} (pid {pid}) after "
+                        verb = "stopped" if args.signal == "STOP" else "killed"
+                        print(f"{verb} rank {args.rank} (pid {pid}) after "
                               f"'{args.after_line}'", flush=True)
                         break
 

@@ -1,0 +1,97 @@
+//===- CheckpointJson.cpp - checkpoint.json's fields ----------------------===//
+//
+// The parsing half of loadCheckpoint, apart so that the checkpoint fuzzer
+// (fuzz/CheckpointFuzzer.cpp) builds it without the rest of the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Checkpoint.h"
+#include "runtime/Files.h"
+
+#include "llvm/Support/JSON.h"
+
+namespace gptc::runtime {
+
+namespace {
+constexpr const char *kFormat = kCheckpointFormat;
+constexpr const char *kModelFile = kCheckpointModelFile;
+constexpr const char *kOptimizerFile = kCheckpointOptimizerFile;
+} // namespace
+
+bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
+                         const Manifest &m, CheckpointState &state,
+                         std::string &modelSha, std::string &optimizerSha,
+                         std::string &error) {
+  // checkpoint.json is a few hundred bytes, three levels deep.
+  if (!jsonNestingWithin(text, 8)) {
+    error = jsonPath + ": not a gptc checkpoint.json (nested too deeply)";
+    return false;
+  }
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
+  if (!value) {
+    error = jsonPath + ": not JSON (" + llvm::toString(value.takeError()) + ")";
+    return false;
+  }
+  const llvm::json::Object *o = value->getAsObject();
+  auto bad = [&](const std::string &field, const std::string &why) {
+    error = jsonPath + ": " + field + ": " + why;
+    return false;
+  };
+  if (!o)
+    return bad("(top)", "not a JSON object");
+  auto string = [&](const llvm::json::Object *obj, const char *key,
+                    std::string &out) {
+    std::optional<llvm::StringRef> s = obj->getString(key);
+    if (!s)
+      return bad(key, "missing or not a string");
+    out = s->str();
+    return true;
+  };
+  auto integer = [&](const llvm::json::Object *obj, const char *key,
+                     int64_t &out) {
+    std::optional<int64_t> v = obj->getInteger(key);
+    if (!v || *v < 0)
+      return bad(key, "missing or not a non-negative integer");
+    out = *v;
+    return true;
+  };
+  std::string format, spec, layout;
+  int64_t step = 0, seed = 0, shard = 0, tokens = 0, pos = 0, epoch = 0;
+  const llvm::json::Object *data = o->getObject("data");
+  const llvm::json::Object *sha = o->getObject("sha256");
+  if (!string(o, "format", format))
+    return false;
+  if (format != kFormat)
+    return bad("format", "'" + format + "' is not " + kFormat);
+  if (!data)
+    return bad("data", "missing");
+  if (!sha)
+    return bad("sha256", "missing");
+  if (!string(o, "spec_name", spec) || !string(o, "layout_sha256", layout) ||
+      !integer(o, "step", step) || !integer(o, "seed", seed) ||
+      !integer(data, "shard", shard) ||
+      !string(data, "shard_file", state.shardName) ||
+      !integer(data, "shard_tokens", tokens) ||
+      !integer(data, "position", pos) || !integer(data, "epoch", epoch) ||
+      !string(sha, kModelFile, modelSha) ||
+      !string(sha, kOptimizerFile, optimizerSha))
+    return false;
+  if (layout != m.layoutSha256)
+    return bad("layout_sha256",
+               "the checkpoint is of spec '" + spec + "' with another arena " +
+                   "layout than this bundle's (spec '" + m.specName + "')");
+  std::optional<double> first = o->getNumber("first_loss");
+  if (o->get("first_loss") && !first)
+    return bad("first_loss", "not a number");
+  state.step = step;
+  state.seed = uint64_t(seed);
+  state.data = {size_t(shard), uint64_t(pos), uint64_t(epoch)};
+  state.shardTokens = uint64_t(tokens);
+  if (std::optional<llvm::StringRef> bundle = o->getString("bundle"))
+    state.bundle = bundle->str();
+  state.haveFirstLoss = first.has_value();
+  state.firstLoss = first.value_or(0.0);
+  return true;
+}
+
+} // namespace gptc::runtime
