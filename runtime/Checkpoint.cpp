@@ -195,6 +195,16 @@ bool readJson(const std::string &path, llvm::json::Value &value,
     error = path + ": not JSON (" + llvm::toString(parsed.takeError()) + ")";
     return false;
   }
+  // Its hash of itself first: what it names (a bundle to load) is trusted
+  // only as gptc wrote it.
+  const llvm::json::Object *o = parsed->getAsObject();
+  if (std::optional<llvm::StringRef> self =
+          o ? o->getString(kCheckpointSelfHashField) : std::nullopt;
+      self && checkpointJsonHash(text, self->str()) != *self) {
+    error = path + ": " + kCheckpointSelfHashField +
+            ": the file was changed after gptc wrote it";
+    return false;
+  }
   value = std::move(*parsed);
   return true;
 }
@@ -296,9 +306,11 @@ bool saveCheckpoint(const Manifest &m, const Arena &arena,
         j.attribute(kModelFile, modelSha);
         j.attribute(kOptimizerFile, optimizerSha);
       });
+      j.attribute(kCheckpointSelfHashField, std::string(64, '0'));
     });
     os << "\n";
     os.flush();
+    text = sealCheckpointJson(text);
     std::string path = staging + "/" + kStateFile;
     std::FILE *f = std::fopen(path.c_str(), "wb");
     ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();

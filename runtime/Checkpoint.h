@@ -96,6 +96,16 @@ bool readCheckpointBundle(const std::string &dir, std::string &bundle,
 bool checkBundleOfCheckpoint(const std::string &dir, const std::string &bundle,
                              std::string &error);
 
+/// checkpoint.json's hash of itself: the SHA-256 of its text with this
+/// field's value written as 64 zeros. An edit (a resume step, a data
+/// position, a bundle) is refused; checkpoints written before it have none.
+constexpr const char *kCheckpointSelfHashField = "checkpoint_sha256";
+/// `text` (checkpoint.json with its self hash as 64 zeros) with the hash
+/// filled in; and the hash `text` should carry (its own value zeroed).
+std::string sealCheckpointJson(const std::string &text);
+std::string checkpointJsonHash(const std::string &text,
+                               const std::string &recorded);
+
 /// The fields of checkpoint.json's text (called `jsonPath` in errors) into
 /// `state` and the recorded SHA-256 of the two tensor files, checked
 /// against `manifest`'s layout: loadCheckpoint's parsing (and the

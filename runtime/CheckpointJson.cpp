@@ -7,6 +7,7 @@
 
 #include "runtime/Checkpoint.h"
 #include "runtime/Files.h"
+#include "runtime/Sha256.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -17,6 +18,33 @@ constexpr const char *kFormat = kCheckpointFormat;
 constexpr const char *kModelFile = kCheckpointModelFile;
 constexpr const char *kOptimizerFile = kCheckpointOptimizerFile;
 } // namespace
+
+namespace {
+std::string selfHashPattern(const std::string &value) {
+  return std::string("\"") + kCheckpointSelfHashField + "\": \"" + value + "\"";
+}
+} // namespace
+
+std::string checkpointJsonHash(const std::string &text,
+                               const std::string &recorded) {
+  std::string zeroed = text;
+  size_t at = zeroed.find(selfHashPattern(recorded));
+  if (at == std::string::npos)
+    return "";
+  zeroed.replace(at, selfHashPattern(recorded).size(),
+                 selfHashPattern(std::string(64, '0')));
+  return sha256Hex(zeroed.data(), zeroed.size());
+}
+
+std::string sealCheckpointJson(const std::string &text) {
+  std::string hash = sha256Hex(text.data(), text.size());
+  std::string sealed = text;
+  std::string zeros = selfHashPattern(std::string(64, '0'));
+  size_t at = sealed.find(zeros);
+  if (at != std::string::npos)
+    sealed.replace(at, zeros.size(), selfHashPattern(hash));
+  return sealed;
+}
 
 bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
                          const Manifest &m, CheckpointState &state,
@@ -39,6 +67,13 @@ bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
   };
   if (!o)
     return bad("(top)", "not a JSON object");
+  if (std::optional<llvm::StringRef> self =
+          o->getString(kCheckpointSelfHashField);
+      self && checkpointJsonHash(text, self->str()) != *self)
+    return bad(kCheckpointSelfHashField,
+               "the file was changed after gptc wrote it (its fields -- the "
+               "step, the data position, the bundle -- would resume another "
+               "run than the one saved)");
   auto string = [&](const llvm::json::Object *obj, const char *key,
                     std::string &out) {
     std::optional<llvm::StringRef> s = obj->getString(key);

@@ -2,6 +2,8 @@
 
 #include "runtime/data/DataLoader.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 namespace gptc {
@@ -44,6 +46,9 @@ bool DataLoader::init(const DataLoaderOptions &options, std::string &error) {
       return false;
     }
     sizes.push_back(n);
+    // Every token id checked now, not when its batch comes up hours in.
+    if (!checkTokenIds(path, n, uint64_t(o.vocabSize), error))
+      return false;
   }
 
   if (isValidation()) {
@@ -69,6 +74,36 @@ bool DataLoader::init(const DataLoaderOptions &options, std::string &error) {
   window.assign(size_t(batchTokens()) + 1, 0);
   ahead.assign(window.size(), 0);
   reset();
+  return true;
+}
+
+bool DataLoader::checkTokenIds(const std::string &path, uint64_t numTokens,
+                               uint64_t vocab, std::string &error) {
+  Shard shard;
+  if (!shard.open(path, error))
+    return false;
+  std::vector<uint16_t> chunk(size_t(1) << 20);
+  for (uint64_t start = 0; start < numTokens; start += chunk.size()) {
+    size_t count = size_t(std::min<uint64_t>(chunk.size(), numTokens - start));
+    if (!shard.read(start, count, chunk.data(), error))
+      return false;
+    // A branch-free pass (vectorised) finds whether any id is out of range;
+    // only then is the first one looked for.
+    uint16_t largest = 0;
+    for (size_t i = 0; i < count; ++i)
+      largest = std::max(largest, chunk[i]);
+    if (largest < vocab)
+      continue;
+    for (size_t i = 0; i < count; ++i)
+      if (chunk[i] >= vocab) {
+        uint64_t offset = start + i;
+        error = path + ": token " + std::to_string(chunk[i]) +
+                " at token offset " + std::to_string(offset) + " (byte " +
+                std::to_string(kShardHeaderBytes + 2 * offset) +
+                ") is >= the vocab size " + std::to_string(vocab);
+        return false;
+      }
+  }
   return true;
 }
 

@@ -17,7 +17,8 @@
 // shards in valTokens / (B*T*W) steps, the same way, then stops until
 // reset(): every validation pass sees the same batches.
 //
-// Token ids >= vocabSize are an error naming the shard and offset. With
+// Token ids >= vocabSize are an error naming the shard and offset, found
+// when the loader starts (every shard is read through once). With
 // `prefetch` the next batch is read on a std::thread while the caller works;
 // the batches are the same either way.
 //
@@ -115,6 +116,10 @@ public:
 
 private:
   using Cursor = Position;
+  /// Reads the shard `path` of `numTokens` tokens through and checks that
+  /// every id is < `vocab` (init's check, before any batch).
+  static bool checkTokenIds(const std::string &path, uint64_t numTokens,
+                            uint64_t vocab, std::string &error);
   /// Moves `c` to the next step's window.
   void advance(Cursor &c) const;
 
