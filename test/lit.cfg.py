@@ -101,6 +101,10 @@ if os.path.exists(pyenv_python) and subprocess.run(
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("tiktoken")
 
+# Tests that give files to another user (chown) need root.
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    config.available_features.add("root")
+
 # gptc plot draws with gnuplot (Debian's gnuplot-nox, installed by setup).
 if shutil.which("gnuplot"):
     config.available_features.add("gnuplot")
