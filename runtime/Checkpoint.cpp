@@ -264,10 +264,6 @@ bool saveCheckpoint(const Manifest &m, const Arena &arena,
   std::string staging;
   if (!makeStagingDirectory(target, staging, error))
     return false;
-  // mkdtemp's 0700 would hide the checkpoint from the user's group.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::chmod(staging.c_str(), 0777 & ~mask);
   std::map<std::string, std::string> meta = {
       {"format", "pt"},
       {"gptc.spec", m.specName},
