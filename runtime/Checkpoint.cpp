@@ -180,35 +180,6 @@ bool restoreSlots(const Manifest &m, Arena &arena, const SafeTensorsFile &file,
   return true;
 }
 
-bool readJson(const std::string &path, llvm::json::Value &value,
-              std::string &error) {
-  std::string text;
-  if (!readRegularFile(path, "checkpoint file", 1 << 20, text, error))
-    return false;
-  // checkpoint.json is a few hundred bytes, three levels deep.
-  if (!jsonNestingWithin(text, 8)) {
-    error = path + ": not a gptc checkpoint.json (nested too deeply)";
-    return false;
-  }
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
-  if (!parsed) {
-    error = path + ": not JSON (" + llvm::toString(parsed.takeError()) + ")";
-    return false;
-  }
-  // Its hash of itself first: what it names (a bundle to load) is trusted
-  // only as gptc wrote it.
-  const llvm::json::Object *o = parsed->getAsObject();
-  if (std::optional<llvm::StringRef> self =
-          o ? o->getString(kCheckpointSelfHashField) : std::nullopt;
-      self && checkpointJsonHash(text, self->str()) != *self) {
-    error = path + ": " + kCheckpointSelfHashField +
-            ": the file was changed after gptc wrote it";
-    return false;
-  }
-  value = std::move(*parsed);
-  return true;
-}
-
 /// modded-nanogpt's state-dict name of an R8-shaped model's parameter as
 /// gptc's (docs/checkpoints.md), or `name` itself:
 ///   [_orig_mod.]transformer.wte.weight          -> wte
@@ -381,28 +352,6 @@ bool checkNoOtherRun(const std::string &dir, std::string &error) {
           ", save elsewhere with --checkpoint-dir, or pass --force to let "
           "this run replace them";
   return false;
-}
-
-bool readCheckpointBundle(const std::string &dir, std::string &bundle,
-                          std::string &stepLibrarySha256, std::string &error) {
-  const std::string path = dir + "/" + kStateFile;
-  llvm::json::Value value = nullptr;
-  if (!readJson(path, value, error))
-    return false;
-  const llvm::json::Object *o = value.getAsObject();
-  std::optional<llvm::StringRef> b = o ? o->getString("bundle") : std::nullopt;
-  if (!b) {
-    error = path + ": bundle: missing (a checkpoint older than gptc sample)";
-    return false;
-  }
-  std::optional<llvm::StringRef> sha = o->getString("step_library_sha256");
-  if (!sha) {
-    error = path + ": step_library_sha256: missing";
-    return false;
-  }
-  bundle = b->str();
-  stepLibrarySha256 = sha->str();
-  return true;
 }
 
 bool checkBundleOfCheckpoint(const std::string &dir, const std::string &bundle,

@@ -1,7 +1,9 @@
 //===- CheckpointJson.cpp - checkpoint.json's fields ----------------------===//
 //
-// The parsing half of loadCheckpoint, apart so that the checkpoint fuzzer
-// (fuzz/CheckpointFuzzer.cpp) builds it without the rest of the runtime.
+// Reading checkpoint.json: its hash of itself, the parsing half of
+// loadCheckpoint and the bundle gptc sample opens, apart so that the
+// checkpoint fuzzer (fuzz/CheckpointFuzzer.cpp) builds it without the rest
+// of the runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,12 +14,6 @@
 #include "llvm/Support/JSON.h"
 
 namespace gptc::runtime {
-
-namespace {
-constexpr const char *kFormat = kCheckpointFormat;
-constexpr const char *kModelFile = kCheckpointModelFile;
-constexpr const char *kOptimizerFile = kCheckpointOptimizerFile;
-} // namespace
 
 namespace {
 std::string selfHashPattern(const std::string &value) {
@@ -46,34 +42,53 @@ std::string sealCheckpointJson(const std::string &text) {
   return sealed;
 }
 
-bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
-                         const Manifest &m, CheckpointState &state,
-                         std::string &modelSha, std::string &optimizerSha,
-                         std::string &error) {
-  // checkpoint.json is a few hundred bytes, three levels deep.
+namespace {
+
+/// checkpoint.json's text parsed, after its nesting is bounded (LLVM's
+/// parser recurses per level; the file is three levels deep) and its hash
+/// of itself checked: what it says is trusted only as gptc wrote it.
+bool parseSealedJson(const std::string &text, const std::string &jsonPath,
+                     llvm::json::Value &value, std::string &error) {
   if (!jsonNestingWithin(text, 8)) {
     error = jsonPath + ": not a gptc checkpoint.json (nested too deeply)";
     return false;
   }
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
-  if (!value) {
-    error = jsonPath + ": not JSON (" + llvm::toString(value.takeError()) + ")";
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) {
+    error =
+        jsonPath + ": not JSON (" + llvm::toString(parsed.takeError()) + ")";
     return false;
   }
-  const llvm::json::Object *o = value->getAsObject();
+  const llvm::json::Object *o = parsed->getAsObject();
+  if (std::optional<llvm::StringRef> self =
+          o ? o->getString(kCheckpointSelfHashField) : std::nullopt;
+      self && checkpointJsonHash(text, self->str()) != *self) {
+    error = jsonPath + ": " + kCheckpointSelfHashField +
+            ": the file was changed after gptc wrote it (its fields -- the "
+            "step, the data position, the bundle -- would resume another run "
+            "than the one saved)";
+    return false;
+  }
+  value = std::move(*parsed);
+  return true;
+}
+
+} // namespace
+
+bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
+                         const Manifest &m, CheckpointState &state,
+                         std::string &modelSha, std::string &optimizerSha,
+                         std::string &error) {
+  llvm::json::Value value = nullptr;
+  if (!parseSealedJson(text, jsonPath, value, error))
+    return false;
+  const llvm::json::Object *o = value.getAsObject();
   auto bad = [&](const std::string &field, const std::string &why) {
     error = jsonPath + ": " + field + ": " + why;
     return false;
   };
   if (!o)
     return bad("(top)", "not a JSON object");
-  if (std::optional<llvm::StringRef> self =
-          o->getString(kCheckpointSelfHashField);
-      self && checkpointJsonHash(text, self->str()) != *self)
-    return bad(kCheckpointSelfHashField,
-               "the file was changed after gptc wrote it (its fields -- the "
-               "step, the data position, the bundle -- would resume another "
-               "run than the one saved)");
   auto string = [&](const llvm::json::Object *obj, const char *key,
                     std::string &out) {
     std::optional<llvm::StringRef> s = obj->getString(key);
@@ -96,8 +111,8 @@ bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
   const llvm::json::Object *sha = o->getObject("sha256");
   if (!string(o, "format", format))
     return false;
-  if (format != kFormat)
-    return bad("format", "'" + format + "' is not " + kFormat);
+  if (format != kCheckpointFormat)
+    return bad("format", "'" + format + "' is not " + kCheckpointFormat);
   if (!data)
     return bad("data", "missing");
   if (!sha)
@@ -108,8 +123,8 @@ bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
       !string(data, "shard_file", state.shardName) ||
       !integer(data, "shard_tokens", tokens) ||
       !integer(data, "position", pos) || !integer(data, "epoch", epoch) ||
-      !string(sha, kModelFile, modelSha) ||
-      !string(sha, kOptimizerFile, optimizerSha))
+      !string(sha, kCheckpointModelFile, modelSha) ||
+      !string(sha, kCheckpointOptimizerFile, optimizerSha))
     return false;
   if (layout != m.layoutSha256)
     return bad("layout_sha256",
@@ -126,6 +141,30 @@ bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
     state.bundle = bundle->str();
   state.haveFirstLoss = first.has_value();
   state.firstLoss = first.value_or(0.0);
+  return true;
+}
+
+bool readCheckpointBundle(const std::string &dir, std::string &bundle,
+                          std::string &stepLibrarySha256, std::string &error) {
+  const std::string path = dir + "/" + kCheckpointStateFile;
+  std::string text;
+  llvm::json::Value value = nullptr;
+  if (!readRegularFile(path, "checkpoint file", 1 << 20, text, error) ||
+      !parseSealedJson(text, path, value, error))
+    return false;
+  const llvm::json::Object *o = value.getAsObject();
+  std::optional<llvm::StringRef> b = o ? o->getString("bundle") : std::nullopt;
+  if (!b) {
+    error = path + ": bundle: missing (a checkpoint older than gptc sample)";
+    return false;
+  }
+  std::optional<llvm::StringRef> sha = o->getString("step_library_sha256");
+  if (!sha) {
+    error = path + ": step_library_sha256: missing";
+    return false;
+  }
+  bundle = b->str();
+  stepLibrarySha256 = sha->str();
   return true;
 }
 
