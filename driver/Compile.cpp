@@ -3,6 +3,7 @@
 #include "driver/Compile.h"
 
 #include "dialects/InitAllDialects.h"
+#include "driver/KernelImages.h"
 #include "driver/ManifestWriter.h"
 #include "driver/ObjectCode.h"
 #include "driver/PhaseTimes.h"
@@ -222,31 +223,21 @@ OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
 }
 
 bool collectPTX(ModuleOp module, std::vector<PTXKernel> &kernels) {
-  // The PTX of each distinct kernel, per chip.
+  // The PTX of each distinct kernel (a gpu.binary named as its kernel),
+  // chip by chip.
   std::map<std::pair<std::string, std::string>, std::string> ptx;
+  std::vector<std::string> names;
   module.walk([&](gpu::BinaryOp binary) {
+    names.push_back(binary.getSymName().str());
     for (Attribute a : binary.getObjects())
       if (auto object = dyn_cast<gpu::ObjectAttr>(a))
         if (auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
-          ptx[{binary.getSymName().str(), target.getChip().str()}] =
+          ptx[{names.back(), target.getChip().str()}] =
               object.getObject().str();
   });
-  // Every kernel: each distinct one, followed by the ones merged into it
-  // (gptc-dedup-kernels' aliases), all sharing its PTX.
-  auto aliases = module->getAttrOfType<DictionaryAttr>("gptc.kernel_aliases");
-  std::vector<std::pair<std::string, std::string>> names;
-  module.walk([&](gpu::BinaryOp binary) {
-    std::string kept = binary.getSymName().str();
-    names.push_back({kept, kept});
-    if (aliases)
-      for (NamedAttribute alias : aliases)
-        if (auto ref = dyn_cast<FlatSymbolRefAttr>(alias.getValue());
-            ref && ref.getValue() == kept)
-          names.push_back({alias.getName().str(), kept});
-  });
   for (const char *chip : kPTXChips)
-    for (const auto &[name, kept] : names) {
-      auto it = ptx.find({kept, chip});
+    for (const std::string &name : names) {
+      auto it = ptx.find({name, chip});
       if (it == ptx.end()) {
         emitError(module.getLoc())
             << "no PTX for kernel " << name << " (" << chip << ")";
@@ -310,12 +301,14 @@ bool isReplaceableBundle(const std::string &dir) {
 }
 
 /// The host side of a CUDA step: the kernels serialised as PTX for every
-/// chip of kPTXChips (the first chip's embedded: PTX JIT-compiles on any
-/// later one), the host code lowered to LLVM. Launches become MLIR's GPU
+/// chip of kPTXChips, assembled into cubins and packed with the PTX into
+/// one fatbinary per kernel (KernelImages.h), the host code lowered to
+/// LLVM. Launches become MLIR's GPU
 /// runtime calls (mgpu*); the runtime's own calls get the names of the
 /// CUDA runtime (runtime/cuda/StepCallbacks.h): temporaries in device
 /// memory, GEMMs on device pointers.
-LogicalResult lowerCudaHost(ModuleOp module, std::string &error) {
+LogicalResult lowerCudaHost(ModuleOp module, const BundleOptions &options,
+                            std::string &error) {
   locateCUDAToolkit();
   PassManager pm(module.getContext());
   buildPTXPipeline(pm);
@@ -323,6 +316,14 @@ LogicalResult lowerCudaHost(ModuleOp module, std::string &error) {
     error = "lowering the CUDA host and kernels failed";
     return failure();
   }
+  if (options.times)
+    options.times->end("kernels to PTX");
+  KernelImageCounts images;
+  if (!packKernelImages(module, options.jobs, images, error))
+    return failure();
+  if (options.times)
+    options.times->end("ptxas + fatbinary (" + std::to_string(images.kernels) +
+                       " kernels)");
   SymbolTable symbols(module);
   for (auto [from, to] :
        {std::pair<const char *, const char *>{"malloc", "gptc_cuda_alloc"},
@@ -374,7 +375,7 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
   OwningOpRef<ModuleOp> cudaHost;
   if (target == Target::CUDA) {
     cudaHost = cast<ModuleOp>(module->clone());
-    if (failed(lowerCudaHost(*cudaHost, error)))
+    if (failed(lowerCudaHost(*cudaHost, options, error)))
       return false;
   }
   // The library vouches for its manifest: every field but its own hash.
@@ -383,7 +384,8 @@ bool writeBundleFiles(ModuleOp module, const ModelSpec &spec, Target target,
   std::vector<std::string> objects;
   bool linked =
       emitObjects(cudaHost ? *cudaHost : module, join("step"), options.cpu,
-                  options.jobs, objects, error, options.times) &&
+                  options.jobs, objects, error, options.times,
+                  /*hostOptLevel=*/cudaHost ? 0 : 3) &&
       linkSharedObject(objects, join("step.so"), error);
   for (const std::string &object : objects)
     llvm::sys::fs::remove(object);

@@ -54,10 +54,10 @@ struct PTXKernel {
   std::string name, chip, ptx;
 };
 
-/// The PTX of every kernel of a module at Stage::PTX, for every chip of
-/// kPTXChips (chip by chip, kernels in order of first launch), named after
-/// the kernel (merged duplicates share their PTX). False after errors were
-/// emitted on the module's context.
+/// The PTX of every distinct kernel of a module at Stage::PTX (one per
+/// gpu.binary, named as its entry point), for every chip of kPTXChips
+/// (chip by chip, kernels in order of first launch). False after errors
+/// were emitted on the module's context.
 bool collectPTX(mlir::ModuleOp module, std::vector<PTXKernel> &kernels);
 
 /// The same from a module at Stage::LLVM (a copy goes through the PTX

@@ -41,11 +41,13 @@ struct CPUDescription {
 bool describeCPU(const std::string &cpu, CPUDescription &out,
                  std::string &error);
 
-/// The step's object files, compiled for `cpu` (kNativeCPU or a CPU name).
+/// The step's object files, compiled for `cpu` (kNativeCPU or a CPU name);
+/// the host part's IR passes at `hostOptLevel` (-O3 for a CPU step, whose
+/// host does scalar arithmetic; 0 for a CUDA host, launch glue only).
 bool emitObjects(mlir::ModuleOp module, const std::string &stem,
                  const std::string &cpu, unsigned jobs,
                  std::vector<std::string> &objects, std::string &error,
-                 PhaseTimes *times = nullptr);
+                 PhaseTimes *times = nullptr, unsigned hostOptLevel = 3);
 
 /// cc -shared -o OUTPUT OBJECTS... -lomp (LLVM's OpenMP runtime) -lm
 bool linkSharedObject(const std::vector<std::string> &objects,

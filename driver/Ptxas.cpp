@@ -24,10 +24,10 @@ using llvm::StringRef;
 
 namespace gptc {
 
-std::string findPTXAS() {
-  auto inToolkit = [](StringRef root) -> std::string {
+std::string findCudaTool(StringRef name) {
+  auto inToolkit = [&](StringRef root) -> std::string {
     SmallString<256> p(root);
-    llvm::sys::path::append(p, "bin", "ptxas");
+    llvm::sys::path::append(p, "bin", name);
     return llvm::sys::fs::can_execute(p) ? std::string(p) : std::string();
   };
   for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
@@ -37,13 +37,13 @@ std::string findPTXAS() {
   for (const char *root : {GPTC_CUDA_TOOLKIT_DIR, "/usr/local/cuda"})
     if (std::string p = inToolkit(root); !p.empty())
       return p;
-  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
+  if (auto onPath = llvm::sys::findProgramByName(name))
     return *onPath;
   return "";
 }
 
 PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
-                   StringRef dir, StringRef stem) {
+                   StringRef dir, StringRef stem, StringRef cubin) {
   PTXASInfo info;
   auto path = [&](StringRef ext) {
     SmallString<128> p(dir);
@@ -61,7 +61,8 @@ PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
     os << ptx;
   }
   std::string arch = ("-arch=" + chip).str();
-  SmallVector<StringRef> args = {ptxas, "-v", arch, input, "-o", "/dev/null"};
+  SmallVector<StringRef> args = {
+      ptxas, "-v", arch, input, "-o", cubin.empty() ? "/dev/null" : cubin};
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
                                           StringRef(log)};
   std::string message;

@@ -1,7 +1,8 @@
 //===- Ptxas.h - ptxas -v of one kernel's PTX -------------------*- C++ -*-===//
 //
-// Finds the CUDA toolkit's ptxas and runs `ptxas -v` on one kernel's PTX
-// for one chip: registers, spill bytes and static shared memory.
+// Finds the CUDA toolkit's programs and runs `ptxas -v` on one kernel's
+// PTX for one chip: its cubin, registers, spill bytes and static shared
+// memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,10 +16,13 @@
 
 namespace gptc {
 
-/// ptxas of the CUDA toolkit: under $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, the
-/// configured GPTC_CUDA_TOOLKIT_DIR or /usr/local/cuda (bin/ptxas), else on
-/// PATH. Empty when there is none.
-std::string findPTXAS();
+/// A program of the CUDA toolkit (ptxas, fatbinary): under $CUDA_ROOT,
+/// $CUDA_HOME, $CUDA_PATH, the configured GPTC_CUDA_TOOLKIT_DIR or
+/// /usr/local/cuda (bin/NAME), else on PATH. Empty when there is none.
+std::string findCudaTool(llvm::StringRef name);
+
+/// findCudaTool("ptxas").
+inline std::string findPTXAS() { return findCudaTool("ptxas"); }
 
 /// ptxas -v of one kernel on one chip.
 struct PTXASInfo {
@@ -28,10 +32,10 @@ struct PTXASInfo {
 };
 
 /// Runs `ptxas -v` on `ptx` for `chip`, through the files STEM.ptx and
-/// STEM.log in `dir`.
+/// STEM.log in `dir`; the cubin goes to `cubin` (none when empty).
 PTXASInfo runPTXAS(llvm::StringRef ptxas, llvm::StringRef chip,
                    llvm::StringRef ptx, llvm::StringRef dir,
-                   llvm::StringRef stem);
+                   llvm::StringRef stem, llvm::StringRef cubin = "");
 
 } // namespace gptc
 

@@ -10,6 +10,7 @@
 #include "emu/DeviceMemory.h"
 #include "emu/DriverState.h"
 #include "emu/Executor.h"
+#include "emu/Fatbin.h"
 #include "emu/PtxParser.h"
 #include "emu/gptc_emu.h"
 
@@ -24,6 +25,8 @@
 using namespace gptc::emu;
 
 namespace {
+/// The device's architecture: sm_90 (compute capability 9.0).
+constexpr unsigned kDeviceArch = 90;
 bool initialized = false;
 CUctx_st primaryCtx{0, true, 0};
 thread_local CUctx_st *current = nullptr;
@@ -198,10 +201,10 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
     *pi = 32;
     break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-    *pi = 9;
+    *pi = kDeviceArch / 10;
     break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-    *pi = 0;
+    *pi = kDeviceArch % 10;
     break;
   case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT:
     *pi = 512;
@@ -327,6 +330,18 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
     return a;
   };
   const char *text = static_cast<const char *>(image);
+  // A fatbinary: its PTX for this device, as a real driver without a
+  // matching cubin would JIT-compile it.
+  std::string fatbinPtx;
+  if (isFatbin(image)) {
+    if (!ptxOfFatbin(image, kDeviceArch, fatbinPtx, error)) {
+      std::fprintf(stderr, "gptc-emu: cuModuleLoadData: %s\n", error.c_str());
+      return error.find("not implemented") != std::string::npos
+                 ? CUDA_ERROR_NOT_SUPPORTED
+                 : CUDA_ERROR_INVALID_IMAGE;
+    }
+    text = fatbinPtx.c_str();
+  }
   if (std::strncmp(text, "\177ELF", 4) == 0) {
     std::fprintf(stderr, "gptc-emu: cuModuleLoadData: a cubin/ELF image; "
                          "the emulator runs PTX text only\n");

@@ -400,16 +400,38 @@ def SharedTileRegistersPass
   let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }
 
+def NameKernelsPass : Pass<"gptc-name-kernels", "mlir::func::FuncOp"> {
+  let summary = "Name every gpu.launch's kernel after the spec key it computes";
+  let description = [{
+    Before `gpu-kernel-outlining`: each `gpu.launch` without a `function`
+    attribute gets `function = @<entry>_<key>`, where `<entry>` is the
+    function's name without `gptc_` and `_step` (grad, update, eval,
+    logits) and `<key>` is the first name in the launch's location (the
+    spec key that configured it, `blocks.3.attn.sdpa`) with numeric
+    components (layer indices) dropped and other separators made `_`
+    (`grad_blocks_attn_sdpa`; `update_wte`, not `update_update_wte`);
+    `kernel` when the location names none.
+    Outlining then names the kernel function so, and launch errors,
+    profiles and `--stats` name kernels by what they compute. Launches
+    that already carry a `function` are left alone.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def DedupKernelsPass : Pass<"gptc-dedup-kernels", "mlir::ModuleOp"> {
   let summary = "Keep one outlined gpu.module per distinct kernel";
   let description = [{
     After `gpu-kernel-outlining`, gpu.modules whose bodies and attributes
-    are identical (the same loop nest in every layer) are merged into the
-    first one: the launches of the others point at it, and the module
-    attribute `gptc.kernel_aliases` maps each removed kernel's name to the
-    kept module (`{k2 = @k1}`), so that every kernel keeps its name in
-    `--emit=ptx -o DIR` and `--stats`. Each distinct kernel is then
-    translated to PTX once.
+    are identical but for the kernel function's name (the same loop nest in
+    every layer, or in two places of a layer) are merged into the first
+    one: the launches of the others point at it, and the module attribute
+    `gptc.kernel_aliases` maps each removed module's name to the kept one
+    (`{k2 = @k1}`), so that every kernel keeps a name in
+    `--emit=ptx -o DIR`. Each distinct kernel is then translated to PTX
+    once. Each kept module and its kernel function are then named alike
+    after the function (gptc-name-kernels' name), with `_1`, `_2`, ...
+    for the second and later distinct kernels of one name, so that every
+    PTX entry point of the step is distinct.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

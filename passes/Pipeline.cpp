@@ -214,14 +214,19 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   pm->addPass(createRoundToBf16Pass());
 }
 
+void addKernelOutlining(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createNameKernelsPass());
+  addText(pm, "gpu-kernel-outlining");
+  pm.addPass(createDedupKernelsPass());
+}
+
 void buildPTXPipeline(OpPassManager &pm) {
   // Outline as the NVVM pipeline would (its own outlining then has nothing
   // left to do), merge identical kernels, and serialise each kernel for
   // every chip: gpu-lower-to-nvvm-pipeline attaches the first chip's
   // target itself, the others are attached here, and gpu-module-to-binary
   // emits one object per target.
-  addText(pm, "gpu-kernel-outlining");
-  pm.addPass(createDedupKernelsPass());
+  addKernelOutlining(pm);
   pm.addPass(createSharedTileRegistersPass());
   // No host wait after each launch: the step's work is one stream.
   pm.addNestedPass<func::FuncOp>(createStreamLaunchesPass());

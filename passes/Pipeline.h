@@ -63,6 +63,12 @@ inline constexpr std::array<const char *, 2> kPTXChips = {"sm_80", "sm_90"};
 /// chip.
 void buildPTXPipeline(mlir::OpPassManager &pm);
 
+/// The first passes of buildPTXPipeline: every gpu.launch outlined into a
+/// gpu.module of its own, named after its origin (gptc-name-kernels),
+/// identical ones merged (gptc-dedup-kernels). `--stats` outlines with
+/// them so that its kernel names are the PTX's.
+void addKernelOutlining(mlir::OpPassManager &pm);
+
 /// Adds the passes that take a module from Stage::GPT to
 /// `options.stopAfter`.
 void buildGPTCPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);

@@ -26,13 +26,13 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ThreadPool.h"
@@ -413,12 +413,26 @@ bool assembleKernels(ModuleOp module, std::vector<EntryStats> &entries,
   return true;
 }
 
+/// Kernels of distinct names (one per PTX entry point) over `entries`.
+size_t distinctKernels(llvm::ArrayRef<const EntryStats *> entries) {
+  llvm::StringSet<> names;
+  for (const EntryStats *e : entries)
+    for (const Kernel &k : e->kernels)
+      names.insert(k.name);
+  return names.size();
+}
+
 void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
                 llvm::raw_ostream &os) {
-  os << "\n"
-     << entry.name << ": " << entry.kernels.size() << " kernels, "
-     << entry.launches.str() << " launches, " << entry.gemmCalls.str()
-     << " GEMM calls, " << entry.gemmFlops.str() << " GEMM FLOPs";
+  os << "\n" << entry.name << ": ";
+  if (target == Target::CUDA)
+    os << entry.kernels.size() << " launch sites, " << entry.launches.str()
+       << " launches of " << distinctKernels({&entry}) << " distinct kernels, ";
+  else
+    os << entry.kernels.size() << " kernels, " << entry.launches.str()
+       << " launches, ";
+  os << entry.gemmCalls.str() << " GEMM calls, " << entry.gemmFlops.str()
+     << " GEMM FLOPs";
   if (entry.hostLoops)
     os << ", " << entry.hostLoops << " serial loop nest"
        << (entry.hostLoops == 1 ? "" : "s") << " outside kernels";
@@ -690,13 +704,13 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
     return false;
 
   // CUDA: kernels as gpu.launch_func of the outlined gpu.modules, named as
-  // in the PTX (outlining is the first step of emitPTX's pipeline, and
-  // deterministic).
+  // in the PTX (addKernelOutlining is the first step of emitPTX's
+  // pipeline, and deterministic).
   OwningOpRef<ModuleOp> outlined;
   if (cuda) {
     outlined = cast<ModuleOp>((*module)->clone());
     PassManager pm(&ctx);
-    pm.addPass(createGpuKernelOutliningPass());
+    addKernelOutlining(pm);
     if (failed(pm.run(*outlined)))
       return false;
   }
@@ -739,13 +753,34 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
     stepGemms.add(e.gemmCalls, times);
     stepFlops.add(e.gemmFlops, times);
   }
-  os << spec.name << " --target=" << (cuda ? "cuda" : "cpu") << ": " << kernels
-     << " kernels, " << gemmCalls.str() << " GEMM calls in " << entries.size()
+  os << spec.name << " --target=" << (cuda ? "cuda" : "cpu") << ": " << kernels;
+  if (cuda) {
+    SmallVector<const EntryStats *> all;
+    for (const EntryStats &e : entries)
+      all.push_back(&e);
+    os << " launch sites of " << distinctKernels(all) << " distinct kernels, ";
+  } else {
+    os << " kernels, ";
+  }
+  os << gemmCalls.str() << " GEMM calls in " << entries.size()
      << " entry points; per training step (gptc_grad_step x"
      << spec.training.gradAccum()
-     << " + gptc_update_step): " << stepLaunches.str() << " kernel launches, "
-     << stepGemms.str() << " GEMM calls, " << stepFlops.str() << " GEMM FLOPs ("
-     << human(stepFlops.known) << "FLOP)";
+     << " + gptc_update_step): " << stepLaunches.str() << " kernel launches";
+  if (cuda) {
+    // Launches over the distinct kernels they run: how often the same
+    // code runs again (per layer, per parameter group).
+    SmallVector<const EntryStats *> step;
+    for (const EntryStats &e : entries)
+      if (e.name == "gptc_grad_step" || e.name == "gptc_update_step")
+        step.push_back(&e);
+    size_t distinct = distinctKernels(step);
+    os << " of " << distinct << " distinct kernels";
+    if (!stepLaunches.partial && distinct)
+      os << llvm::formatv(" ({0:F1} per kernel)",
+                          double(stepLaunches.known) / double(distinct));
+  }
+  os << ", " << stepGemms.str() << " GEMM calls, " << stepFlops.str()
+     << " GEMM FLOPs (" << human(stepFlops.known) << "FLOP)";
   if (cuda && !ptxas.empty()) {
     std::array<int64_t, kNumChips> maxRegs{};
     int64_t spills = 0, failed = 0;

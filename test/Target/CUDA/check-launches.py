@@ -9,9 +9,11 @@ Checks, and prints one summary line when all hold:
   128 threads;
 - every grid and block is within the device limits (grid x < 2^31,
   y and z <= 65535; block x, y <= 1024, z <= 64, at most 1024 threads);
-- per training step (gptc_grad_step and gptc_update_step), launches are at
-  most 3x the kernels (no kernel launched from a loop, such as once per
-  token);
+- every launch site launches once per call of its entry point (no kernel
+  launched from a loop, such as once per token): per training step
+  (gptc_grad_step and gptc_update_step) launches equal launch sites;
+  printed beside them, the distinct kernels (PTX entry points) they run
+  and launches per distinct kernel (the same code again per layer);
 - the attention kernels (origin *.attn.sdpa) that stage shared tiles: how
   many (a block-level flash kernel has shared memory, smem > 0);
 - with --gemm-calls N: the step's GEMM calls (cuBLASLt) number N (the CPU
@@ -22,10 +24,13 @@ import sys
 
 STEP_ENTRIES = ("gptc_grad_step", "gptc_update_step")
 KERNEL = re.compile(
-    r"^  (\S+_kernel\S*)\s+(\S+)\s+(\d+)x(\d+)x(\d+)\s+(\d+)x(\d+)x(\d+)"
+    r"^  ([a-z]\w*)\s+(\S+)\s+(\d+)x(\d+)x(\d+)\s+(\d+)x(\d+)x(\d+)"
     r"\s+(\d+|-)\s+(\d+)\s")
-ENTRY = re.compile(r"^(gptc_\w+): (\d+) kernels, (\d+) launches, (\d+) GEMM calls")
-STEP = re.compile(r"per training step .*: (\d+) kernel launches, (\d+) GEMM calls")
+ENTRY = re.compile(r"^(gptc_\w+): (\d+) launch sites, (\d+) launches of "
+                   r"(\d+) distinct kernels, (\d+) GEMM calls")
+STEP = re.compile(r"per training step .*: (\d+) kernel launches"
+                  r"(?: of \d+ distinct kernels \([0-9.]+ per kernel\))?, "
+                  r"(\d+) GEMM calls")
 
 
 def main():
@@ -37,12 +42,13 @@ def main():
         del args[i:i + 2]
     text = open(args[0]).read() if args and args[0] != "-" else sys.stdin.read()
     failures, kernels, busy, attention = [], 0, 0, 0
-    entries, step_gemms, entry = {}, None, None
+    entries, names, step_gemms, entry = {}, {}, None, None
     for line in text.splitlines():
         m = ENTRY.match(line)
         if m:
             entry = m.group(1)
             entries[entry] = (int(m.group(2)), int(m.group(3)))
+            names[entry] = set()
             continue
         m = STEP.search(line)
         if m:
@@ -53,6 +59,8 @@ def main():
             continue
         kernels += 1
         name, origin = m.group(1), m.group(2)
+        if entry in names:
+            names[entry].add(name)
         gx, gy, gz, bx, by, bz = (int(m.group(i)) for i in range(3, 9))
         items = None if m.group(9) == "-" else int(m.group(9))
         threads = bx * by * bz
@@ -75,10 +83,15 @@ def main():
     for name in STEP_ENTRIES:
         if name not in entries:
             sys.exit(f"no {name} in the stats report")
-        n, calls = entries[name]
-        launches.append(f"{name} {calls} launches of {n} kernels")
-        if calls > 3 * n:
-            failures.append(f"{name}: {calls} launches of {n} kernels")
+        sites, calls = entries[name]
+        launches.append(f"{name} {calls} launches from {sites} sites")
+        if calls != sites:
+            failures.append(f"{name}: {calls} launches from {sites} sites")
+    step_kernels = set().union(*(names[n] for n in STEP_ENTRIES))
+    step_calls = sum(entries[n][1] for n in STEP_ENTRIES)
+    launches.append(f"{step_calls} launches of {len(step_kernels)} distinct "
+                    f"kernels ({step_calls / max(len(step_kernels), 1):.1f} "
+                    f"per kernel)")
     if gemm_calls is not None and step_gemms != gemm_calls:
         failures.append(f"{step_gemms} GEMM calls per step, not {gemm_calls}")
     if failures:

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Checks that `gptc compile --emit=ptx -o DIR` wrote one KERNEL.CHIP.ptx per
-gpu.launch of the CUDA IR (`--emit=llvm`) and chip, and that each file holds
-its chip's code and the kernel of its entry point.
+"""Checks the files of `gptc compile --emit=ptx -o DIR`: one KERNEL.CHIP.ptx
+per distinct kernel and chip, each holding its chip's code and one entry
+point named KERNEL; KERNEL starts with its step function's name (grad,
+update, eval, logits: gptc-name-kernels); every chip has the same kernels;
+every step function of the CUDA IR (`--emit=llvm`) that launches kernels
+has some, and no more than it has gpu.launch ops.
 
 usage: check-ptx-names.py IR DIR
 
@@ -18,31 +21,35 @@ def main():
     launches, func = collections.Counter(), None
     with open(ir_path) as f:
         for line in f:
-            m = re.match(r"\s*func\.func @(\w+)\(", line)
+            m = re.match(r"\s*func\.func @gptc_(\w+)_step\(", line)
             if m:
                 func = m.group(1)
             elif re.match(r"\s*gpu\.launch blocks", line):
                 launches[func] += 1
-    files, errors = collections.Counter(), []
+    files, kernels, errors = collections.Counter(), collections.defaultdict(set), []
     for name in sorted(os.listdir(directory)):
-        m = re.fullmatch(r"((\w+?)_kernel(?:_\d+)?)\.(sm_\d+)\.ptx", name)
+        m = re.fullmatch(r"(([a-z]+)_\w+)\.(sm_\d+)\.ptx", name)
         if not m:
             errors.append(f"{name}: not KERNEL.CHIP.ptx")
             continue
-        entry, chip = m.group(2), m.group(3)
+        kernel, entry, chip = m.group(1), m.group(2), m.group(3)
         files[entry, chip] += 1
+        kernels[chip].add(kernel)
         with open(os.path.join(directory, name)) as f:
             ptx = f.read()
         if f".target {chip}\n" not in ptx:
             errors.append(f"{name}: no .target {chip}")
-        if f".visible .entry {entry}_kernel(" not in ptx:
-            errors.append(f"{name}: no .entry {entry}_kernel")
-    chips = sorted({chip for _, chip in files})
+        entries = re.findall(r"\.visible \.entry (\w+)\(", ptx)
+        if entries != [kernel]:
+            errors.append(f"{name}: entry points {entries}, not [{kernel}]")
+    chips = sorted(kernels)
+    if len({frozenset(k) for k in kernels.values()}) > 1:
+        errors.append("the chips' kernels differ")
     for entry in sorted(launches):
         counts = " ".join(f"{files[entry, c]} {c}" for c in chips)
         print(f"{entry}: {launches[entry]} gpu.launch, PTX files: {counts}")
         for c in chips:
-            if files[entry, c] != launches[entry]:
+            if not 0 < files[entry, c] <= launches[entry]:
                 errors.append(f"{entry}: {launches[entry]} gpu.launch but "
                               f"{files[entry, c]} {c} files")
     for entry, _ in files:

@@ -35,8 +35,9 @@ def main():
             if fields[:1] == ["kernel"] and "regs" in fields:
                 chips = [fields[i - 1] for i, x in enumerate(fields)
                          if x == "regs"]
-            elif chips and fields and re.fullmatch(r"\w+_kernel(_\d+)?",
-                                                   fields[0]):
+            elif (chips and len(fields) > 3 and
+                  re.fullmatch(r"[a-z]+_\w+", fields[0]) and
+                  re.fullmatch(r"\d+x\d+x\d+", fields[2])):
                 # name origin grid block threads launches (regs spill)...
                 # then the cost columns (smem occ FLOPs bytes est).
                 values = [int(x) for x in fields[6:6 + 2 * len(chips)]]
