@@ -172,6 +172,7 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
   arena.initialize(0);
   if (!loadCheckpoint(manifest, arena, checkpoint, state, error))
     return fail(error);
+  device->useBufferUnits(step.bufferUnits());
   if (!device->attach(arena, error))
     return fail(error);
 

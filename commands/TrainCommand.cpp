@@ -387,7 +387,12 @@ std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
     // rank has no collectives; GPTC_CUDA_GRAPHS=0 launches kernel by kernel
     // (with CUDA_LAUNCH_BLOCKING=1, to find a failing one).
     const char *graphs = std::getenv("GPTC_CUDA_GRAPHS");
-    stepDevice->useGraphs(m.ranks == 1 &&
+    // GPTC_DEBUG_BUFFERS=1: every buffer in an allocation of its own, so
+    // that a kernel writing past one is reported (kernel by kernel).
+    const char *apart = std::getenv("GPTC_DEBUG_BUFFERS");
+    bool debugBuffers = apart && *apart && std::string(apart) != "0";
+    stepDevice->placeBuffersApart(debugBuffers);
+    stepDevice->useGraphs(m.ranks == 1 && !debugBuffers &&
                           !(graphs && std::string(graphs) == "0"));
     return stepDevice;
   }

@@ -400,6 +400,26 @@ def SharedTileRegistersPass
   let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }
 
+def ArenaBufferUnitsPass : Pass<"gptc-arena-buffer-units", "mlir::ModuleOp"> {
+  let summary = "Take every arena view's offset from the runtime's buffer table";
+  let description = [{
+    CUDA target. Every `memref.view` of a step entry point's arena (its one
+    `memref<Nxi8>` argument, constant offset, static shape) takes its byte
+    shift from `func.call @gptc_cuda_buffer_shift(offset) : (index) ->
+    index`, a function of the CUDA runtime, and the module gets
+    `memref.global constant @gptc_buffer_units`: `[n, begin0, end0, ...]`,
+    the union of the overlapping views' byte ranges (a buffer with the
+    slices written into it is one unit). The runtime returns the offset
+    itself, or, with GPTC_DEBUG_BUFFERS=1, places every unit in an
+    allocation of its own and returns the shift that reaches it from the
+    arena's base: a write past one buffer then leaves its allocation and
+    the driver reports it. A module without arena views is left alone; an
+    arena view with a dynamic offset or shape is an error.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def NameKernelsPass : Pass<"gptc-name-kernels", "mlir::func::FuncOp"> {
   let summary = "Name every gpu.launch's kernel after the spec key it computes";
   let description = [{

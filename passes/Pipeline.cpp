@@ -186,6 +186,9 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
     if (!options.kernelMarks)
       pm->addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
     pm->addNestedPass<func::FuncOp>(createSinkGlobalsPass());
+    // Every arena view's offset from the runtime (GPTC_DEBUG_BUFFERS=1
+    // places each buffer apart).
+    pm->addPass(createArenaBufferUnitsPass());
     if (done(Stage::LLVM))
       return;
     // 8. CUDA: PTX for every chip.

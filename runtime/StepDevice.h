@@ -45,6 +45,10 @@ public:
   virtual std::string name() const = 0;
   /// Places `arena` (allocated and initialised) on the device.
   virtual bool attach(Arena &arena, std::string &error) = 0;
+  /// Before attach(): the arena's buffer units of the step library
+  /// (StepLibrary::bufferUnits; null if none). A device may place each
+  /// unit apart (CUDA, GPTC_DEBUG_BUFFERS=1); the default ignores them.
+  virtual void useBufferUnits(const int64_t *units) { (void)units; }
   /// The arena descriptor the entry points take.
   virtual gptc_arena_ref *ref() = 0;
   /// Copies bytes [offset, offset + bytes) of the host arena to the device

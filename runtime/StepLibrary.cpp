@@ -64,6 +64,7 @@ bool StepLibrary::load(const std::string &path, std::string &error) {
   logitsFn = reinterpret_cast<gptc_step_fn>(
       dlsym(handle, "_mlir_ciface_gptc_logits_step"));
   layout = static_cast<const char *>(dlsym(handle, layout::kLayoutSymbol));
+  units = static_cast<const int64_t *>(dlsym(handle, "gptc_buffer_units"));
   layoutSha256 =
       static_cast<const char *>(dlsym(handle, layout::kLayoutHashSymbol));
   manifestSha256 =

@@ -46,6 +46,10 @@ public:
   /// The hash of the manifest the library was compiled with
   /// (layout::kManifestHashSymbol); null for libraries compiled before it.
   const char *manifestHash() const { return manifestSha256; }
+  /// The arena's buffer units of a CUDA step (gptc-arena-buffer-units'
+  /// gptc_buffer_units: n, then n [begin, end) byte ranges); null when the
+  /// library has none.
+  const int64_t *bufferUnits() const { return units; }
 
   void gradStep(gptc_arena_ref *arena) const { gradFn(arena); }
   void updateStep(gptc_arena_ref *arena) const { updateFn(arena); }
@@ -56,6 +60,7 @@ public:
   void logitsStep(gptc_arena_ref *arena) const { logitsFn(arena); }
 
 private:
+  const int64_t *units = nullptr;
   gptc_step_fn gradFn = nullptr, updateFn = nullptr, evalFn = nullptr,
                logitsFn = nullptr;
   const char *layout = nullptr, *layoutSha256 = nullptr,

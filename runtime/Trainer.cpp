@@ -229,6 +229,7 @@ bool Loop::init(TrainResult &result, std::string &error) {
   }
   slot = {m.findSlot("tokens"), m.findSlot("targets"),   m.findSlot("step"),
           m.findSlot("loss"),   m.findSlot("eval_loss"), m.findSlot("lr_mult")};
+  device.useBufferUnits(step.bufferUnits());
   if (!device.attach(arena, error))
     return false;
 

@@ -253,6 +253,8 @@ void gptc_cuda_gemm_bf16(GPTC_GEMM_ARGS(float)) {
                  b_bs, alpha, beta, c, c_rs, c_cs, c_bs, d, d_rs, d_cs, d_bs,
                  batch);
 }
+/// The arena's buffers where the step placed them (one allocation).
+int64_t gptc_cuda_buffer_shift(int64_t offset) { return offset; }
 void *gptc_cuda_alloc(size_t bytes) {
   void *p = nullptr;
   if (cuMemAllocHost(&p, bytes ? bytes : 1) != CUDA_SUCCESS)

@@ -2,6 +2,9 @@
 
 #include "runtime/cuda/CudaStepDevice.h"
 
+#include "runtime/cuda/DeviceState.h"
+
+#include <algorithm>
 #include <cstring>
 
 namespace gptc {
@@ -11,6 +14,12 @@ namespace cuda {
 CudaStepDevice::~CudaStepDevice() {
   for (auto &[entry, graph] : graphByEntry)
     device.destroyGraph(graph);
+  CudaDevice::State &s = device.state();
+  s.unitBegin.clear();
+  s.unitEnd.clear();
+  s.unitPtr.clear();
+  for (uint64_t p : unitAllocations)
+    device.release(p);
   if (base)
     device.release(base);
 }
@@ -36,27 +45,83 @@ bool CudaStepDevice::attach(Arena &arena, std::string &error) {
     return false;
   auto *p = reinterpret_cast<uint8_t *>(uintptr_t(base));
   descriptor = {p, p, 0, arena.size(), 1};
+  if (apart) {
+    if (!units) {
+      error = "GPTC_DEBUG_BUFFERS: the step library has no buffer table "
+              "(gptc_buffer_units); compile the bundle again";
+      return false;
+    }
+    CudaDevice::State &s = device.state();
+    for (int64_t i = 0; i < units[0]; ++i) {
+      int64_t begin = units[1 + 2 * i], end = units[2 + 2 * i];
+      if (begin < 0 || end <= begin || end > arena.size() ||
+          (i && begin < s.unitEnd.back())) {
+        error = "GPTC_DEBUG_BUFFERS: buffer unit " + std::to_string(i) + " [" +
+                std::to_string(begin) + ", " + std::to_string(end) +
+                ") is not in order inside the arena";
+        return false;
+      }
+      uint64_t ptr = device.allocate(uint64_t(end - begin), error);
+      if (!ptr)
+        return false;
+      unitAllocations.push_back(ptr);
+      s.unitBegin.push_back(begin);
+      s.unitEnd.push_back(end);
+      s.unitPtr.push_back(ptr);
+    }
+    s.arenaBase = base;
+  }
   return upload(0, arena.size(), error);
 }
 
+bool CudaStepDevice::forEachPiece(
+    int64_t offset, int64_t bytes,
+    const std::function<bool(uint64_t, int64_t, int64_t)> &fn) {
+  const CudaDevice::State &s = device.state();
+  int64_t end = offset + bytes;
+  while (offset < end) {
+    auto next =
+        std::upper_bound(s.unitBegin.begin(), s.unitBegin.end(), offset);
+    size_t i = size_t(next - s.unitBegin.begin());
+    if (i > 0 && offset < s.unitEnd[i - 1]) {
+      int64_t stop = std::min(end, s.unitEnd[i - 1]);
+      if (!fn(s.unitPtr[i - 1] + uint64_t(offset - s.unitBegin[i - 1]), offset,
+              stop - offset))
+        return false;
+      offset = stop;
+      continue;
+    }
+    int64_t stop = next == s.unitBegin.end() ? end : std::min(end, *next);
+    if (!fn(base + uint64_t(offset), offset, stop - offset))
+      return false;
+    offset = stop;
+  }
+  return true;
+}
+
 bool CudaStepDevice::upload(int64_t offset, int64_t bytes, std::string &error) {
-  return device.upload(base + uint64_t(offset), host->data() + offset,
-                       uint64_t(bytes), error);
+  return forEachPiece(offset, bytes, [&](uint64_t dst, int64_t at, int64_t n) {
+    return device.upload(dst, host->data() + at, uint64_t(n), error);
+  });
 }
 
 bool CudaStepDevice::downloadRanges(const std::vector<ByteRange> &ranges,
                                     std::string &error) {
   for (const ByteRange &r : ranges)
-    if (!device.enqueueDownload(host->data() + r.offset,
-                                base + uint64_t(r.offset), uint64_t(r.bytes),
-                                error))
+    if (!forEachPiece(r.offset, r.bytes,
+                      [&](uint64_t src, int64_t at, int64_t n) {
+                        return device.enqueueDownload(host->data() + at, src,
+                                                      uint64_t(n), error);
+                      }))
       return false;
   return device.synchronize(error);
 }
 
 bool CudaStepDevice::zero(int64_t offset, int64_t bytes, std::string &error) {
   std::memset(host->data() + offset, 0, size_t(bytes));
-  return device.zero(base + uint64_t(offset), uint64_t(bytes), error);
+  return forEachPiece(offset, bytes, [&](uint64_t dst, int64_t, int64_t n) {
+    return device.zero(dst, uint64_t(n), error);
+  });
 }
 
 bool CudaStepDevice::finish(const char *entry, std::string &error) {

@@ -14,7 +14,9 @@
 #include "runtime/StepDevice.h"
 #include "runtime/cuda/CudaDevice.h"
 
+#include <functional>
 #include <map>
+#include <vector>
 
 namespace gptc {
 namespace runtime {
@@ -41,13 +43,26 @@ public:
   /// Graphs need every call of the step on the one stream: off for jobs
   /// of several ranks (NCCL's calls) and with GPTC_CUDA_GRAPHS=0.
   void useGraphs(bool on) { graphs = on; }
+  /// GPTC_DEBUG_BUFFERS=1: every buffer unit of the step library in an
+  /// allocation of its own (the step reaches it through
+  /// gptc_cuda_buffer_shift), so that a kernel writing past a buffer
+  /// leaves its allocation and the driver reports it with the kernel's
+  /// name; the rest of the arena stays in one allocation.
+  void placeBuffersApart(bool on) { apart = on; }
+  void useBufferUnits(const int64_t *table) override { units = table; }
 
 private:
   CudaDevice &device;
   Arena *host = nullptr;
   uint64_t base = 0;
   gptc_arena_ref descriptor = {nullptr, nullptr, 0, 0, 1};
-  bool graphs = false;
+  bool graphs = false, apart = false;
+  const int64_t *units = nullptr;
+  std::vector<uint64_t> unitAllocations;
+  /// `fn(device address, arena offset, bytes)` for each piece of
+  /// [offset, offset + bytes): a unit's allocation or the arena's.
+  bool forEachPiece(int64_t offset, int64_t bytes,
+                    const std::function<bool(uint64_t, int64_t, int64_t)> &fn);
   std::map<std::string, void *> graphByEntry;
 };
 

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace gptc {
 namespace runtime {
@@ -37,6 +38,13 @@ struct CudaDevice::State {
   std::unordered_map<CUfunction, std::string> kernelNames;
   std::string lastKernel;
   GemmPlans gemmPlans;
+
+  /// GPTC_DEBUG_BUFFERS=1: the arena's buffer units [unitBegin, unitEnd)
+  /// (sorted), each in an allocation of its own at unitPtr, the rest of
+  /// the arena at arenaBase (gptc_cuda_buffer_shift). Empty otherwise.
+  std::vector<int64_t> unitBegin, unitEnd;
+  std::vector<CUdeviceptr> unitPtr;
+  CUdeviceptr arenaBase = 0;
 
   /// Makes the device's context current on the calling thread.
   void bindContext();

@@ -11,6 +11,7 @@
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/DeviceState.h"
 
+#include <algorithm>
 #include <cstdio>
 
 using gptc::runtime::cuda::CudaDevice;
@@ -189,6 +190,21 @@ void mgpuStreamSynchronize(void *) {
               s->lastKernel.empty() ? ""
                                     : "after kernel " + s->lastKernel +
                                           ", the last one launched");
+}
+
+int64_t gptc_cuda_buffer_shift(int64_t offset) {
+  CudaDevice *device = CudaDevice::current();
+  if (!device)
+    return offset;
+  const CudaDevice::State &s = device->state();
+  auto it = std::upper_bound(s.unitBegin.begin(), s.unitBegin.end(), offset);
+  if (it == s.unitBegin.begin())
+    return offset;
+  size_t i = size_t(it - s.unitBegin.begin()) - 1;
+  if (offset >= s.unitEnd[i])
+    return offset;
+  return int64_t(s.unitPtr[i] + uint64_t(offset - s.unitBegin[i]) -
+                 s.arenaBase);
 }
 
 void *gptc_cuda_alloc(size_t bytes) {

@@ -39,6 +39,12 @@ void mgpuStreamSynchronize(void *stream);
 void *gptc_cuda_alloc(size_t bytes);
 void gptc_cuda_free(void *ptr);
 
+/// The byte shift from the arena's base at which the step reaches the
+/// buffer at arena offset `offset` (gptc-arena-buffer-units): `offset`
+/// itself, or, when the buffers were placed apart (GPTC_DEBUG_BUFFERS=1),
+/// the distance to its own allocation.
+int64_t gptc_cuda_buffer_shift(int64_t offset);
+
 /// runtime/gptrt.h's gptc_gemm_f32 / gptc_gemm_bf16 on device pointers,
 /// through cuBLASLt (f32 compute, no TF32).
 void gptc_cuda_gemm_f32(GPTC_GEMM_ARGS(float));
