@@ -31,6 +31,13 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 "$build/bin/gptc-unittests" --gtest_brief=1
 "$build/bin/gptc-data-tests" --gtest_brief=1
-"$build/bin/gptc-runtime-tests" --gtest_brief=1
+# The runtime tests, the longest, in two shards side by side.
+pids=()
+for shard in 0 1; do
+  GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$shard \
+    "$build/bin/gptc-runtime-tests" --gtest_brief=1 &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
 lit=$(command -v lit || echo /usr/lib/llvm-22/bin/lit)
 "$lit" -sv --param gptc_spec_check=1 "$build/test/Frontend/errors"

@@ -6,11 +6,14 @@ PTX has one entry point, named by origin (STEP_KEY: grad, update, eval or
 logits, then the spec key, gptc-name-kernels), the same in both PTX and
 both cubins' symbol tables; no two images have the same entry point.
 
-usage: check-fatbins.py STEP_SO
+usage: check-fatbins.py STEP_SO [--extract DIR]
 
 Prints one line: the images, and their entry points per step function.
+With --extract, writes each image's PTX to DIR/KERNEL.CHIP.ptx (the files
+of `gptc compile --emit=ptx -o DIR`).
 """
 import collections
+import os
 import re
 import struct
 import sys
@@ -28,12 +31,20 @@ def images(data):
 
 
 def main():
-    data = open(sys.argv[1], "rb").read()
+    args = sys.argv[1:]
+    extract = None
+    if "--extract" in args:
+        i = args.index("--extract")
+        extract = args[i + 1]
+        del args[i:i + 2]
+        os.makedirs(extract, exist_ok=True)
+    data = open(args[0], "rb").read()
+    ptx_of = {}
     errors, names, steps = [], set(), collections.Counter()
     count = 0
     for at, body in images(data):
         count += 1
-        kinds, entries, off = set(), set(), 0
+        kinds, entries, off, ptx_of = set(), set(), 0, {}
         while off < len(body):
             (kind, _, header, size, _, _, _, _, arch, _, _, flags, _,
              uncompressed) = ENTRY.unpack_from(body, off)
@@ -49,6 +60,7 @@ def main():
                     errors.append(f"image at {at}: PTX sm_{arch} entries "
                                   f"{found}")
                 entries.update(found)
+                ptx_of[arch] = text
             elif kind == 2:
                 kinds.add(f"elf sm_{arch}")
                 if not payload.startswith(b"\x7fELF"):
@@ -64,6 +76,12 @@ def main():
             errors.append(f"image at {at}: entry points {sorted(entries)}")
             continue
         name = entries.pop()
+        if extract:
+            for arch, text in ptx_of.items():
+                with open(os.path.join(extract, f"{name}.sm_{arch}.ptx"),
+                          "w") as f:
+                    f.write(text)
+        ptx_of = {}
         m = re.fullmatch(r"(grad|update|eval|logits)_[a-z0-9_]+", name)
         if not m:
             errors.append(f"{name}: not named by origin")
@@ -73,7 +91,7 @@ def main():
             steps[m.group(1)] += 1
         names.add(name)
     if not count:
-        errors.append("no fatbinary in " + sys.argv[1])
+        errors.append("no fatbinary in " + args[0])
     if errors:
         sys.exit("\n".join(errors[:20]))
     per_step = ", ".join(f"{s} {steps[s]}" for s in
