@@ -5,6 +5,10 @@
 
 include "mlir/Pass/PassBase.td"
 
+// CPU and CUDA code generation, in their folders.
+include "CPU/CPUPasses.td"
+include "GPU/GPUPasses.td"
+
 def AutodiffPass : Pass<"gptc-autodiff", "mlir::ModuleOp"> {
   let summary = "Reverse-mode autodiff of a gpt forward function";
   let description = [{
@@ -101,165 +105,6 @@ def FuseAttentionPass : Pass<"gptc-fuse-attention", "mlir::func::FuncOp"> {
     materialise the T x T scores.
   }];
   let dependentDialects = ["mlir::gpt::GPTDialect"];
-}
-
-def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
-  let summary = "Stage the shared tiles of GPU kernels in shared memory, with barriers";
-  let description = [{
-    CUDA only, after the kernels became `gpu.launch` ops: every
-    `memref.alloca` marked `gptc.workgroup_tile` inside a launch (a tile
-    that all threads of the block read, such as the K tile of the flash
-    attention kernels) becomes a workgroup attribution of that launch, in
-    `#gpu.address_space<workgroup>`: shared memory in PTX, and every
-    `gpt.block_barrier` inside a launch (the barriers between a tile's
-    writes and reads) becomes `gpu.barrier`. Unmarked allocas stay private,
-    and marked ones and barriers outside a launch are left alone.
-  }];
-  let dependentDialects = ["mlir::gpu::GPUDialect"];
-}
-
-def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
-  let summary = "Spread each kernel nest over blocks of threads (CUDA)";
-  let description = [{
-    CUDA only, at the loops stage, before `gpu-map-parallel-loops`: every
-    outermost `scf.parallel` with constant bounds becomes a grid of blocks
-    of `block-size` threads (fewer, a multiple of 32, for a nest with fewer
-    work items): an outer `scf.parallel` over the blocks (mapped to the
-    grid's x dimension) around an inner one over the threads (the block's
-    x dimension). Work item n = block * block-size + thread runs the nest's
-    body at the induction variables n delinearises to, innermost fastest,
-    so a warp's 32 threads take 32 consecutive elements of the innermost
-    dimension (coalesced accesses to row-major buffers); a guard skips the
-    items past the end of the last block. The grid stays within the device
-    limits (x up to 2^31 - 1). Nests that stage shared tiles
-    (`gptc.workgroup_tile` allocas: the flash-attention and cross-entropy
-    kernels, already a loop over blocks around a loop over their threads)
-    and nests with dynamic bounds or results are left alone, but for their
-    `gpt.block_barrier`s, which become `gpu.barrier` here
-    (`convert-parallel-loops-to-gpu` only moves ops it knows into a
-    launch).
-  }];
-  let options = [
-    Option<"blockSize", "block-size", "int64_t", "256",
-           "Threads per block (a multiple of 32, at most 1024)">
-  ];
-  let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
-    "mlir::scf::SCFDialect"
-  ];
-}
-
-def SplitReductionsPass
-    : Pass<"gptc-split-reductions", "mlir::func::FuncOp"> {
-  let summary = "Split reductions with few results in two (CUDA)";
-  let description = [{
-    CUDA only, on linalg on tensors. A `linalg.generic` reduction with fewer
-    than `min-results` results (the gradient of a scalar parameter, one sum
-    over all activations; the Frobenius norms of Newton-Schulz, one per
-    matrix) would be a kernel of that many threads, each summing millions
-    of terms. It becomes two reductions: the first computes `parts` partial
-    results per result, each over one contiguous chunk of its longest
-    reduction dimension (a new parallel loop, so results x parts threads),
-    starting from the combiner's neutral element; the second combines the
-    partials into the original output, in order. The number of parts is
-    the largest divisor of that dimension's extent that keeps at least
-    `min-terms` terms per part and at most `threads` threads; fewer than 8
-    parts is not worth a kernel. The second reduction is split again while
-    it qualifies. Nothing depends on scheduling: the same bits every run.
-    Every output must be `out = combiner(out, term)` with a combiner that
-    has a neutral element (addf, maxnumf, ...) and all outputs one shape;
-    other reductions, and those with enough results, are left alone.
-  }];
-  let options = [
-    Option<"minResults", "min-results", "int64_t", "4096",
-           "Reductions with at least this many results are left alone">,
-    Option<"threads", "threads", "int64_t", "65536",
-           "At most this many partial results (threads) per split">,
-    Option<"minTerms", "min-terms", "int64_t", "32",
-           "At least this many terms per partial result">
-  ];
-  let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::tensor::TensorDialect"
-  ];
-}
-
-def HostComputeToDevicePass
-    : Pass<"gptc-host-compute-to-device", "mlir::func::FuncOp"> {
-  let summary = "Move the host's reads and writes of buffers into kernels";
-  let description = [{
-    CUDA only, after the kernels became `gpu.launch` ops. What the loops
-    stage leaves outside the kernels is host code: views, allocations,
-    GEMM calls and launches, but also buffer reads and writes (0-d
-    `linalg.generic`s such as the schedules' scalar arithmetic, full
-    reductions such as the mean loss, scalar copies between slots). On a
-    GPU those buffers are device memory, which the host cannot address.
-    Every maximal run of such work in a host block (`memref.load`,
-    `memref.store`, `memref.copy`, loops and conditionals made only of
-    them, and the scalar arithmetic between them) moves into one
-    single-thread `gpu.launch` (marked `gptc.single_thread`), in program
-    order. Scalar arithmetic at the end of a run stays on the host, and
-    pure arithmetic the host also needs is copied out. A value read from
-    device memory that later kernels use (a window size loaded once, then
-    captured by the attention kernels) travels through a device scalar: the
-    run stores it, each of those kernels loads it. One that host code uses
-    (a loop bound, an offset) is an error. Runs containing a launch, a call
-    or an allocation stay on the host.
-  }];
-  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
-}
-
-def RoundToBf16Pass : Pass<"gptc-round-to-bf16", "mlir::ModuleOp"> {
-  let summary = "f32 -> bf16 rounding as integer operations on the bits (CPU, LLVM dialect)";
-  let description = [{
-    Rewrites `llvm.fptrunc` from f32 to bf16 (scalars and vectors) as
-    integer operations on the f32 bits: add 0x7fff plus the lowest kept
-    bit, keep the high half as i16; a NaN keeps its high half with the
-    quiet bit set. This is the runtime's `f32ToBf16` bit for bit. A store
-    of the result stores the i16 bits and a widening back to f32 shifts
-    them, so no bf16 value is left between them. LLVM lowers the
-    conversion to an instruction only on CPUs with AVX512_BF16; on other
-    x86 CPUs it carries bf16 values as f32 and rounds them with calls of
-    `__truncsfbf2`, which Debian 12's libgcc does not have. Other
-    truncations are left alone.
-  }];
-  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
-}
-
-def ApproximateExpPass : Pass<"gptc-approximate-exp", "mlir::func::FuncOp"> {
-  let summary = "f32 exp as a vectorisable polynomial (CPU)";
-  let description = [{
-    Rewrites f32 `math.exp` with MLIR's polynomial approximation
-    (`populateMathPolynomialApproximationPatterns`, exp only): plain `arith`
-    operations that LLVM vectorises in the kernels' loops, where libm's
-    `expf` would be called once per element. Softmax, cross-entropy and the
-    attention kernels are the users. f64 is left to libm.
-  }];
-  let dependentDialects = ["mlir::arith::ArithDialect",
-                           "mlir::math::MathDialect",
-                           "mlir::vector::VectorDialect"];
-}
-
-def RegisterAccumulatorsPass : Pass<"gptc-register-accumulators",
-                                    "mlir::func::FuncOp"> {
-  let summary = "Keep a loop's accumulator in a register";
-  let description = [{
-    A reduction lowered to loops reads and writes its output element in
-    every iteration of the reduction loop (`memref.load`, an `arith` add,
-    mul, maximum or minimum, `memref.store` at the same loop-invariant
-    indices). Since every buffer of a step is a view of one arena, LLVM
-    cannot prove the other loads of the loop do not alias it and keeps the
-    store in the loop, a chain through memory. When the loop touches that
-    memref nowhere else, the element is loaded once before the loop,
-    carried in `iter_args` and stored once after; the combining op gets
-    `fastmath<reassoc>` so the sum may be vectorised (partial sums in
-    vector lanes: a different, still deterministic, order of additions).
-    Buffers of one kernel do not overlap (`gptc-plan-buffers` gives live
-    buffers disjoint arena ranges).
-  }];
-  let dependentDialects = ["mlir::scf::SCFDialect",
-                           "mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect"];
 }
 
 def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
@@ -385,92 +230,6 @@ def ExportLayoutPass : Pass<"gptc-export-layout", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
-def SharedTileRegistersPass
-    : Pass<"gptc-shared-tile-registers", "mlir::ModuleOp"> {
-  let summary = "Let kernels with shared tiles use the registers they need";
-  let description = [{
-    After `gpu-kernel-outlining`: every kernel `gpu.func` with workgroup
-    attributions (the flash-attention kernels, which keep a row's state per
-    thread) gets `nvvm.minctasm = 1` (PTX `.minnctapersm 1`). With only
-    `.maxntid`, ptxas budgets registers for more resident blocks per SM
-    than the kernel's shared memory allows and spills; with it, the budget
-    is what one block of the kernel's size may use (65536 / threads, at
-    most 255). Kernels without shared tiles are left alone.
-  }];
-  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
-}
-
-def ArenaBufferUnitsPass : Pass<"gptc-arena-buffer-units", "mlir::ModuleOp"> {
-  let summary = "Take every arena view's offset from the runtime's buffer table";
-  let description = [{
-    CUDA target. Every `memref.view` of a step entry point's arena (its one
-    `memref<Nxi8>` argument, constant offset, static shape) takes its byte
-    shift from `func.call @gptc_cuda_buffer_shift(offset) : (index) ->
-    index`, a function of the CUDA runtime, and the module gets
-    `memref.global constant @gptc_buffer_units`: `[n, begin0, end0, ...]`,
-    the union of the overlapping views' byte ranges (a buffer with the
-    slices written into it is one unit). The runtime returns the offset
-    itself, or, with GPTC_DEBUG_BUFFERS=1, places every unit in an
-    allocation of its own and returns the shift that reaches it from the
-    arena's base: a write past one buffer then leaves its allocation and
-    the driver reports it. A module without arena views is left alone; an
-    arena view with a dynamic offset or shape is an error.
-  }];
-  let dependentDialects = ["mlir::func::FuncDialect",
-                           "mlir::memref::MemRefDialect"];
-}
-
-def NameKernelsPass : Pass<"gptc-name-kernels", "mlir::func::FuncOp"> {
-  let summary = "Name every gpu.launch's kernel after the spec key it computes";
-  let description = [{
-    Before `gpu-kernel-outlining`: each `gpu.launch` without a `function`
-    attribute gets `function = @<entry>_<key>`, where `<entry>` is the
-    function's name without `gptc_` and `_step` (grad, update, eval,
-    logits) and `<key>` is the first name in the launch's location (the
-    spec key that configured it, `blocks.3.attn.sdpa`) with numeric
-    components (layer indices) dropped and other separators made `_`
-    (`grad_blocks_attn_sdpa`; `update_wte`, not `update_update_wte`);
-    `kernel` when the location names none.
-    Outlining then names the kernel function so, and launch errors,
-    profiles and `--stats` name kernels by what they compute. Launches
-    that already carry a `function` are left alone.
-  }];
-  let dependentDialects = ["mlir::gpu::GPUDialect"];
-}
-
-def DedupKernelsPass : Pass<"gptc-dedup-kernels", "mlir::ModuleOp"> {
-  let summary = "Keep one outlined gpu.module per distinct kernel";
-  let description = [{
-    After `gpu-kernel-outlining`, gpu.modules whose bodies and attributes
-    are identical but for the kernel function's name (the same loop nest in
-    every layer, or in two places of a layer) are merged into the first
-    one: the launches of the others point at it, and the module attribute
-    `gptc.kernel_aliases` maps each removed module's name to the kept one
-    (`{k2 = @k1}`), so that every kernel keeps a name in
-    `--emit=ptx -o DIR`. Each distinct kernel is then translated to PTX
-    once. Each kept module and its kernel function are then named alike
-    after the function (gptc-name-kernels' name), with `_1`, `_2`, ...
-    for the second and later distinct kernels of one name, so that every
-    PTX entry point of the step is distinct.
-  }];
-  let dependentDialects = ["mlir::gpu::GPUDialect"];
-}
-
-def StreamLaunchesPass : Pass<"gptc-stream-launches", "mlir::func::FuncOp"> {
-  let summary = "Enqueue kernel launches on the step's stream without waits";
-  let description = [{
-    Every synchronous `gpu.launch_func` of the function (a launch followed,
-    once lowered, by a stream synchronisation) becomes an asynchronous one
-    on a stream token made once at the function's entry (`gpu.wait async`,
-    which lowers to `mgpuStreamCreate`: the device's stream). The launches'
-    tokens are not waited for: the runtime puts all of a step's GPU work on
-    that one in-order stream and synchronises when it reads the results.
-    Launches that are already asynchronous, and functions without launches,
-    are left as they are.
-  }];
-  let dependentDialects = ["mlir::gpu::GPUDialect"];
-}
-
 def GemmToBlasPass : Pass<"gptc-gemm-to-blas", "mlir::ModuleOp"> {
   let summary = "Turn linalg GEMMs on buffers into runtime GEMM calls";
   let description = [{
@@ -526,82 +285,6 @@ def HoistScalarOperandsPass
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];
-}
-
-def SequentialInnermostPass
-    : Pass<"gptc-sequential-innermost", "mlir::func::FuncOp"> {
-  let summary = "Run the innermost dimension of CPU kernels as a plain loop";
-  let description = [{
-    An `scf.parallel` of two or more dimensions without reductions becomes
-    an `scf.parallel` over all but its innermost dimension around an
-    `scf.for` over that one. `convert-scf-to-openmp` collapses every
-    dimension of a parallel loop into one induction variable and recovers
-    the indices with divisions, which LLVM's vectoriser cannot analyse; with
-    the innermost dimension sequential, the divisions happen once per row
-    and the row itself is a unit-stride loop that vectorises. Nested
-    parallel loops, one-dimensional ones and reductions are left alone. CPU
-    target only: the CUDA backend maps every dimension onto the grid.
-  }];
-  let dependentDialects = ["mlir::scf::SCFDialect"];
-}
-
-def OutlineKernelsPass : Pass<"gptc-outline-kernels", "mlir::ModuleOp"> {
-  let summary = "Outline each CPU kernel nest into a function, once per body";
-  let description = [{
-    Every outermost `scf.parallel` of a function becomes a call of a private
-    function `@gptc_kernel_N` holding the nest. Its arguments are the values
-    the nest uses from outside, but for constants and `memref.get_global`,
-    which are cloned into the kernel so that LLVM still sees constant loop
-    bounds and strides. Kernels whose type and body are identical (the same
-    nest in every layer: the buffers differ, not the code) share one
-    function, so LLVM optimises and compiles each distinct kernel once, in
-    small functions that can be compiled in parallel, instead of one
-    step-sized function per entry point. Kernels are marked `noinline`
-    (`passthrough`, which the conversion to LLVM keeps).
-    A view of a byte buffer (`memref.view` of the step's arena, then
-    subviews and reshapes) that the nest only loads and stores through is
-    passed as the buffer and a byte shift, and rebuilt in the kernel at
-    offset 0: every layer's call shares the kernel, and with every memref
-    argument of static layout the kernel is `llvm.bareptr`, so a call
-    passes one pointer per buffer, not a memref descriptor's fields (the
-    host code of a deep model stays small). Views only kernels used are
-    erased from the host.
-    CPU target only; the CUDA backend outlines with `gpu-kernel-outlining`.
-  }];
-  let dependentDialects = ["mlir::arith::ArithDialect",
-                           "mlir::func::FuncDialect",
-                           "mlir::memref::MemRefDialect"];
-  let statistics = [
-    Statistic<"numKernels", "kernels", "Kernel nests outlined">,
-    Statistic<"numDistinct", "distinct-kernels", "Kernel functions created">
-  ];
-}
-
-def SplitHostPass : Pass<"gptc-split-host", "mlir::ModuleOp"> {
-  let summary = "Split a long CPU step function into a chain of calls";
-  let description = [{
-    After gptc-outline-kernels, a step function is straight-line code: a
-    call per kernel, GEMM calls, views of the arena, as long as the model
-    is deep. Code generation holds a whole function at once (its machine
-    instructions, and a selection DAG per block), so that function's size
-    bounded the memory of a deep model's compile. This pass cuts the
-    top-level ops of each function with more than `max-ops` ops (nested ops
-    counted) into consecutive parts of about `max-ops`, each a private
-    `noinline` function `@F_part_N` called in order. A part takes the values
-    it uses from before it and returns those used after it; constants and
-    views of the function's arguments (pure, cheap) are recomputed in the
-    part instead. Stack allocations (`memref.alloca`) stay in the function,
-    so that none outlives its frame. Parts take memrefs of static layout as
-    bare pointers (`llvm.bareptr`). CPU target only.
-  }];
-  let options = [
-    Option<"maxOps", "max-ops", "int64_t", /*default=*/"200",
-           "Ops per part (a function this long or shorter is kept whole)">
-  ];
-  let dependentDialects = ["mlir::func::FuncDialect"];
-  let statistics = [
-    Statistic<"numParts", "parts", "Functions made from parts of others">
-  ];
 }
 
 def LowerOptimPass : Pass<"gptc-lower-optim"> {
@@ -783,19 +466,6 @@ def KernelMarksPass : Pass<"gptc-kernel-marks", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect"];
-}
-
-def SinkGlobalsPass : Pass<"gptc-sink-globals", "mlir::func::FuncOp"> {
-  let summary = "Move the memref.get_global a gpu.launch uses into it";
-  let description = [{
-    A host global's address is not a device address. For every
-    `memref.get_global` defined outside a `gpu.launch` and used inside it,
-    the launch body gets its own copy of the op (at its start) and the uses
-    inside the body use the copy; uses outside keep the original.
-    `gpu-kernel-outlining` then copies the global into the kernel's
-    gpu.module.
-  }];
-  let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
 def PipelineOptionsErrorPass : Pass<"gptc-pipeline-options-error",

@@ -1,0 +1,160 @@
+//===- StepStats.h - What --stats counts of a step --------------*- C++ -*-===//
+//
+// What `gptc compile --stats` (Stats.cpp) collects per entry point --
+// kernels with their launch shapes, ptxas columns and costs, GEMM groups,
+// totals -- and the printing of it (StepStatsPrint.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_DRIVER_REPORT_STEPSTATS_H
+#define GPTC_DRIVER_REPORT_STEPSTATS_H
+
+#include "driver/Ptxas.h"
+#include "driver/report/CostModel.h"
+#include "driver/report/KernelCost.h"
+#include "frontend/ModelSpec.h"
+#include "passes/Pipeline.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace gptc::report {
+
+/// The chips of the PTX stage, in its order.
+constexpr size_t kNumChips = kPTXChips.size();
+
+/// A count that may be unknown (a dynamic loop bound).
+using Count = std::optional<int64_t>;
+
+inline Count multiply(Count a, Count b) {
+  if (!a || !b)
+    return std::nullopt;
+  return *a * *b;
+}
+
+inline std::string str(Count c) { return c ? std::to_string(*c) : "?"; }
+
+inline std::string dims(llvm::ArrayRef<Count> counts) {
+  std::string s;
+  for (Count c : counts)
+    s += (s.empty() ? "" : "x") + str(c);
+  return s;
+}
+
+inline Count product(llvm::ArrayRef<Count> counts) {
+  Count n = 1;
+  for (Count c : counts)
+    n = multiply(n, c);
+  return n;
+}
+
+struct Kernel {
+  std::string name, origin;
+  std::vector<Count> loops;         ///< CPU: trip count of each dimension
+  std::array<Count, 3> grid, block; ///< CUDA
+  Count launches = 1;               ///< per call of the entry point
+  std::array<PTXASInfo, kNumChips> ptxas;
+  // CUDA cost.
+  int64_t dynamicShared = 0, workgroupShared = 0; ///< bytes per block
+  BodyCost body;                                  ///< per work item
+  Count workItems;                          ///< threads that pass the guard
+  bool guardUnknown = false;                ///< a guard we could not bound
+  std::optional<cost::Occupancy> occupancy; ///< sm_90, with ptxas
+  double flops = 0, bytes = 0;              ///< per launch
+  double seconds = 0, idealSeconds = 0;     ///< all launches of one call
+  bool approximate() const { return body.approximate || guardUnknown; }
+};
+
+/// One GEMM shape: C[b] = op(A[b]) op(B[b]) (+ C[b]), op(A) m x k.
+struct GemmShape {
+  std::string dtype; ///< f32, f64, bf16 (the callee gptc_gemm_DTYPE)
+  bool transA = false, transB = false;
+  Count m, n, k, batch;
+  bool readsC = true; ///< beta is not a constant 0
+
+  auto tie() const {
+    return std::tie(dtype, transA, transB, m, n, k, batch, readsC);
+  }
+  bool operator<(const GemmShape &o) const { return tie() < o.tie(); }
+  Count flops() const {
+    return multiply(multiply(multiply(multiply(2, m), n), k), batch);
+  }
+};
+
+struct GemmGroup {
+  GemmShape shape;
+  Count calls = 0; ///< per call of the entry point
+  Count flops() const { return multiply(calls, shape.flops()); }
+  int64_t elementBytes() const {
+    return shape.dtype == "bf16" ? 2 : shape.dtype == "f64" ? 8 : 4;
+  }
+  /// Bytes and roofline seconds of all calls; 0 when a size is unknown.
+  double bytes() const {
+    if (!calls || !shape.m || !shape.n || !shape.k || !shape.batch)
+      return 0;
+    return *calls * cost::gemmBytes(*shape.m, *shape.n, *shape.k, *shape.batch,
+                                    elementBytes(), shape.readsC);
+  }
+  double seconds() const {
+    if (!calls || !shape.m || !shape.n || !shape.k || !shape.batch)
+      return 0;
+    return *calls * cost::gemmSeconds(*shape.m, *shape.n, *shape.k,
+                                      *shape.batch, elementBytes(),
+                                      shape.readsC);
+  }
+};
+
+/// Sums counts; unknown terms make the sum a lower bound (printed "N+").
+struct Total {
+  int64_t known = 0;
+  bool partial = false;
+  void add(Count c) {
+    if (c)
+      known += *c;
+    else
+      partial = true;
+  }
+  void add(const Total &t, int64_t times) {
+    known += t.known * times;
+    partial |= t.partial;
+  }
+  std::string str() const {
+    return std::to_string(known) + (partial ? "+" : "");
+  }
+};
+
+struct EntryStats {
+  std::string name;
+  std::vector<Kernel> kernels;
+  std::vector<GemmGroup> gemms;
+  int64_t hostLoops = 0; ///< serial loop nests outside any kernel
+  Total launches, gemmCalls, gemmFlops;
+  /// The cost of one call (CUDA): FLOPs, bytes and seconds of its kernels
+  /// and GEMMs; `ideal` as if every kernel ran at efficiency 1.
+  double kernelFlops = 0, kernelBytes = 0, kernelSeconds = 0, idealSeconds = 0;
+  double gemmBytes = 0, gemmSeconds = 0;
+  bool approximate = false;
+};
+
+/// Kernels of distinct names (one per PTX entry point) over `entries`.
+size_t distinctKernels(llvm::ArrayRef<const EntryStats *> entries);
+
+/// One entry point's line and its kernel and GEMM tables.
+void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
+                llvm::raw_ostream &os);
+
+/// The cost summary of one training step (gptc_grad_step x grad_accum +
+/// gptc_update_step) on one H100 and the kernels that take most of it.
+void printStepCost(const ModelSpec &spec,
+                   const std::vector<EntryStats> &entries,
+                   llvm::raw_ostream &os);
+
+} // namespace gptc::report
+
+#endif // GPTC_DRIVER_REPORT_STEPSTATS_H

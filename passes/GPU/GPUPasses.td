@@ -1,0 +1,210 @@
+//===- GPUPasses.td - gptc's CUDA codegen passes -----------*- tablegen -*-===//
+//
+// Included by passes/Passes.td (one pass-declaration file for the library).
+//
+//===----------------------------------------------------------------------===//
+
+def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
+  let summary = "Stage the shared tiles of GPU kernels in shared memory, with barriers";
+  let description = [{
+    CUDA only, after the kernels became `gpu.launch` ops: every
+    `memref.alloca` marked `gptc.workgroup_tile` inside a launch (a tile
+    that all threads of the block read, such as the K tile of the flash
+    attention kernels) becomes a workgroup attribution of that launch, in
+    `#gpu.address_space<workgroup>`: shared memory in PTX, and every
+    `gpt.block_barrier` inside a launch (the barriers between a tile's
+    writes and reads) becomes `gpu.barrier`. Unmarked allocas stay private,
+    and marked ones and barriers outside a launch are left alone.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
+  let summary = "Spread each kernel nest over blocks of threads (CUDA)";
+  let description = [{
+    CUDA only, at the loops stage, before `gpu-map-parallel-loops`: every
+    outermost `scf.parallel` with constant bounds becomes a grid of blocks
+    of `block-size` threads (fewer, a multiple of 32, for a nest with fewer
+    work items): an outer `scf.parallel` over the blocks (mapped to the
+    grid's x dimension) around an inner one over the threads (the block's
+    x dimension). Work item n = block * block-size + thread runs the nest's
+    body at the induction variables n delinearises to, innermost fastest,
+    so a warp's 32 threads take 32 consecutive elements of the innermost
+    dimension (coalesced accesses to row-major buffers); a guard skips the
+    items past the end of the last block. The grid stays within the device
+    limits (x up to 2^31 - 1). Nests that stage shared tiles
+    (`gptc.workgroup_tile` allocas: the flash-attention and cross-entropy
+    kernels, already a loop over blocks around a loop over their threads)
+    and nests with dynamic bounds or results are left alone, but for their
+    `gpt.block_barrier`s, which become `gpu.barrier` here
+    (`convert-parallel-loops-to-gpu` only moves ops it knows into a
+    launch).
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block (a multiple of 32, at most 1024)">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
+def SplitReductionsPass
+    : Pass<"gptc-split-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split reductions with few results in two (CUDA)";
+  let description = [{
+    CUDA only, on linalg on tensors. A `linalg.generic` reduction with fewer
+    than `min-results` results (the gradient of a scalar parameter, one sum
+    over all activations; the Frobenius norms of Newton-Schulz, one per
+    matrix) would be a kernel of that many threads, each summing millions
+    of terms. It becomes two reductions: the first computes `parts` partial
+    results per result, each over one contiguous chunk of its longest
+    reduction dimension (a new parallel loop, so results x parts threads),
+    starting from the combiner's neutral element; the second combines the
+    partials into the original output, in order. The number of parts is
+    the largest divisor of that dimension's extent that keeps at least
+    `min-terms` terms per part and at most `threads` threads; fewer than 8
+    parts is not worth a kernel. The second reduction is split again while
+    it qualifies. Nothing depends on scheduling: the same bits every run.
+    Every output must be `out = combiner(out, term)` with a combiner that
+    has a neutral element (addf, maxnumf, ...) and all outputs one shape;
+    other reductions, and those with enough results, are left alone.
+  }];
+  let options = [
+    Option<"minResults", "min-results", "int64_t", "4096",
+           "Reductions with at least this many results are left alone">,
+    Option<"threads", "threads", "int64_t", "65536",
+           "At most this many partial results (threads) per split">,
+    Option<"minTerms", "min-terms", "int64_t", "32",
+           "At least this many terms per partial result">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
+
+def HostComputeToDevicePass
+    : Pass<"gptc-host-compute-to-device", "mlir::func::FuncOp"> {
+  let summary = "Move the host's reads and writes of buffers into kernels";
+  let description = [{
+    CUDA only, after the kernels became `gpu.launch` ops. What the loops
+    stage leaves outside the kernels is host code: views, allocations,
+    GEMM calls and launches, but also buffer reads and writes (0-d
+    `linalg.generic`s such as the schedules' scalar arithmetic, full
+    reductions such as the mean loss, scalar copies between slots). On a
+    GPU those buffers are device memory, which the host cannot address.
+    Every maximal run of such work in a host block (`memref.load`,
+    `memref.store`, `memref.copy`, loops and conditionals made only of
+    them, and the scalar arithmetic between them) moves into one
+    single-thread `gpu.launch` (marked `gptc.single_thread`), in program
+    order. Scalar arithmetic at the end of a run stays on the host, and
+    pure arithmetic the host also needs is copied out. A value read from
+    device memory that later kernels use (a window size loaded once, then
+    captured by the attention kernels) travels through a device scalar: the
+    run stores it, each of those kernels loads it. One that host code uses
+    (a loop bound, an offset) is an error. Runs containing a launch, a call
+    or an allocation stay on the host.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
+}
+
+def SharedTileRegistersPass
+    : Pass<"gptc-shared-tile-registers", "mlir::ModuleOp"> {
+  let summary = "Let kernels with shared tiles use the registers they need";
+  let description = [{
+    After `gpu-kernel-outlining`: every kernel `gpu.func` with workgroup
+    attributions (the flash-attention kernels, which keep a row's state per
+    thread) gets `nvvm.minctasm = 1` (PTX `.minnctapersm 1`). With only
+    `.maxntid`, ptxas budgets registers for more resident blocks per SM
+    than the kernel's shared memory allows and spills; with it, the budget
+    is what one block of the kernel's size may use (65536 / threads, at
+    most 255). Kernels without shared tiles are left alone.
+  }];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
+}
+
+def ArenaBufferUnitsPass : Pass<"gptc-arena-buffer-units", "mlir::ModuleOp"> {
+  let summary = "Take every arena view's offset from the runtime's buffer table";
+  let description = [{
+    CUDA target. Every `memref.view` of a step entry point's arena (its one
+    `memref<Nxi8>` argument, constant offset, static shape) takes its byte
+    shift from `func.call @gptc_cuda_buffer_shift(offset) : (index) ->
+    index`, a function of the CUDA runtime, and the module gets
+    `memref.global constant @gptc_buffer_units`: `[n, begin0, end0, ...]`,
+    the union of the overlapping views' byte ranges (a buffer with the
+    slices written into it is one unit). The runtime returns the offset
+    itself, or, with GPTC_DEBUG_BUFFERS=1, places every unit in an
+    allocation of its own and returns the shift that reaches it from the
+    arena's base: a write past one buffer then leaves its allocation and
+    the driver reports it. A module without arena views is left alone; an
+    arena view with a dynamic offset or shape is an error.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def NameKernelsPass : Pass<"gptc-name-kernels", "mlir::func::FuncOp"> {
+  let summary = "Name every gpu.launch's kernel after the spec key it computes";
+  let description = [{
+    Before `gpu-kernel-outlining`: each `gpu.launch` without a `function`
+    attribute gets `function = @<entry>_<key>`, where `<entry>` is the
+    function's name without `gptc_` and `_step` (grad, update, eval,
+    logits) and `<key>` is the first name in the launch's location (the
+    spec key that configured it, `blocks.3.attn.sdpa`) with numeric
+    components (layer indices) dropped and other separators made `_`
+    (`grad_blocks_attn_sdpa`; `update_wte`, not `update_update_wte`);
+    `kernel` when the location names none.
+    Outlining then names the kernel function so, and launch errors,
+    profiles and `--stats` name kernels by what they compute. Launches
+    that already carry a `function` are left alone.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def DedupKernelsPass : Pass<"gptc-dedup-kernels", "mlir::ModuleOp"> {
+  let summary = "Keep one outlined gpu.module per distinct kernel";
+  let description = [{
+    After `gpu-kernel-outlining`, gpu.modules whose bodies and attributes
+    are identical but for the kernel function's name (the same loop nest in
+    every layer, or in two places of a layer) are merged into the first
+    one: the launches of the others point at it, and the module attribute
+    `gptc.kernel_aliases` maps each removed module's name to the kept one
+    (`{k2 = @k1}`), so that every kernel keeps a name in
+    `--emit=ptx -o DIR`. Each distinct kernel is then translated to PTX
+    once. Each kept module and its kernel function are then named alike
+    after the function (gptc-name-kernels' name), with `_1`, `_2`, ...
+    for the second and later distinct kernels of one name, so that every
+    PTX entry point of the step is distinct.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def StreamLaunchesPass : Pass<"gptc-stream-launches", "mlir::func::FuncOp"> {
+  let summary = "Enqueue kernel launches on the step's stream without waits";
+  let description = [{
+    Every synchronous `gpu.launch_func` of the function (a launch followed,
+    once lowered, by a stream synchronisation) becomes an asynchronous one
+    on a stream token made once at the function's entry (`gpu.wait async`,
+    which lowers to `mgpuStreamCreate`: the device's stream). The launches'
+    tokens are not waited for: the runtime puts all of a step's GPU work on
+    that one in-order stream and synchronises when it reads the results.
+    Launches that are already asynchronous, and functions without launches,
+    are left as they are.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def SinkGlobalsPass : Pass<"gptc-sink-globals", "mlir::func::FuncOp"> {
+  let summary = "Move the memref.get_global a gpu.launch uses into it";
+  let description = [{
+    A host global's address is not a device address. For every
+    `memref.get_global` defined outside a `gpu.launch` and used inside it,
+    the launch body gets its own copy of the op (at its start) and the uses
+    inside the body use the copy; uses outside keep the original.
+    `gpu-kernel-outlining` then copies the global into the kernel's
+    gpu.module.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
