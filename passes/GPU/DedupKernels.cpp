@@ -78,27 +78,25 @@ struct DedupKernelsPass : gptc::impl::DedupKernelsPassBase<DedupKernelsPass> {
     // 1. Merge: every module whose key was seen goes; its launches (and
     //    alias) point at the first one.
     std::map<std::string, gpu::GPUModuleOp> keptByKey;
-    llvm::DenseMap<StringAttr, gpu::GPUModuleOp> replacement;
-    SmallVector<std::pair<StringAttr, gpu::GPUModuleOp>> removed;
+    // Every module's name (as outlining gave it) -> the module kept for it.
+    llvm::DenseMap<StringAttr, gpu::GPUModuleOp> keptFor;
+    SmallVector<StringAttr> removed;
     SmallVector<gpu::GPUModuleOp> kept;
     for (auto kernelModule :
          llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
       auto [it, inserted] =
           keptByKey.try_emplace(kernelKey(kernelModule), kernelModule);
+      keptFor[kernelModule.getSymNameAttr()] = it->second;
       if (inserted) {
         kept.push_back(kernelModule);
         continue;
       }
-      replacement[kernelModule.getSymNameAttr()] = it->second;
-      removed.push_back({kernelModule.getSymNameAttr(), it->second});
+      removed.push_back(kernelModule.getSymNameAttr());
       kernelModule.erase();
     }
     // 2. Name: each kept module and its kernel after the kernel function,
     //    the second and later of one name numbered.
     llvm::StringMap<unsigned> uses;
-    llvm::DenseMap<StringAttr, gpu::GPUModuleOp> byOldName;
-    for (gpu::GPUModuleOp kernelModule : kept)
-      byOldName[kernelModule.getSymNameAttr()] = kernelModule;
     // The names in use but for the kept kernels' own: a kept module may
     // hold a name another one is to get.
     llvm::StringSet<> taken;
@@ -126,17 +124,13 @@ struct DedupKernelsPass : gptc::impl::DedupKernelsPassBase<DedupKernelsPass> {
           {FlatSymbolRefAttr::get(ctx, kernel ? kernel.getName() : oldFunc)});
     };
     module.walk([&](gpu::LaunchFuncOp launch) {
-      StringAttr old = launch.getKernelModuleName();
-      auto it = replacement.find(old);
-      gpu::GPUModuleOp to =
-          it != replacement.end() ? it->second : byOldName.lookup(old);
-      if (to)
+      if (gpu::GPUModuleOp to = keptFor.lookup(launch.getKernelModuleName()))
         launch.setKernelAttr(target(to, launch.getKernelName().getValue()));
     });
     SmallVector<NamedAttribute> aliases;
-    for (auto [name, to] : removed)
-      aliases.push_back(
-          NamedAttribute(name, FlatSymbolRefAttr::get(to.getSymNameAttr())));
+    for (StringAttr name : removed)
+      aliases.push_back(NamedAttribute(
+          name, FlatSymbolRefAttr::get(keptFor[name].getSymNameAttr())));
     LLVM_DEBUG(llvm::dbgs() << kept.size() << " distinct kernels, "
                             << aliases.size() << " aliases\n");
     if (!aliases.empty())
