@@ -15,6 +15,7 @@
 
 #include "driver/report/Stats.h"
 #include "driver/report/StepStats.h"
+#include "passes/SpecKey.h"
 
 #include "driver/Compile.h"
 #include "driver/Ptxas.h"
@@ -76,15 +77,8 @@ Count timesPerCall(Operation *op) {
 /// The spec key an op was built from: the first name in its location
 /// (MLIRGen names ops after the YAML key, e.g. "blocks.0.attn.sdpa").
 std::string originOf(Location loc) {
-  std::string origin = "-";
-  loc->walk([&](Location l) {
-    if (auto name = dyn_cast<NameLoc>(l)) {
-      origin = name.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return origin;
+  StringRef key = specKeyOf(loc);
+  return key.empty() ? "-" : key.str();
 }
 
 /// The public, defined functions of the step (its entry points), in order.

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/SpecKey.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/StringExtras.h"
@@ -27,19 +28,6 @@ namespace gptc {
 using namespace mlir;
 
 namespace {
-
-/// The spec key of `loc`: its first NameLoc ("" if none).
-StringRef specKey(Location loc) {
-  StringRef key;
-  loc->walk([&](Location l) {
-    if (auto name = dyn_cast<NameLoc>(l)) {
-      key = name.getName().strref();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return key;
-}
 
 /// "blocks.3.attn.sdpa" -> "blocks_attn_sdpa": numeric components (layer
 /// indices) dropped, anything but letters, digits and '_' made '_'.
@@ -67,7 +55,7 @@ struct NameKernelsPass : gptc::impl::NameKernelsPassBase<NameKernelsPass> {
     func.walk([&](gpu::LaunchOp launch) {
       if (launch.getFunctionAttr())
         return;
-      std::string origin = identifierOf(specKey(launch.getLoc()));
+      std::string origin = identifierOf(gptc::specKeyOf(launch.getLoc()));
       // update.wte in gptc_update_step: update_wte, not update_update_wte.
       if (StringRef(origin).starts_with(entry.str() + "_"))
         origin = origin.substr(entry.size() + 1);
