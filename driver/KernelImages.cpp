@@ -15,12 +15,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
-
-#include <mutex>
-#include <optional>
 
 using namespace mlir;
 
@@ -40,26 +36,6 @@ struct KernelJob {
 llvm::StringRef smNumber(llvm::StringRef chip) {
   chip.consume_front("sm_");
   return chip;
-}
-
-/// Runs `program args`, its output to `log`; the last line of the log
-/// (or why it did not run) when it fails.
-std::optional<std::string> run(llvm::StringRef program,
-                               llvm::ArrayRef<llvm::StringRef> args,
-                               llvm::StringRef log) {
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), log, log};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
-                                     0, &message);
-  if (rc == 0)
-    return std::nullopt;
-  auto buffer = llvm::MemoryBuffer::getFile(log);
-  llvm::StringRef out = buffer ? (*buffer)->getBuffer().rtrim() : "";
-  llvm::StringRef last = out.rsplit('\n').second;
-  std::string why = (last.empty() ? out : last).trim().str();
-  return why.empty()
-             ? (message.empty() ? "exit code " + std::to_string(rc) : message)
-             : why;
 }
 
 /// ptxas for every chip, then fatbinary, in `dir` under `stem`.
@@ -91,7 +67,7 @@ void packOne(KernelJob &job, llvm::StringRef ptxas, llvm::StringRef fatbinary,
                                              "--compress=false"};
   for (const std::string &image : images)
     args.push_back(image);
-  if (auto failed = run(fatbinary, args, path(".fatbin.log"))) {
+  if (auto failed = runCudaTool(fatbinary, args, path(".fatbin.log"))) {
     job.error = "fatbinary: " + *failed;
     return;
   }

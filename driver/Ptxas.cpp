@@ -42,6 +42,23 @@ std::string findCudaTool(StringRef name) {
   return "";
 }
 
+std::optional<std::string>
+runCudaTool(StringRef program, llvm::ArrayRef<StringRef> args, StringRef log) {
+  std::optional<StringRef> redirects[] = {StringRef(""), log, log};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
+                                     0, &message);
+  if (rc == 0)
+    return std::nullopt;
+  auto buffer = llvm::MemoryBuffer::getFile(log);
+  StringRef out = buffer ? (*buffer)->getBuffer().rtrim() : StringRef();
+  StringRef last = out.rsplit('\n').second;
+  std::string why = (last.empty() ? out : last).trim().str();
+  if (!why.empty())
+    return why;
+  return message.empty() ? "exit code " + std::to_string(rc) : message;
+}
+
 PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
                    StringRef dir, StringRef stem, StringRef cubin) {
   PTXASInfo info;
@@ -63,22 +80,12 @@ PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
   std::string arch = ("-arch=" + chip).str();
   SmallVector<StringRef> args = {
       ptxas, "-v", arch, input, "-o", cubin.empty() ? "/dev/null" : cubin};
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
-                                          StringRef(log)};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
-                                     &message);
-  auto buffer = llvm::MemoryBuffer::getFile(log);
-  StringRef out = buffer ? (*buffer)->getBuffer() : StringRef();
-  if (rc != 0) {
-    StringRef last = out.rtrim().rsplit('\n').second;
-    if (last.empty())
-      last = out.rtrim();
-    info.error = (last.empty() ? message : last.trim().str());
-    if (info.error.empty())
-      info.error = "exit code " + std::to_string(rc);
+  if (std::optional<std::string> failed = runCudaTool(ptxas, args, log)) {
+    info.error = *failed;
     return info;
   }
+  auto buffer = llvm::MemoryBuffer::getFile(log);
+  StringRef out = buffer ? (*buffer)->getBuffer() : StringRef();
   // One entry function per PTX: "Used N registers" and "S bytes spill
   // stores, L bytes spill loads".
   SmallVector<StringRef> groups;

@@ -9,9 +9,11 @@
 #ifndef GPTC_DRIVER_PTXAS_H
 #define GPTC_DRIVER_PTXAS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace gptc {
@@ -23,6 +25,12 @@ std::string findCudaTool(llvm::StringRef name);
 
 /// findCudaTool("ptxas").
 inline std::string findPTXAS() { return findCudaTool("ptxas"); }
+
+/// Runs `program args` with its output in the file `log`: nothing when it
+/// succeeds, else the log's last line (or why it did not run).
+std::optional<std::string> runCudaTool(llvm::StringRef program,
+                                       llvm::ArrayRef<llvm::StringRef> args,
+                                       llvm::StringRef log);
 
 /// ptxas -v of one kernel on one chip.
 struct PTXASInfo {
