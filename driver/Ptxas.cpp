@@ -92,11 +92,13 @@ PTXASInfo runPTXAS(StringRef ptxas, StringRef chip, StringRef ptx,
   llvm::Regex regs("Used ([0-9]+) registers");
   llvm::Regex spills("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
   llvm::Regex smem("([0-9]+) bytes smem");
+  llvm::Regex stack("([0-9]+) bytes stack frame");
   info.registers = regs.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
   info.spillBytes = spills.match(out, &groups) ? std::stoll(groups[1].str()) +
                                                      std::stoll(groups[2].str())
                                                : 0;
   info.sharedBytes = smem.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
+  info.stackBytes = stack.match(out, &groups) ? std::stoll(groups[1].str()) : 0;
   return info;
 }
 

@@ -36,7 +36,8 @@ std::optional<std::string> runCudaTool(llvm::StringRef program,
 struct PTXASInfo {
   int64_t registers = -1, spillBytes = -1; ///< -1: not assembled
   int64_t sharedBytes = 0;                 ///< static shared memory
-  std::string error;                       ///< why ptxas failed
+  int64_t stackBytes = 0; ///< stack frame per thread (local memory)
+  std::string error;      ///< why ptxas failed
 };
 
 /// Runs `ptxas -v` on `ptx` for `chip`, through the files STEM.ptx and

@@ -574,16 +574,22 @@ CUresult launchNow(CUfunction f, const LaunchConfig &cfg,
                   counters.globalBytesStored,
                   counters.sharedBankConflicts,
                   counters.divergentBranches,
-                  seconds};
+                  seconds,
+                  counters.sharedBytes,
+                  counters.localBytes};
   if (envFlag("GPTC_EMU_STATS"))
     std::fprintf(stderr,
                  "gptc-emu: %s grid (%u,%u,%u) block (%u,%u,%u): %llu "
-                 "thread-instructions, %llu B loaded, %llu B stored, %llu "
-                 "bank conflicts, %llu divergent branches, %.3f ms\n",
+                 "thread-instructions, %llu warp-instructions, %llu B loaded, "
+                 "%llu B stored, %llu B shared, %llu B local, %llu bank "
+                 "conflicts, %llu divergent branches, %.3f ms\n",
                  fn.name.c_str(), gx, gy, gz, bx, by, bz,
                  (unsigned long long)counters.threadInstructions,
+                 (unsigned long long)counters.warpInstructions,
                  (unsigned long long)counters.globalBytesLoaded,
                  (unsigned long long)counters.globalBytesStored,
+                 (unsigned long long)counters.sharedBytes,
+                 (unsigned long long)counters.localBytes,
                  (unsigned long long)counters.sharedBankConflicts,
                  (unsigned long long)counters.divergentBranches, seconds * 1e3);
   if (rc != CUDA_SUCCESS) {

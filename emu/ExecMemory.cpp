@@ -124,11 +124,16 @@ uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
       p = b.shared.data() + addr;
       if (w.launch->racecheck && !atomic)
         raceCheck(w, in, lane, addr, size, write);
+      if (w.counters)
+        w.counters->sharedBytes += size;
     }
     break;
   case Space::Local:
-    if (addr + size <= w.mod->localBytes)
+    if (addr + size <= w.mod->localBytes) {
       p = w.local + (size_t)lane * w.mod->localBytes + addr;
+      if (w.counters)
+        w.counters->localBytes += size;
+    }
     break;
   case Space::Param:
     if (kernelParam) {
@@ -258,12 +263,16 @@ bool warpWindow(WarpState &w, const Instr &in, uint32_t mask,
     if (w.launch->racecheck || end > w.block->shared.size())
       return false;
     win.offset += (intptr_t)w.block->shared.data();
+    if (w.counters)
+      w.counters->sharedBytes += (uint64_t)size * laneCount(mask);
     return true;
   case Space::Local:
     if (end > w.mod->localBytes)
       return false;
     win.offset += (intptr_t)w.local;
     win.laneStride = w.mod->localBytes;
+    if (w.counters)
+      w.counters->localBytes += (uint64_t)size * laneCount(mask);
     return true;
   case Space::Param:
     if (kernelParam) {

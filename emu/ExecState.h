@@ -27,6 +27,8 @@ struct LaunchCounters {
   uint64_t globalBytesStored = 0;
   uint64_t sharedBankConflicts = 0;
   uint64_t divergentBranches = 0;
+  uint64_t sharedBytes = 0; ///< loaded and stored, lanes summed
+  uint64_t localBytes = 0;  ///< loaded and stored, lanes summed
   void add(const LaunchCounters &o);
 };
 

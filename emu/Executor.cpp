@@ -30,6 +30,8 @@ void LaunchCounters::add(const LaunchCounters &o) {
   globalBytesStored += o.globalBytesStored;
   sharedBankConflicts += o.sharedBankConflicts;
   divergentBranches += o.divergentBranches;
+  sharedBytes += o.sharedBytes;
+  localBytes += o.localBytes;
 }
 
 namespace {

@@ -25,6 +25,8 @@ typedef struct gptcEmuLaunchCounters {
   uint64_t sharedBankConflicts; /* extra shared-memory wavefronts */
   uint64_t divergentBranches;   /* branches taken by part of a warp */
   double seconds;               /* host time the launch took */
+  uint64_t sharedBytes;         /* shared memory loaded and stored */
+  uint64_t localBytes;          /* local memory loaded and stored */
 } gptcEmuLaunchCounters;
 
 /* Copies the counters of the most recent kernel launch; returns 0

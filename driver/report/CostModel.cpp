@@ -99,4 +99,98 @@ double mfu(double modelFlops, double seconds) {
   return seconds > 0 ? modelFlops / (seconds * H100::kBF16TensorFlops) : 0.0;
 }
 
+const char *boundName(Bound b) {
+  switch (b) {
+  case Bound::Arithmetic:
+    return "fp32";
+  case Bound::Issue:
+    return "issue";
+  case Bound::DRAM:
+    return "dram";
+  case Bound::Shared:
+    return "shared";
+  case Bound::Local:
+    return "local";
+  case Bound::Launch:
+    return "launch";
+  }
+  return "?";
+}
+
+double localBytesPerSecond(const KernelWork &w, int64_t residentWarpsPerSM) {
+  using M = H100Measured;
+  const double frame = static_cast<double>(std::max<int64_t>(w.stackBytes, 0));
+  const double perSM = frame * 32.0 * static_cast<double>(residentWarpsPerSM);
+  const int64_t warpsPerBlock =
+      ceilDiv(std::max<int64_t>(w.threadsPerBlock, 1), 32);
+  const double blocks = static_cast<double>(residentWarpsPerSM) /
+                        static_cast<double>(warpsPerBlock);
+  const double sharedPerSM = blocks * static_cast<double>(w.sharedPerBlock);
+  if (perSM + sharedPerSM <= static_cast<double>(M::kL1BytesPerSM))
+    return M::kL1BytesPerSecond;
+  if (perSM * static_cast<double>(H100::kSMs) <= M::kL2Bytes)
+    return M::kL2BytesPerSecond;
+  return H100::kBandwidth;
+}
+
+KernelTime calibratedKernelTime(const KernelWork &w) {
+  using M = H100Measured;
+  KernelTime t;
+  const int64_t block = std::max<int64_t>(w.threadsPerBlock, 1);
+  const int64_t warpsPerBlock = ceilDiv(block, 32);
+  const double lanes =
+      static_cast<double>(block) / static_cast<double>(32 * warpsPerBlock);
+  const double warps =
+      static_cast<double>(std::max<int64_t>(w.threads, 1) / block) *
+      static_cast<double>(warpsPerBlock);
+  const double resident =
+      w.blocksPerSM > 0 ? static_cast<double>(w.blocksPerSM * warpsPerBlock)
+                        : static_cast<double>(H100::kWarpsPerSM);
+  const double active =
+      std::min(resident, warps / static_cast<double>(H100::kSMs));
+  const double hiding = std::min(1.0, active / M::kLatencyHidingWarps);
+  const double fill = std::min(
+      1.0, warps / static_cast<double>(H100::kSMs * H100::kSchedulersPerSM));
+  t.issue = w.threadInstructions / (32.0 * lanes) /
+            M::kWarpInstructionsPerSecond / std::max(hiding, 1e-9);
+  t.arithmetic = w.flops / H100::kF32Flops / lanes / std::max(hiding, 1e-9);
+  t.dram = w.dramBytes / H100::kBandwidth / std::max(fill, 1e-9);
+  t.shared = w.sharedBytes / M::kL1BytesPerSecond / std::max(fill, 1e-9);
+  if (w.stackBytes != 0)
+    t.local = w.localBytes /
+              localBytesPerSecond(w, static_cast<int64_t>(resident)) /
+              std::max(fill, 1e-9);
+  double worst = M::kGraphLaunchSeconds;
+  t.bound = Bound::Launch;
+  for (auto [seconds, bound] :
+       {std::pair{t.arithmetic, Bound::Arithmetic},
+        std::pair{t.issue, Bound::Issue}, std::pair{t.dram, Bound::DRAM},
+        std::pair{t.shared, Bound::Shared}, std::pair{t.local, Bound::Local}})
+    if (seconds > worst) {
+      worst = seconds;
+      t.bound = bound;
+    }
+  t.seconds = std::max({t.arithmetic, t.issue, t.dram, t.shared, t.local}) +
+              M::kGraphLaunchSeconds;
+  return t;
+}
+
+double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
+                             int64_t elementBytes, bool readsC) {
+  using M = H100Measured;
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
+                       static_cast<double>(k) * static_cast<double>(batch);
+  const int64_t tiles =
+      ceilDiv(m, M::kGemmTileM) * ceilDiv(n, M::kGemmTileN) * batch;
+  const double waves =
+      static_cast<double>(tiles) /
+      static_cast<double>(H100::kSMs *
+                          ceilDiv(std::max<int64_t>(tiles, 1), H100::kSMs));
+  const double peak = gemmPeakFlops(elementBytes) * M::kGemmEfficiency * waves;
+  return std::max(flops / peak,
+                  gemmBytes(m, n, k, batch, elementBytes, readsC) /
+                      H100::kBandwidth) +
+         M::kGraphLaunchSeconds;
+}
+
 } // namespace gptc::cost

@@ -94,6 +94,90 @@ double gemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
 /// Model FLOP utilisation: modelFlops / (seconds x 989 TFLOP/s).
 double mfu(double modelFlops, double seconds);
 
+//===----------------------------------------------------------------------===//
+// The calibrated model: what a kernel's instructions, memory spaces and
+// occupancy cost (docs/design/cuda.md, "The calibrated model", gives each
+// constant's source).
+//===----------------------------------------------------------------------===//
+
+/// Measured and documented H100 figures beside the datasheet's peaks.
+struct H100Measured {
+  /// Boost clock of the SM (FP32 peak 67 TFLOP/s = 132 x 128 x 2 x 1.98 GHz).
+  static constexpr double kClockHz = 1.98e9;
+  /// Each of the 4 schedulers issues one warp-instruction per clock.
+  static constexpr double kWarpInstructionsPerSecond =
+      H100::kSMs * H100::kSchedulersPerSM * kClockHz;
+  /// Warps per SM that hide the ~4-cycle latency of dependent arithmetic
+  /// (4 cycles x 4 schedulers, CUDA C++ Programming Guide).
+  static constexpr double kLatencyHidingWarps = 16;
+  /// Shared memory and L1: 32 banks x 4 bytes per clock per SM.
+  static constexpr double kL1BytesPerSecond = H100::kSMs * 128.0 * kClockHz;
+  static constexpr int64_t kL1BytesPerSM = 256 * 1024;
+  /// L2: 50 MB; 3.8 TB/s measured reading all of it (H100 PCIe).
+  static constexpr double kL2Bytes = 50e6;
+  static constexpr double kL2BytesPerSecond = 3.8e12;
+  /// What a graph-replayed launch of a small kernel takes end to end.
+  static constexpr double kGraphLaunchSeconds = 1.3e-6;
+  /// cuBLAS bf16 GEMM at 80% of the dense peak on large shapes.
+  static constexpr double kGemmEfficiency = 0.80;
+  /// cuBLAS's output tile for the wave-quantisation count.
+  static constexpr int64_t kGemmTileM = 256, kGemmTileN = 128;
+};
+
+/// The resource that bounds a kernel's time in the calibrated model.
+enum class Bound { Arithmetic, Issue, DRAM, Shared, Local, Launch };
+const char *boundName(Bound b);
+
+/// What one launch of a kernel does and how it is launched.
+struct KernelWork {
+  double flops = 0, dramBytes = 0, threadInstructions = 0;
+  double sharedBytes = 0, localBytes = 0; ///< loaded + stored
+  int64_t threadsPerBlock = 1, threads = 1;
+  /// Resident blocks per SM (occupancyH100); 0 when unknown (no ptxas).
+  int64_t blocksPerSM = 0;
+  /// ptxas's stack frame per thread (sm_90); -1 when unknown.
+  int64_t stackBytes = -1;
+  int64_t sharedPerBlock = 0;
+};
+
+/// Seconds of one launch and what bounds it, each term given too.
+struct KernelTime {
+  double seconds = 0;
+  Bound bound = Bound::Launch;
+  double arithmetic = 0, issue = 0, dram = 0, shared = 0, local = 0;
+};
+
+/// Where local memory is served from: L1 when the resident threads'
+/// stack frames fit beside the resident blocks' shared memory in the SM's
+/// 256 KiB, else L2 when all SMs' frames fit in its 50 MB, else DRAM.
+/// Returns its bytes/s.
+double localBytesPerSecond(const KernelWork &w, int64_t residentWarpsPerSM);
+
+/// The calibrated time of one launch:
+///   active  = min(resident warps per SM, warps launched / 132)
+///   hiding  = min(1, active / 16)          (latency of dependent issue)
+///   fill    = min(1, warps launched / 528) (schedulers with a warp)
+///   lanes   = threads / (32 ceil(threads / 32)) per block
+///   issue   = thread-instructions / (32 lanes) / (528 x 1.98 GHz) /
+///             hiding
+///   arith   = FLOPs / 67 TFLOP/s / lanes / hiding
+///   dram    = bytes / 3.35 TB/s / fill
+///   shared  = shared bytes / 33.4 TB/s / fill
+///   local   = local bytes / localBytesPerSecond / fill (0 when ptxas
+///             reports no stack frame: the private arrays live in
+///             registers)
+///   seconds = max(terms) + 1.3 us
+/// A term that is 0 is not a bound; with all terms under the launch time
+/// the bound is Launch.
+KernelTime calibratedKernelTime(const KernelWork &w);
+
+/// Seconds of one GEMM call: max(FLOPs / (0.8 x peak x waves), bytes /
+/// 3.35 TB/s) + 1.3 us, where waves = tiles / (132 ceil(tiles / 132)) for
+/// tiles = ceil(m / 256) ceil(n / 128) batch (wave quantisation: the last
+/// wave of tiles leaves SMs idle).
+double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
+                             int64_t elementBytes, bool readsC);
+
 } // namespace gptc::cost
 
 #endif // GPTC_DRIVER_REPORT_COSTMODEL_H

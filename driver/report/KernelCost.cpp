@@ -51,29 +51,41 @@ double flopsOf(Operation &op) {
   return 0;
 }
 
-/// Global memory: no memory space, #gpu.address_space<global> or 0/1, and
-/// not a view of a memref.alloca (private).
-bool isGlobal(Value memref) {
+/// Where a memref lives on the device.
+enum class Space { Global, Shared, Local, None };
+
+/// Global memory: no memory space, #gpu.address_space<global> or 0/1;
+/// shared: workgroup or 3; local: private or 5, or a view of a
+/// memref.alloca.
+Space spaceOf(Value memref) {
   auto type = dyn_cast<MemRefType>(memref.getType());
   if (!type)
-    return false;
-  if (Attribute space = type.getMemorySpace()) {
-    if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space))
-      if (gpuSpace.getValue() != gpu::AddressSpace::Global)
-        return false;
-    if (auto number = dyn_cast<IntegerAttr>(space))
-      if (number.getInt() > 1)
-        return false;
-  }
+    return Space::None;
   for (Value v = memref; Operation *def = v.getDefiningOp();) {
     if (isa<memref::AllocaOp>(def))
-      return false;
+      return Space::Local;
     auto view = dyn_cast<ViewLikeOpInterface>(def);
     if (!view)
       break;
     v = view.getViewSource();
   }
-  return true;
+  if (Attribute space = type.getMemorySpace()) {
+    if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space))
+      switch (gpuSpace.getValue()) {
+      case gpu::AddressSpace::Global:
+        return Space::Global;
+      case gpu::AddressSpace::Workgroup:
+        return Space::Shared;
+      case gpu::AddressSpace::Private:
+        return Space::Local;
+      }
+    if (auto number = dyn_cast<IntegerAttr>(space))
+      return number.getInt() == 3   ? Space::Shared
+             : number.getInt() == 5 ? Space::Local
+             : number.getInt() > 1  ? Space::None
+                                    : Space::Global;
+  }
+  return Space::Global;
 }
 
 double elementBytes(Type memrefType) {
@@ -83,26 +95,59 @@ double elementBytes(Type memrefType) {
   return e.isIntOrFloat() ? (e.getIntOrFloatBitWidth() + 7) / 8 : 0;
 }
 
-/// Global bytes one execution of `op` moves.
-double bytesOf(Operation &op) {
-  auto moved = [](Value memref, Type value, double times) {
-    return isGlobal(memref)
-               ? times * elementBytes(memref.getType()) * elements(value)
-               : 0.0;
-  };
+/// The memref `op` loads or stores, the value type it moves and how many
+/// times (atomics: read and write), or a null memref.
+std::tuple<Value, Type, double> accessOf(Operation &op) {
   if (auto load = dyn_cast<memref::LoadOp>(op))
-    return moved(load.getMemref(), load.getType(), 1);
+    return {load.getMemref(), load.getType(), 1};
   if (auto store = dyn_cast<memref::StoreOp>(op))
-    return moved(store.getMemref(), store.getValue().getType(), 1);
+    return {store.getMemref(), store.getValue().getType(), 1};
   if (auto load = dyn_cast<vector::LoadOp>(op))
-    return moved(load.getBase(), load.getType(), 1);
+    return {load.getBase(), load.getType(), 1};
   if (auto store = dyn_cast<vector::StoreOp>(op))
-    return moved(store.getBase(), store.getValueToStore().getType(), 1);
+    return {store.getBase(), store.getValueToStore().getType(), 1};
   if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
-    return moved(rmw.getMemref(), rmw.getType(), 2);
+    return {rmw.getMemref(), rmw.getType(), 2};
   if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(op))
-    return moved(rmw.getMemref(), rmw.getResult().getType(), 2);
-  return 0;
+    return {rmw.getMemref(), rmw.getResult().getType(), 2};
+  return {Value(), Type(), 0};
+}
+
+/// PTX instructions of one execution of `op`, as NVPTX emits them at -O3
+/// (the emulated device counts the real ones; instruction-estimate.test
+/// compares them on tiny specs): an access is its load or store and an
+/// address add (LLVM strength-reduces the index arithmetic of loops; the
+/// index ops that remain count on their own); an arith or math op one per
+/// element, a division, exp, log, tanh or power four (a short sequence);
+/// constants, views and casts between index types fold away; a loop costs
+/// its increment, compare and branch per iteration and two to enter
+/// (count() adds them), an scf.if its compare and branch.
+double instructionsOf(Operation &op) {
+  if (op.hasTrait<OpTrait::ConstantLike>() ||
+      isa<ViewLikeOpInterface, memref::AllocaOp, arith::IndexCastOp,
+          arith::IndexCastUIOp, scf::YieldOp, gpu::ReturnOp>(op))
+    return 0;
+  if (auto [memref, value, times] = accessOf(op); memref)
+    return times + 1;
+  if (isa<scf::IfOp>(op))
+    return 2;
+  if (op.getNumResults() == 1) {
+    Type t = op.getResult(0).getType();
+    double n = elements(t);
+    if (isa<arith::DivFOp, math::ExpOp, math::Exp2Op, math::LogOp, math::TanhOp,
+            math::PowFOp, math::ErfOp>(op))
+      return 4 * n;
+    return n;
+  }
+  return 1;
+}
+
+/// Bytes one execution of `op` moves in `space`.
+double bytesOf(Operation &op, Space space) {
+  auto [memref, value, times] = accessOf(op);
+  if (!memref || spaceOf(memref) != space)
+    return 0;
+  return times * elementBytes(memref.getType()) * elements(value);
 }
 
 /// Counts one kernel body; `arguments` as for kernelBodyCost.
@@ -121,11 +166,21 @@ struct BodyCounter {
     return getConstantIntValue(v);
   }
 
-  /// A constant, or the constant operand of a min (an upper bound).
+  /// A constant, or the constant operand of a min, or (x / u) * u for x
+  /// with such a bound (an upper bound).
   std::optional<int64_t> constantBound(Value v) {
     if (std::optional<int64_t> c = constant(v))
       return c;
     Operation *def = v.getDefiningOp();
+    if (auto mul = dyn_cast_or_null<arith::MulIOp>(def)) {
+      Operation *div = mul.getLhs().getDefiningOp();
+      std::optional<int64_t> u = constant(mul.getRhs());
+      if (div &&
+          isa<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(div) && u &&
+          *u > 0 && constant(div->getOperand(1)) == u)
+        if (std::optional<int64_t> x = constantBound(div->getOperand(0)))
+          return *x / *u * *u;
+    }
     if (def && isa<arith::MinSIOp, arith::MinUIOp>(def)) {
       std::optional<int64_t> a = constantBound(def->getOperand(0)),
                              b = constantBound(def->getOperand(1));
@@ -167,9 +222,34 @@ std::optional<int64_t> maskedSpanIterations(BodyCounter &c, scf::ForOp loop,
   return (covered + step - 1) / step;
 }
 
+/// The remainder of an unrolled loop, from (x / u) * u to x, runs x mod u
+/// times: with x at most a constant X, X mod u (the remainder of the
+/// longest count; 0 when u divides it), else at most u - 1; nullopt for
+/// another loop.
+std::optional<int64_t> remainderIterations(BodyCounter &c, scf::ForOp loop) {
+  auto mul = loop.getLowerBound().getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [quotient, factor] : {std::pair{mul.getLhs(), mul.getRhs()},
+                                  std::pair{mul.getRhs(), mul.getLhs()}}) {
+    Operation *div = quotient.getDefiningOp();
+    std::optional<int64_t> u = c.constant(factor);
+    if (!div ||
+        !isa<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(div) || !u ||
+        *u <= 0 || div->getOperand(0) != loop.getUpperBound() ||
+        c.constant(div->getOperand(1)) != u)
+      continue;
+    std::optional<int64_t> x = c.constantBound(loop.getUpperBound());
+    return x ? *x % *u : *u - 1;
+  }
+  return std::nullopt;
+}
+
 /// Iterations of `loop`, or nullopt (see KernelCost.h). A loop over a
 /// chunk, from x to min(x + n, end), runs at most n times.
 std::optional<int64_t> iterations(BodyCounter &c, scf::ForOp loop) {
+  if (std::optional<int64_t> rest = remainderIterations(c, loop))
+    return rest;
   std::optional<int64_t> lb = c.constant(loop.getLowerBound()),
                          ub = c.constantBound(loop.getUpperBound()),
                          step = c.constant(loop.getStep());
@@ -194,13 +274,23 @@ void BodyCounter::count(Block &block, double times) {
       std::optional<int64_t> n = iterations(*this, loop);
       if (!n)
         cost.approximate = true;
-      count(*loop.getBody(), times * static_cast<double>(n.value_or(1)));
+      double trips = static_cast<double>(n.value_or(1));
+      cost.instructions += times * (2 + 3 * trips);
+      count(*loop.getBody(), times * trips);
       continue;
     }
     if (isa<scf::WhileOp>(op))
       cost.approximate = true;
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op);
+        alloca && alloca.getType().hasStaticShape())
+      cost.privateBytes +=
+          static_cast<double>(alloca.getType().getNumElements()) *
+          elementBytes(alloca.getType());
     cost.flops += times * flopsOf(op);
-    cost.bytes += times * bytesOf(op);
+    cost.bytes += times * bytesOf(op, Space::Global);
+    cost.sharedBytes += times * bytesOf(op, Space::Shared);
+    cost.localBytes += times * bytesOf(op, Space::Local);
+    cost.instructions += times * instructionsOf(op);
     for (Region &region : op.getRegions())
       for (Block &inner : region)
         count(inner, times);
@@ -272,6 +362,8 @@ BodyCost kernelBodyCost(gpu::GPUFuncOp func,
                         ArrayRef<std::optional<int64_t>> arguments,
                         std::optional<int64_t> windowKeys) {
   BodyCounter counter{func, arguments, windowKeys, {}};
+  // The kernel's parameters are loaded once (ld.param), and it returns.
+  counter.cost.instructions = func.getNumArguments() + 1;
   for (Block &block : func.getBody())
     counter.count(block, 1.0);
   return counter.cost;

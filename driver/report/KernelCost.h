@@ -19,9 +19,18 @@
 
 namespace gptc {
 
-/// FLOPs and global-memory bytes of one work item.
+/// FLOPs, memory bytes and instructions of one work item.
 struct BodyCost {
-  double flops = 0, bytes = 0;
+  double flops = 0, bytes = 0; ///< bytes: global memory
+  /// Shared (workgroup) and local (memref.alloca, private) bytes loaded
+  /// and stored.
+  double sharedBytes = 0, localBytes = 0;
+  /// Bytes of the kernel's memref.alloca arrays (per thread).
+  double privateBytes = 0;
+  /// PTX instructions the work item executes, estimated op by op
+  /// (instructionsOf in KernelCost.cpp); the emulated device counts the
+  /// real ones (test/Target/CUDA/instruction-estimate.test compares them).
+  double instructions = 0;
   /// Some loop had a trip count that is not a constant and no constant
   /// upper bound (counted once), or the body has an scf.while.
   bool approximate = false;

@@ -65,12 +65,17 @@ bool printNewtonSchulzShares(MLIRContext &ctx, const ModelSpec &spec,
   return true;
 }
 
-/// The communication of a data-parallel step on 8 H100s over NVLink 4:
-/// the gradients' all-reduce (a ring moves 2 (N-1)/N of the bytes through
-/// each GPU) and the all-gather of the Muon updates ((N-1)/N of them), at
-/// NCCL's bus bandwidth.
-void printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
-  constexpr double kRanks = 8, kBusBytesPerSecond = 450e9;
+/// The communication of a data-parallel step on N H100s over NVLink 4:
+/// the gradients' all-reduce (time = bytes x 2 (N-1)/N / bus bandwidth,
+/// nccl-tests' definition) at the ~480 GB/s bus bandwidth NCCL reaches on
+/// 8 H100s with NVLink SHARP, and the all-gather of the Muon updates
+/// ((N-1)/N of them) at the 370 GB/s it reaches without (docs/design/
+/// cuda.md, "The calibrated model", for the sources).
+double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
+  constexpr double kAllReduceBusBytesPerSecond = 480e9;
+  constexpr double kAllGatherBusBytesPerSecond = 370e9;
+  const double ranks =
+      static_cast<double>(spec.training.ranks > 1 ? spec.training.ranks : 8);
   double gradBytes = 0, hiddenBytes = 0;
   for (const ParameterInfo &p : enumerateParameters(spec)) {
     double n = 4; // f32 parameters and gradients
@@ -80,14 +85,21 @@ void printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
     if (p.shape.size() >= 2 && StringRef(p.name).starts_with("blocks."))
       hiddenBytes += n;
   }
-  double reduce = 2 * (kRanks - 1) / kRanks * gradBytes / kBusBytesPerSecond;
-  double gather = (kRanks - 1) / kRanks * hiddenBytes / kBusBytesPerSecond;
-  os << "  on 8 ranks over NVLink 4 (NCCL bus bandwidth 450 GB/s assumed): "
-     << "all-reduce of " << human(static_cast<int64_t>(gradBytes))
-     << "B of gradients " << millis(reduce) << " ms, all-gather of "
+  double reduce =
+      2 * (ranks - 1) / ranks * gradBytes / kAllReduceBusBytesPerSecond;
+  double gather =
+      (ranks - 1) / ranks * hiddenBytes / kAllGatherBusBytesPerSecond;
+  os << "  on " << static_cast<int64_t>(ranks)
+     << " ranks over NVLink 4 (NCCL bus bandwidth: all-reduce 480 GB/s, "
+        "all-gather 370 GB/s): all-reduce of "
+     << human(static_cast<int64_t>(gradBytes)) << "B of gradients "
+     << millis(reduce) << " ms, all-gather of "
      << human(static_cast<int64_t>(hiddenBytes)) << "B of Muon updates "
-     << millis(gather)
-     << " ms per step (on the step's stream: not overlapped yet)\n";
+     << millis(gather) << " ms per step ("
+     << (spec.training.ranks > 1 ? "on the step's stream, in the estimate"
+                                 : "if the spec ran on 8 ranks")
+     << ")\n";
+  return spec.training.ranks > 1 ? reduce + gather : 0.0;
 }
 
 } // namespace gptc

@@ -25,8 +25,11 @@ bool printNewtonSchulzShares(mlir::MLIRContext &ctx, const ModelSpec &spec,
                              Target target, bool fuse, llvm::raw_ostream &os);
 
 /// One line of the CUDA cost report: the all-reduce of the gradients and
-/// the all-gather of the Muon updates on 8 H100s over NVLink 4.
-void printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os);
+/// the all-gather of the Muon updates on the spec's ranks (8 when it has
+/// one) of H100s over NVLink 4. Returns their seconds per step when the
+/// spec has more than one rank (they are on the step's critical path),
+/// else 0.
+double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os);
 
 } // namespace gptc
 

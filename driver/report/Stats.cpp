@@ -128,6 +128,7 @@ void collectGemms(func::FuncOp func, EntryStats &entry) {
     entry.gemmFlops.add(g.flops());
     entry.gemmBytes += g.bytes();
     entry.gemmSeconds += g.seconds();
+    entry.calibratedGemmSeconds += g.calibratedSeconds();
     entry.approximate |= !g.flops();
   }
 }
@@ -218,11 +219,42 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
   double items = static_cast<double>(k.workItems.value_or(1));
   k.flops = k.body.flops * items;
   k.bytes = k.body.bytes * items;
+  k.instructions = k.body.instructions * items;
+  k.sharedTraffic = k.body.sharedBytes * items;
+  k.localTraffic = k.body.localBytes * items;
+  // Private arrays that LLVM promoted to registers never reach local
+  // memory: with ptxas, only the share of them its stack frame holds does
+  // (traffic taken as proportional to size).
+  if (withPTXAS && p.error.empty() && k.body.privateBytes > 0)
+    k.localTraffic *=
+        std::min(1.0, static_cast<double>(p.stackBytes) / k.body.privateBytes);
   double efficiency =
       cost::launchEfficiency(threadsPerBlock.value_or(1), threads.value_or(1));
   double launches = static_cast<double>(k.launches.value_or(1));
   k.seconds = launches * cost::kernelSeconds(k.flops, k.bytes, efficiency);
   k.idealSeconds = launches * cost::kernelSeconds(k.flops, k.bytes, 1.0);
+  cost::KernelWork work;
+  work.flops = k.flops;
+  work.dramBytes = k.bytes;
+  work.threadInstructions = k.instructions;
+  work.sharedBytes = k.sharedTraffic;
+  work.localBytes = k.localTraffic;
+  work.threadsPerBlock = threadsPerBlock.value_or(1);
+  work.threads = threads.value_or(1);
+  if (k.occupancy)
+    work.blocksPerSM = k.occupancy->blocksPerSM;
+  if (withPTXAS && p.error.empty()) {
+    work.stackBytes = p.stackBytes;
+    work.sharedPerBlock = p.sharedBytes + k.dynamicShared;
+  } else {
+    work.sharedPerBlock = k.workgroupShared + k.dynamicShared;
+  }
+  k.calibrated = cost::calibratedKernelTime(work);
+  k.calibratedSeconds = launches * k.calibrated.seconds;
+  entry.calibratedKernelSeconds += k.calibratedSeconds;
+  entry.secondsByBound[static_cast<size_t>(k.calibrated.bound)] +=
+      k.calibratedSeconds;
+  entry.kernelsByBound[static_cast<size_t>(k.calibrated.bound)] += 1;
   entry.kernelFlops += launches * k.flops;
   entry.kernelBytes += launches * k.bytes;
   entry.kernelSeconds += k.seconds;

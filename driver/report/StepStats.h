@@ -67,7 +67,11 @@ struct Kernel {
   bool guardUnknown = false;                ///< a guard we could not bound
   std::optional<cost::Occupancy> occupancy; ///< sm_90, with ptxas
   double flops = 0, bytes = 0;              ///< per launch
-  double seconds = 0, idealSeconds = 0;     ///< all launches of one call
+  /// Per launch: thread-instructions, shared and local bytes.
+  double instructions = 0, sharedTraffic = 0, localTraffic = 0;
+  double seconds = 0, idealSeconds = 0; ///< all launches of one call
+  cost::KernelTime calibrated;          ///< one launch
+  double calibratedSeconds = 0;         ///< all launches of one call
   bool approximate() const { return body.approximate || guardUnknown; }
 };
 
@@ -108,6 +112,13 @@ struct GemmGroup {
                                       *shape.batch, elementBytes(),
                                       shape.readsC);
   }
+  double calibratedSeconds() const {
+    if (!calls || !shape.m || !shape.n || !shape.k || !shape.batch)
+      return 0;
+    return *calls * cost::calibratedGemmSeconds(*shape.m, *shape.n, *shape.k,
+                                                *shape.batch, elementBytes(),
+                                                shape.readsC);
+  }
 };
 
 /// Sums counts; unknown terms make the sum a lower bound (printed "N+").
@@ -139,6 +150,11 @@ struct EntryStats {
   /// and GEMMs; `ideal` as if every kernel ran at efficiency 1.
   double kernelFlops = 0, kernelBytes = 0, kernelSeconds = 0, idealSeconds = 0;
   double gemmBytes = 0, gemmSeconds = 0;
+  /// The calibrated model's seconds of one call, and its kernels' seconds
+  /// by the bound that limits them (indexed by cost::Bound).
+  double calibratedKernelSeconds = 0, calibratedGemmSeconds = 0;
+  std::array<double, 6> secondsByBound{};
+  std::array<int64_t, 6> kernelsByBound{};
   bool approximate = false;
 };
 

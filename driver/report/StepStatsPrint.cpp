@@ -30,6 +30,24 @@ size_t distinctKernels(llvm::ArrayRef<const EntryStats *> entries) {
   return names.size();
 }
 
+/// " local 1.2 ms (3 launch sites), issue ..." for the bounds that have
+/// kernels, longest first.
+static void printBounds(const std::array<double, 6> &seconds,
+                        const std::array<int64_t, 6> &kernels,
+                        llvm::raw_ostream &os) {
+  std::vector<size_t> order;
+  for (size_t b = 0; b < seconds.size(); ++b)
+    if (kernels[b])
+      order.push_back(b);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return seconds[a] > seconds[b]; });
+  for (size_t i = 0; i < order.size(); ++i)
+    os << (i ? ", " : " ")
+       << cost::boundName(static_cast<cost::Bound>(order[i])) << " "
+       << millis(seconds[order[i]]) << " ms (" << kernels[order[i]]
+       << " launch site" << (kernels[order[i]] == 1 ? "" : "s") << ")";
+}
+
 void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
                 llvm::raw_ostream &os) {
   os << "\n" << entry.name << ": ";
@@ -45,13 +63,21 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
     os << ", " << entry.hostLoops << " serial loop nest"
        << (entry.hostLoops == 1 ? "" : "s") << " outside kernels";
   os << "\n";
-  if (target == Target::CUDA)
-    os << "  H100 estimate: kernels " << amount(entry.kernelFlops) << " FLOPs "
-       << amount(entry.kernelBytes) << " bytes " << millis(entry.kernelSeconds)
-       << " ms, GEMMs " << entry.gemmFlops.str() << " FLOPs "
-       << amount(entry.gemmBytes) << " bytes " << millis(entry.gemmSeconds)
-       << " ms, total " << (entry.approximate ? "~" : "")
+  if (target == Target::CUDA) {
+    const char *approx = entry.approximate ? "~" : "";
+    os << "  H100 estimate: " << approx
+       << millis(entry.calibratedKernelSeconds + entry.calibratedGemmSeconds)
+       << " ms (calibrated: kernels " << millis(entry.calibratedKernelSeconds)
+       << " ms, GEMMs " << millis(entry.calibratedGemmSeconds)
+       << " ms); kernel time by bound:";
+    printBounds(entry.secondsByBound, entry.kernelsByBound, os);
+    os << "\n  H100 roofline: kernels " << amount(entry.kernelFlops)
+       << " FLOPs " << amount(entry.kernelBytes) << " bytes "
+       << millis(entry.kernelSeconds) << " ms, GEMMs " << entry.gemmFlops.str()
+       << " FLOPs " << amount(entry.gemmBytes) << " bytes "
+       << millis(entry.gemmSeconds) << " ms, total " << approx
        << millis(entry.kernelSeconds + entry.gemmSeconds) << " ms\n";
+  }
   if (!entry.kernels.empty()) {
     if (target == Target::CPU) {
       Table t({{"kernel", false},
@@ -72,7 +98,9 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
           header.push_back({std::string(chip) + " regs", true});
           header.push_back({"spill", true});
         }
-      for (const char *title : {"smem", "occ", "FLOPs", "bytes", "est us"})
+      for (const char *title :
+           {"smem", "occ", "FLOPs", "bytes", "instr", "shared B", "local B",
+            "roof us", "est us", "bound"})
         header.push_back({title, true});
       Table t(header);
       for (const Kernel &k : entry.kernels) {
@@ -102,7 +130,12 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
                 : "-");
         row.push_back(amount(k.flops, k.approximate()));
         row.push_back(amount(k.bytes, k.approximate()));
+        row.push_back(amount(k.instructions, k.approximate()));
+        row.push_back(amount(k.sharedTraffic, k.approximate()));
+        row.push_back(amount(k.localTraffic, k.approximate()));
         row.push_back(micros(k.seconds));
+        row.push_back(micros(k.calibratedSeconds));
+        row.push_back(cost::boundName(k.calibrated.bound));
         t.addRow(std::move(row));
       }
       t.print(os, "  ");
@@ -115,6 +148,7 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
         {"batch", true}, {"calls", true},  {"FLOPs", true}};
     if (target == Target::CUDA) {
       header.push_back({"bytes", true});
+      header.push_back({"roof us", true});
       header.push_back({"est us", true});
     }
     Table t(header);
@@ -135,6 +169,7 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
       if (target == Target::CUDA) {
         row.push_back(amount(g.bytes()));
         row.push_back(micros(g.seconds()));
+        row.push_back(micros(g.calibratedSeconds()));
       }
       t.addRow(std::move(row));
     }
@@ -168,11 +203,17 @@ void printStepCost(const ModelSpec &spec,
                    const std::vector<EntryStats> &entries,
                    llvm::raw_ostream &os) {
   double kernelSeconds = 0, gemmSeconds = 0, idealSeconds = 0, flops = 0,
-         bytes = 0;
+         bytes = 0, calKernels = 0, calGemms = 0;
+  std::array<double, 6> byBound{};
+  std::array<int64_t, 6> sitesByBound{};
   Total launches, calls;
   bool approximate = false;
-  // (seconds per step, kernel, origin)
-  std::vector<std::tuple<double, std::string, std::string>> top;
+  // (calibrated seconds per step, kernel, origin, bound)
+  std::vector<std::tuple<double, std::string, std::string, cost::Bound>> top;
+  // By origin, the layer index dropped (blocks.3.mlp -> blocks.*.mlp).
+  std::map<std::string, double> byOrigin;
+  double serial = 0;
+  int64_t serialKernels = 0;
   for (const EntryStats &e : entries) {
     int64_t times = e.name == "gptc_grad_step"     ? spec.training.gradAccum()
                     : e.name == "gptc_update_step" ? 1
@@ -182,58 +223,74 @@ void printStepCost(const ModelSpec &spec,
     kernelSeconds += times * e.kernelSeconds;
     gemmSeconds += times * e.gemmSeconds;
     idealSeconds += times * (e.idealSeconds + e.gemmSeconds);
+    calKernels += times * e.calibratedKernelSeconds;
+    calGemms += times * e.calibratedGemmSeconds;
+    for (size_t b = 0; b < byBound.size(); ++b) {
+      byBound[b] += times * e.secondsByBound[b];
+      sitesByBound[b] += e.kernelsByBound[b];
+    }
     flops += times * (e.kernelFlops + static_cast<double>(e.gemmFlops.known));
     bytes += times * (e.kernelBytes + e.gemmBytes);
     launches.add(e.launches, times);
     calls.add(e.gemmCalls, times);
     approximate |= e.approximate;
-    for (const Kernel &k : e.kernels)
-      top.push_back({times * k.seconds, k.name, k.origin});
-  }
-  double seconds = kernelSeconds + gemmSeconds;
-  int64_t params = 0, tokens = 0;
-  modelFlops(spec, params, tokens);
-  double model =
-      6.0 * static_cast<double>(params) * static_cast<double>(tokens);
-  os << "estimated H100 step: " << (approximate ? "~" : "") << millis(seconds)
-     << " ms (kernels " << millis(kernelSeconds) << " ms in " << launches.str()
-     << " launches, GEMMs " << millis(gemmSeconds) << " ms in " << calls.str()
-     << " calls), " << human(static_cast<int64_t>(flops)) << "FLOP, "
-     << human(static_cast<int64_t>(bytes)) << "B, "
-     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, seconds)) << "% MFU\n";
-  os << "  model FLOPs 6 N T = 6 x " << params
-     << " (parameters but wte and value_embeds) x " << tokens
-     << " tokens = " << human(static_cast<int64_t>(model))
-     << "FLOP; with every kernel at full lanes and fill "
-     << millis(idealSeconds) << " ms, "
-     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, idealSeconds))
-     << "% MFU\n";
-  printDataParallelCost(spec, os);
-  std::stable_sort(top.begin(), top.end(), [](const auto &a, const auto &b) {
-    return std::get<0>(a) > std::get<0>(b);
-  });
-  // By origin, the layer index dropped (blocks.3.mlp -> blocks.*.mlp).
-  std::map<std::string, double> byOrigin;
-  double serial = 0;
-  int64_t serialKernels = 0;
-  for (const EntryStats &e : entries) {
-    int64_t times = e.name == "gptc_grad_step"     ? spec.training.gradAccum()
-                    : e.name == "gptc_update_step" ? 1
-                                                   : 0;
     for (const Kernel &k : e.kernels) {
-      if (!times)
-        continue;
+      double seconds = times * k.calibratedSeconds;
+      top.push_back({seconds, k.name, k.origin, k.calibrated.bound});
       SmallVector<StringRef> parts;
       StringRef(k.origin).split(parts, '.');
       if (parts.size() > 1 && parts[0] == "blocks")
         parts[1] = "*";
-      byOrigin[llvm::join(parts, ".")] += times * k.seconds;
+      byOrigin[llvm::join(parts, ".")] += seconds;
       if (multiply(product(k.grid), product(k.block)) == Count(1)) {
-        serial += times * k.seconds;
+        serial += seconds;
         ++serialKernels;
       }
     }
   }
+  int64_t params = 0, tokens = 0;
+  modelFlops(spec, params, tokens);
+  double model =
+      6.0 * static_cast<double>(params) * static_cast<double>(tokens);
+  std::string collectivesLine;
+  llvm::raw_string_ostream collectivesOs(collectivesLine);
+  double collectives = printDataParallelCost(spec, collectivesOs);
+  // One cuGraphLaunch and one synchronisation a step (the runtime's
+  // replayed graph); the batch's copy overlaps the previous step.
+  double perStep = cost::H100Measured::kGraphLaunchSeconds;
+  double seconds = calKernels + calGemms + collectives + perStep;
+  double roofline = kernelSeconds + gemmSeconds;
+  const char *approx = approximate ? "~" : "";
+  os << "estimated H100 step: " << approx << millis(seconds)
+     << " ms (calibrated: kernels " << millis(calKernels) << " ms in "
+     << launches.str() << " launches, GEMMs " << millis(calGemms) << " ms in "
+     << calls.str() << " calls, collectives " << millis(collectives)
+     << " ms, graph launch and sync " << millis(perStep) << " ms), "
+     << human(static_cast<int64_t>(flops)) << "FLOP, "
+     << human(static_cast<int64_t>(bytes)) << "B, "
+     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, seconds)) << "% MFU\n";
+  os << "  kernel time by bound:";
+  printBounds(byBound, sitesByBound, os);
+  os << "\n";
+  os << "  roofline model (FLOPs and bytes at the peaks, GEMMs at 100%, 3 us a "
+        "launch): "
+     << approx << millis(roofline) << " ms (kernels " << millis(kernelSeconds)
+     << " ms, GEMMs " << millis(gemmSeconds) << " ms), "
+     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, roofline))
+     << "% MFU; the calibrated estimate is "
+     << llvm::formatv("{0:f2}", roofline > 0 ? seconds / roofline : 0.0)
+     << "x it\n";
+  os << "  model FLOPs 6 N T = 6 x " << params
+     << " (parameters but wte and value_embeds) x " << tokens
+     << " tokens = " << human(static_cast<int64_t>(model))
+     << "FLOP; roofline with every kernel at full lanes and fill "
+     << millis(idealSeconds) << " ms, "
+     << llvm::formatv("{0:f2}", 100 * cost::mfu(model, idealSeconds))
+     << "% MFU\n";
+  os << collectivesLine;
+  std::stable_sort(top.begin(), top.end(), [](const auto &a, const auto &b) {
+    return std::get<0>(a) > std::get<0>(b);
+  });
   std::vector<std::pair<double, std::string>> origins;
   for (auto &[origin, secs] : byOrigin)
     origins.push_back({secs, origin});
@@ -249,7 +306,8 @@ void printStepCost(const ModelSpec &spec,
   os << "  top kernels by estimated time per step:\n";
   for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i)
     os << "    " << millis(std::get<0>(top[i])) << " ms  "
-       << std::get<1>(top[i]) << " (" << std::get<2>(top[i]) << ")\n";
+       << std::get<1>(top[i]) << " (" << std::get<2>(top[i]) << ", "
+       << cost::boundName(std::get<3>(top[i])) << ")\n";
 }
 
 } // namespace gptc::report
