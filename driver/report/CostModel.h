@@ -96,7 +96,7 @@ double mfu(double modelFlops, double seconds);
 
 //===----------------------------------------------------------------------===//
 // The calibrated model: what a kernel's instructions, memory spaces and
-// occupancy cost (docs/design/cuda.md, "The calibrated model", gives each
+// occupancy cost (docs/design/cuda.md, "The cost model of --stats", gives each
 // constant's source).
 //===----------------------------------------------------------------------===//
 

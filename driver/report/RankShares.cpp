@@ -70,7 +70,7 @@ bool printNewtonSchulzShares(MLIRContext &ctx, const ModelSpec &spec,
 /// nccl-tests' definition) at the ~480 GB/s bus bandwidth NCCL reaches on
 /// 8 H100s with NVLink SHARP, and the all-gather of the Muon updates
 /// ((N-1)/N of them) at the 370 GB/s it reaches without (docs/design/
-/// cuda.md, "The calibrated model", for the sources).
+/// cuda.md, "The cost model of --stats", for the sources).
 double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
   constexpr double kAllReduceBusBytesPerSecond = 480e9;
   constexpr double kAllGatherBusBytesPerSecond = 370e9;

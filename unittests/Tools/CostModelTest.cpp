@@ -93,4 +93,99 @@ TEST(CostModelTest, ModelFlopUtilisation) {
   EXPECT_DOUBLE_EQ(mfu(1.0, 0.0), 0.0);
 }
 
+// The calibrated model (CostModel.h, calibratedKernelTime).
+
+constexpr double kWarpRate = 132 * 4 * 1.98e9; // warp-instructions / s
+constexpr double kLaunch = 1.3e-6;
+
+TEST(CalibratedModelTest, IssueBoundOnAFullMachine) {
+  // 2112 warps of 256-thread blocks, 8 resident blocks (64 warps) per SM:
+  // 16 active warps per SM hide the issue latency.
+  KernelWork w;
+  w.threadsPerBlock = 256;
+  w.threads = 2112 * 32;
+  w.blocksPerSM = 8;
+  w.threadInstructions = 1e9;
+  w.dramBytes = 1e6;
+  KernelTime t = calibratedKernelTime(w);
+  EXPECT_EQ(t.bound, Bound::Issue);
+  EXPECT_NEAR(t.issue, 1e9 / 32 / kWarpRate, 1e-12);
+  EXPECT_NEAR(t.seconds, t.issue + kLaunch, 1e-12);
+  EXPECT_STREQ(boundName(t.bound), "issue");
+}
+
+TEST(CalibratedModelTest, OneWarpIssuesEveryFourCycles) {
+  // A lone warp cannot hide the 4-cycle latency of dependent issue:
+  // 1000 instructions take 4000 cycles at 1.98 GHz.
+  KernelWork w;
+  w.threadsPerBlock = 32;
+  w.threads = 32;
+  w.threadInstructions = 32 * 1000;
+  KernelTime t = calibratedKernelTime(w);
+  EXPECT_NEAR(t.issue, 4000 / 1.98e9, 1e-12);
+  EXPECT_EQ(t.bound, Bound::Issue);
+  // A one-thread block issues as many warp-instructions as a full one.
+  w.threadsPerBlock = 1;
+  w.threads = 1;
+  w.threadInstructions = 1000;
+  EXPECT_NEAR(calibratedKernelTime(w).issue, 4000 / 1.98e9, 1e-12);
+}
+
+TEST(CalibratedModelTest, DramBoundAndLaunchBound) {
+  KernelWork w;
+  w.threadsPerBlock = 256;
+  w.threads = 528 * 32; // every scheduler has a warp
+  w.dramBytes = 3.35e9;
+  w.threadInstructions = 528 * 32;
+  KernelTime t = calibratedKernelTime(w);
+  EXPECT_EQ(t.bound, Bound::DRAM);
+  EXPECT_NEAR(t.dram, 1e-3, 1e-12);
+  // Half the schedulers: half the bandwidth.
+  w.threads = 264 * 32;
+  EXPECT_NEAR(calibratedKernelTime(w).dram, 2e-3, 1e-12);
+  // 1 kB and no instructions counted: nothing beats the launch.
+  w.dramBytes = 1024;
+  w.threadInstructions = 0;
+  t = calibratedKernelTime(w);
+  EXPECT_EQ(t.bound, Bound::Launch);
+  EXPECT_NEAR(t.seconds, 1024 / 3.35e12 * 2 + kLaunch, 1e-15);
+}
+
+TEST(CalibratedModelTest, LocalMemoryFromL1L2OrDram) {
+  KernelWork w;
+  w.threadsPerBlock = 128;
+  w.threads = 128 * 1056;
+  w.sharedPerBlock = 0;
+  // 16 resident warps per SM (4 blocks of 4 warps): 512 threads.
+  w.stackBytes = 512; // 256 KiB per SM: fits in L1
+  EXPECT_DOUBLE_EQ(localBytesPerSecond(w, 16), 132 * 128 * 1.98e9);
+  w.sharedPerBlock = 1024; // 4 KiB of shared beside it: no longer
+  EXPECT_DOUBLE_EQ(localBytesPerSecond(w, 16), 3.8e12);
+  w.stackBytes = 1024; // 512 KiB per SM, 69 MB in all: over L2's 50 MB
+  EXPECT_DOUBLE_EQ(localBytesPerSecond(w, 16), 3.35e12);
+  // The local term at DRAM speed; 0 without a stack frame (the private
+  // arrays are registers).
+  w.blocksPerSM = 4;
+  w.localBytes = 3.35e9;
+  KernelTime t = calibratedKernelTime(w);
+  EXPECT_EQ(t.bound, Bound::Local);
+  EXPECT_NEAR(t.local, 1e-3, 1e-12);
+  w.stackBytes = 0;
+  EXPECT_EQ(calibratedKernelTime(w).local, 0.0);
+}
+
+TEST(CalibratedModelTest, GemmWaveQuantisation) {
+  // 8192^3: 32 x 64 = 2048 tiles of 256 x 128 in 16 waves of 132 SMs, the
+  // last one part full: 2048 / 2112 of the machine at 80% of its peak.
+  double flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+  EXPECT_NEAR(calibratedGemmSeconds(8192, 8192, 8192, 1, 2, false),
+              flops / (989e12 * 0.8 * 2048 / 2112) + kLaunch, 1e-9);
+  // 512 x 64 x 64: 2 tiles, 2 SMs of 132.
+  EXPECT_NEAR(calibratedGemmSeconds(512, 64, 64, 1, 2, false),
+              2.0 * 512 * 64 * 64 / (989e12 * 0.8 * 2 / 132) + kLaunch, 1e-12);
+  // f32 without tensor cores: 67 TFLOP/s at 80%.
+  EXPECT_NEAR(calibratedGemmSeconds(8192, 8192, 8192, 1, 4, false),
+              flops / (67e12 * 0.8 * 2048 / 2112) + kLaunch, 1e-9);
+}
+
 } // namespace

@@ -73,7 +73,8 @@ def main():
             failures.append(f"{name}: grid {gx}x{gy}x{gz} over the limits")
         if not (bx <= 1024 and by <= 1024 and bz <= 64 and threads <= 1024):
             failures.append(f"{name}: block {bx}x{by}x{bz} over the limits")
-        smem = line.split()[-5]
+        # smem, then occ FLOPs bytes instr shared-B local-B roof est bound.
+        smem = line.split()[-10]
         if (entry == "gptc_grad_step" and origin.endswith(".attn.sdpa") and
                 smem.isdigit() and int(smem) > 0):
             attention += 1
