@@ -41,6 +41,16 @@ void raceCheck(WarpState &w, const Instr &in, unsigned lane, uint64_t off,
                unsigned size, bool write) {
   BlockState &b = *w.block;
   uint32_t self = w.firstThread + lane + 1;
+  for (unsigned i = 0; i < size; ++i)
+    if (b.asyncPending[off + i]) {
+      w.fault(CUDA_ERROR_ILLEGAL_ADDRESS, in, lane,
+              std::string("racecheck: shared-memory ") +
+                  (write ? "write" : "read") +
+                  " of bytes a cp.async has not completed (no "
+                  "cp.async.wait_group or wait_all for it)",
+              off);
+      return;
+    }
   for (unsigned i = 0; i < size; ++i) {
     uint32_t &wr = b.lastWriter[off + i], &rd = b.lastReader[off + i];
     auto otherWarp = [&](uint32_t t) {
@@ -78,7 +88,7 @@ void raceCheck(WarpState &w, const Instr &in, unsigned lane, uint64_t off,
 /// them).
 uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
                        uint64_t addr, Space space, unsigned size, bool write,
-                       bool kernelParam, bool atomic = false) {
+                       bool kernelParam, bool atomic) {
   DeviceMemory &mem = *w.launch->mem;
   if (space == Space::Generic) {
     if (addr - mem.sharedWindow() < (1ull << 32)) {

@@ -52,7 +52,19 @@ void registerFloatOps(SelectorMap &m);
 void registerConvertOps(SelectorMap &m);
 void registerMemoryOps(SelectorMap &m);
 void registerWarpOps(SelectorMap &m);
+void registerMatrixOps(SelectorMap &m);
 void registerControlOps(SelectorMap &m);
+
+/// Translates an access of `size` bytes at `addr` in `space` for `lane`
+/// to a host pointer, or records a fault and returns null
+/// (ExecMemory.cpp).
+uint8_t *resolveAccess(WarpState &w, const Instr &in, unsigned lane,
+                       uint64_t addr, Space space, unsigned size, bool write,
+                       bool kernelParam, bool atomic = false);
+
+/// Completes the cp.async copies of `lanes` whose group is below
+/// `groupsBelow` (ExecMatrix.cpp).
+void completeAsyncCopies(WarpState &w, uint32_t lanes, uint64_t groupsBelow);
 
 /// The number of lanes in a mask (a whole warp without a popcount call:
 /// the library is built for baseline x86-64, which lacks the instruction).

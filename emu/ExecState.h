@@ -45,6 +45,14 @@ struct Fault {
 struct LaunchState;
 struct BlockState;
 
+/// A cp.async copy queued by one lane until its group is waited for.
+struct AsyncCopy {
+  uint32_t lane;
+  uint32_t group;         ///< the lane's commit count when it was issued
+  uint64_t dst, src;      ///< shared offset, global address
+  uint32_t size, srcSize; ///< bytes written; bytes read (the rest zeros)
+};
+
 /// Maximum call depth of a thread (.func calls).
 constexpr int kMaxCallDepth = 32;
 
@@ -68,6 +76,10 @@ struct WarpState {
   uint8_t depth[32] = {};
   bool converged = true;
   LaunchCounters *counters = nullptr;
+  /// cp.async copies not completed yet, in issue order, and each lane's
+  /// number of committed groups.
+  std::vector<AsyncCopy> asyncCopies;
+  uint32_t asyncGroups[32] = {};
   /// The global allocation of the last access: [cacheBase, cacheEnd) at
   /// cacheHost (allocations do not change during a launch).
   uint64_t cacheBase = 0, cacheEnd = 0;
@@ -98,6 +110,9 @@ struct BlockState {
   /// Racecheck: per shared byte, the last writer thread+1 and a reader
   /// thread+1 (or ~0 for several) since the last barrier.
   std::vector<uint32_t> lastWriter, lastReader;
+  /// Racecheck: per shared byte, the cp.async copies into it that have
+  /// not completed.
+  std::vector<uint16_t> asyncPending;
 };
 
 /// A launch: grid, block, parameters, checks and counters.

@@ -201,6 +201,9 @@ void control(WarpState &w, const Instr &in, int32_t pc, uint32_t mask,
     }
     break;
   case Ctl::Exit:
+    // A thread's cp.async copies complete by the time it exits.
+    if (!w.asyncCopies.empty())
+      completeAsyncCopies(w, exec, UINT64_MAX);
     w.live &= ~exec;
     break;
   case Ctl::Bar:
@@ -270,8 +273,10 @@ void runWarp(WarpState &w) {
     const Instr &in = code[pc];
     uint32_t exec = guarded(w, in, mask);
     if (in.ctl == Ctl::WarpSync && exec && !forceSync) {
-      uint32_t members =
-          (uint32_t)w.get(in.ops[in.memberOp], __builtin_ctz(exec));
+      // No member-mask operand: an .aligned instruction of the whole warp.
+      uint32_t members = in.memberOp >= 0 ? (uint32_t)w.get(in.ops[in.memberOp],
+                                                            __builtin_ctz(exec))
+                                          : ~0u;
       if (members & w.live & ~w.waiting & ~exec) {
         w.parked |= mask;
         w.converged = false;
@@ -316,6 +321,7 @@ void runBlock(LaunchState &ls, BlockState &b, LaunchCounters &cnt) {
   if (ls.racecheck) {
     std::fill(b.lastWriter.begin(), b.lastWriter.end(), 0);
     std::fill(b.lastReader.begin(), b.lastReader.end(), 0);
+    std::fill(b.asyncPending.begin(), b.asyncPending.end(), 0);
   }
   for (unsigned i = 0; i < nwarps; ++i) {
     WarpState &w = b.warps[i];
@@ -333,6 +339,8 @@ void runBlock(LaunchState &ls, BlockState &b, LaunchCounters &cnt) {
     w.converged = true;
     w.counters = &cnt;
     w.cacheBase = w.cacheEnd = 0;
+    w.asyncCopies.clear();
+    std::fill(std::begin(w.asyncGroups), std::end(w.asyncGroups), 0u);
     for (unsigned l = 0; l < 32; ++l) {
       w.pc[l] = (int32_t)ls.fn->firstPc;
       w.depth[l] = 0;
@@ -506,6 +514,7 @@ int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
     if (ls.racecheck) {
       b.lastWriter.resize(sharedBytes);
       b.lastReader.resize(sharedBytes);
+      b.asyncPending.resize(sharedBytes);
     }
     b.regs.assign((size_t)nwarps * 32 * mod.numRegs, 0);
     b.params.assign((size_t)nwarps * 32 * mod.paramBytes, 0);

@@ -47,6 +47,7 @@ const SelectorMap &selectors() {
     registerConvertOps(s);
     registerMemoryOps(s);
     registerWarpOps(s);
+    registerMatrixOps(s);
     registerControlOps(s);
     return s;
   }();
