@@ -119,14 +119,24 @@ bool Arena::allocate(const Manifest &m, std::string &error) {
     mapping = p;
     base = static_cast<uint8_t *>(p) + page + (body - rounded);
   } else {
-    base = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+    // Anonymous pages are zero and take memory when first written: the
+    // host's copy of a CUDA arena holds its slots, not its workspace.
+    size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    mappingBytes = std::max<size_t>((rounded + page - 1) / page * page, page);
+    void *p = ::mmap(nullptr, mappingBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      mappingBytes = 0;
+    } else {
+      mapping = p;
+      base = static_cast<uint8_t *>(p);
+    }
   }
   if (!base) {
     error = "cannot allocate the arena: " + std::to_string(bytes) + " bytes";
     bytes = 0;
     return false;
   }
-  std::memset(base, 0, rounded);
   descriptor = {base, base, 0, bytes, 1};
   return true;
 }

@@ -53,7 +53,9 @@ public:
   Arena &operator=(const Arena &) = delete;
 
   /// Allocates manifest.arenaBytes zeroed bytes (the size the manifest and
-  /// the step library agree on, runtime/Bundle.h), 64-byte aligned. With
+  /// the step library agree on, runtime/Bundle.h), page-aligned, mapped
+  /// lazily: pages no one writes (a CUDA step's workspace, which lives on
+  /// the device) take no memory. With
   /// GPTC_ARENA_GUARD=1 (a debug mode) the arena sits between two
   /// inaccessible pages, its end against the second, so a step that reads
   /// or writes past it faults at that access. The manifest must outlive
@@ -63,6 +65,14 @@ public:
   uint8_t *data() { return base; }
   const uint8_t *data() const { return base; }
   int64_t size() const { return bytes; }
+  /// The bytes before the step's workspace (its temporaries, which no
+  /// step reads before writing): the slots, all a device must be given.
+  int64_t slotBytes() const {
+    return manifest && manifest->workspaceOffset > 0 &&
+                   manifest->workspaceOffset <= bytes
+               ? manifest->workspaceOffset
+               : bytes;
+  }
   /// The memref descriptor the entry points take: {base, base, 0, size, 1}.
   gptc_arena_ref *ref() { return &descriptor; }
 

@@ -118,6 +118,8 @@ struct H100Measured {
   static constexpr double kL2BytesPerSecond = 3.8e12;
   /// What a graph-replayed launch of a small kernel takes end to end.
   static constexpr double kGraphLaunchSeconds = 1.3e-6;
+  /// PCIe Gen5 x16, one direction (the datasheet's 128 GB/s is both).
+  static constexpr double kPCIeBytesPerSecond = 64e9;
   /// cuBLAS bf16 GEMM at 80% of the dense peak on large shapes.
   static constexpr double kGemmEfficiency = 0.80;
   /// cuBLAS's output tile for the wave-quantisation count.

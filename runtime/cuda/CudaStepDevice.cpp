@@ -71,7 +71,14 @@ bool CudaStepDevice::attach(Arena &arena, std::string &error) {
     }
     s.arenaBase = base;
   }
-  return upload(0, arena.size(), error);
+  // The slots are copied; the workspace (temporaries, written before they
+  // are read) is only zeroed on the device, never staged on the host.
+  int64_t slots = arena.slotBytes();
+  return forEachPiece(slots, arena.size() - slots,
+                      [&](uint64_t dst, int64_t, int64_t n) {
+                        return device.zero(dst, uint64_t(n), error);
+                      }) &&
+         upload(0, slots, error);
 }
 
 bool CudaStepDevice::forEachPiece(
