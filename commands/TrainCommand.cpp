@@ -90,7 +90,8 @@ const char *trainCommandUsage() {
          "  --log FILE.jsonl   also write each step and validation as a JSON\n"
          "                     line (step, loss, lr, tokens, tok/s, elapsed);\n"
          "                     gptc plot FILE.jsonl -o loss.png draws it\n"
-         "  --set key=value    override a spec key (specs only; repeatable)\n"
+         "  --set key=value    override a spec key (specs only; repeatable;\n"
+         "                     --set key value works too)\n"
          "  --dtype D          the same as --set training.dtype=D (specs "
          "only)\n"
          "  --no-fuse          compile without attention/RMSNorm fusion "
@@ -647,6 +648,21 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   }
   if (!isDirectory(bundle))
     return fail(bundle + ": no such bundle directory");
+  // A checkpoint (or a directory of them) where a bundle belongs: name
+  // the command that continues it.
+  if (access((bundle + "/manifest.json").c_str(), F_OK) != 0) {
+    std::string found, from, sha;
+    std::string ignored;
+    if (findCheckpoint(bundle, found, ignored) &&
+        readCheckpointBundle(found, from, sha, ignored))
+      return fail(bundle +
+                  (found == bundle
+                       ? " is a checkpoint"
+                       : " holds checkpoints (the newest " + found + ")") +
+                  " of the bundle " + from +
+                  ", not a bundle; continue with: gptc train " + from +
+                  " --resume " + bundle);
+  }
 
   Manifest manifest;
   StepLibrary step;

@@ -23,6 +23,7 @@
 #include "frontend/MLIRGen.h"
 #include "frontend/Parameters.h"
 #include "frontend/SpecParser.h"
+#include "generated/GPTCVersion.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,6 +34,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -429,6 +431,11 @@ bool parseCommandLine(const std::string &argv0,
 namespace gptc {
 
 void registerCompileOptions() {
+  // gptc --version: gptc's version and commit, then the LLVM it uses.
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "gptc " GPTC_VERSION " (commit " GPTC_COMMIT ")\n"
+       << "  LLVM and MLIR " LLVM_VERSION_STRING "\n";
+  });
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerAllPasses();
@@ -452,6 +459,7 @@ void registerCompileOptions() {
 std::string compileOptionsHelp() {
   std::string text = R"(Spec overrides (check, compile, train):
   --set KEY=VALUE                set any spec key, validated like the file
+                                 (--set KEY VALUE works too)
   --dtype f64|f32|bf16           the training dtype: --set training.dtype=...
 
 Stages (--emit), in pipeline order:

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 
 namespace gptc {
 
@@ -154,6 +155,29 @@ private:
                   const std::string &pattern, const std::string &where) {
     const std::string key = printableText(entry.key);
     std::string message = "unknown key '" + key + "' " + where;
+    // Other trainers' names for gptc's keys.
+    static const std::map<std::string, std::string> kForeignKeys = {
+        {"lr", "learning rates belong to the optimizer groups: "
+               "optimizer.groups.NAME.lr"},
+        {"learning_rate", "learning rates belong to the optimizer groups: "
+                          "optimizer.groups.NAME.lr"},
+        {"batch_size", "gptc calls it training.batch (sequences per step, "
+                       "all ranks) or training.device_batch (per rank and "
+                       "micro-step)"},
+        {"max_iters", "gptc calls it training.steps"},
+        {"num_iterations", "gptc calls it training.steps"},
+        {"iters", "gptc calls it training.steps"},
+        {"block_size", "gptc calls it training.seq_len"},
+        {"sequence_length", "gptc calls it training.seq_len"},
+        {"n_embd", "gptc calls it model.d_model"},
+        {"vocab", "gptc calls it model.vocab_size"},
+        {"warmup_iters", "gptc calls it schedule.warmup_steps"},
+        {"weight_decay", "weight decay belongs to the optimizer groups: "
+                         "optimizer.groups.NAME.weight_decay"},
+    };
+    if (auto it = kForeignKeys.find(entry.key); it != kForeignKeys.end())
+      return fail(entry.keyLoc, joinPath(path, key),
+                  message + "; " + it->second);
     std::string suggestion =
         closestSpelling(entry.key, schemaChildren(pattern));
     if (suggestion.empty() && !pattern.empty() &&

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "commands/ArgumentHabits.h"
 #include "commands/CommandTable.h"
 #include "commands/DataCommand.h"
 #include "commands/PlotCommand.h"
@@ -69,8 +70,12 @@ int main(int argc, char **argv) {
   std::string overview =
       "gptc: compile GPT training specs (YAML) with MLIR\n\n" +
       gptc::cli::commandsHelp(kCommands) + "\n" + gptc::compileOptionsHelp();
-  if (command)
-    return command->run(Args(argv + 2, argv + argc), overview);
+  if (command) {
+    Args args(argv + 2, argv + argc);
+    if (!gptc::cli::normalizeArguments(command->name, args, std::cerr))
+      return 1;
+    return command->run(args, overview);
+  }
   if (!name.empty() && name[0] != '-') {
     gptc::cli::reportUnknownCommand(kCommands, name, std::cerr);
     return 1;
