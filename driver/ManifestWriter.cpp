@@ -130,6 +130,8 @@ bool buildManifest(const ExportedLayout &exported, const ModelSpec &spec,
     m.params.push_back(std::move(entry));
   }
 
+  for (const OptimizerGroup &g : spec.groups)
+    m.groupRates.push_back({g.name, g.lr});
   const TrainingSpec &t = spec.training;
   m.format = runtime::kManifestFormat;
   m.compiler = "gptc 0.1.0";

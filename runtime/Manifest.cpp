@@ -545,6 +545,23 @@ bool parseManifest(const std::string &text, const std::string &fileName,
     m.params.emplace_back();
     ok = parseParam(r, (*params)[i], i, m.params.back());
   }
+  // Informational: the groups' learning rates for the step lines.
+  if (ok && o->get("group_lrs")) {
+    const llvm::json::Array *rates = o->getArray("group_lrs");
+    if (!rates)
+      ok = r.fail("group_lrs", "expected an array");
+    for (size_t i = 0; ok && rates && i < rates->size(); ++i) {
+      const llvm::json::Object *g = (*rates)[i].getAsObject();
+      std::optional<llvm::StringRef> name =
+          g ? g->getString("name") : std::nullopt;
+      std::optional<double> lr = g ? g->getNumber("lr") : std::nullopt;
+      if (!name || !lr || !std::isfinite(*lr))
+        ok = r.fail("group_lrs[" + std::to_string(i) + "]",
+                    "expected {\"name\": string, \"lr\": number}");
+      else
+        m.groupRates.push_back({name->str(), *lr});
+    }
+  }
   if (ok)
     ok = checkManifest(r, m);
   if (!ok) {
@@ -599,6 +616,9 @@ std::string renderManifest(const Manifest &m) {
         {"group", p.group},
         {"optimizer", p.optimizer}});
   }
+  llvm::json::Array rates;
+  for (const Manifest::GroupRate &g : m.groupRates)
+    rates.push_back(llvm::json::Object{{"name", g.name}, {"lr", g.lr}});
   const RunDefaults &run = m.run;
   llvm::json::Object manifest{
       {"format", m.format},
@@ -631,6 +651,7 @@ std::string renderManifest(const Manifest &m) {
                                  {"val_tokens", run.valTokens},
                                  {"timing_skip_steps", run.timingSkipSteps}}},
       {"divergence_factor", m.divergenceFactor},
+      {"group_lrs", std::move(rates)},
       {"slots", std::move(slots)},
       {"params", std::move(params)}};
   std::string text;

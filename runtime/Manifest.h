@@ -89,6 +89,14 @@ struct Manifest {
   double divergenceFactor = 0.0;
   std::vector<Slot> slots;
   std::vector<ParamEntry> params;
+  /// The optimizer groups' base learning rates, in the spec's order (the
+  /// step multiplies them by the schedule's lr_mult); empty in manifests
+  /// of a gptc that did not write them.
+  struct GroupRate {
+    std::string name;
+    double lr = 0;
+  };
+  std::vector<GroupRate> groupRates;
 
   /// The slot called `name`, or null.
   const Slot *findSlot(const std::string &name) const;

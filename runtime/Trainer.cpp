@@ -18,8 +18,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iterator>
 #include <memory>
+#include <regex>
 
 namespace gptc {
 namespace runtime {
@@ -55,12 +57,26 @@ std::string clockText(double seconds) {
   return buf;
 }
 
-/// A number as JSON: non-finite ones (a diverged loss) are null.
-std::string jsonNumber(double v) {
+/// printf's %.Nf and %.4g as strings.
+std::string fixed(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof(b), "%.*f", digits, v);
+  return b;
+}
+std::string shortNumber(double v) {
+  char b[64];
+  std::snprintf(b, sizeof(b), "%.4g", v);
+  return b;
+}
+
+/// A number as JSON: non-finite ones (a diverged loss) are null. `digits`
+/// significant digits: 9 round-trip an f32; 6 drop the noise of an f32
+/// factor.
+std::string jsonNumber(double v, int digits = 9) {
   if (!std::isfinite(v))
     return "null";
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
   return buf;
 }
 
@@ -163,6 +179,9 @@ private:
   /// Appends one JSON object (its fields, without braces) to --log.
   bool logLine(const char *type, int64_t step, const char *fields,
                std::string &error);
+  /// --log with --resume: drops the log's lines after the resumed step and
+  /// carries its elapsed time on.
+  bool continueLog(std::string &error);
   /// Seconds since the run started.
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -186,6 +205,7 @@ private:
   bool saveFailedOnDisk = false; ///< the last save failed writing files
   std::string laterNoted;        ///< a later checkpoint already named
   std::FILE *log = nullptr;      ///< --log, on rank 0
+  double trainSeconds = 0;       ///< this run's training steps, summed
   std::chrono::steady_clock::time_point startTime =
       std::chrono::steady_clock::now();
 
@@ -267,6 +287,8 @@ bool Loop::init(TrainResult &result, std::string &error) {
   }
   result.firstStep = firstStep;
   if (!config.logPath.empty() && config.rank == 0) {
+    if (firstStep > 0 && !continueLog(error))
+      return false;
     log = std::fopen(config.logPath.c_str(), firstStep > 0 ? "a" : "w");
     if (!log) {
       error =
@@ -275,6 +297,50 @@ bool Loop::init(TrainResult &result, std::string &error) {
     }
   }
   return initValidation(result, error);
+}
+
+bool Loop::continueLog(std::string &error) {
+  std::ifstream in(config.logPath);
+  if (!in)
+    return true; // a new log for the resumed run
+  std::string kept, text;
+  double lastElapsed = 0;
+  bool dropped = false;
+  static const std::regex stepField(R"("step": (\d+))"),
+      elapsedField(R"("elapsed": ([0-9.e+-]+))");
+  for (std::string row; std::getline(in, row);) {
+    std::smatch m;
+    if (std::regex_search(row, m, stepField) &&
+        std::stoll(m[1].str()) > firstStep) {
+      dropped = true;
+      continue;
+    }
+    if (std::regex_search(row, m, elapsedField))
+      lastElapsed = std::strtod(m[1].str().c_str(), nullptr);
+    kept += row + "\n";
+  }
+  // The run continues the checkpoint's: its clock goes on from the last
+  // line the log kept.
+  startTime -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(lastElapsed));
+  if (!dropped)
+    return true;
+  // Lines of steps after the checkpoint (a run that went on, or crashed,
+  // past it) are this run's to write again: dropped, atomically.
+  std::string tmp = config.logPath + ".tmp";
+  std::ofstream outFile(tmp, std::ios::trunc);
+  outFile << kept;
+  outFile.close();
+  if (!outFile || std::rename(tmp.c_str(), config.logPath.c_str()) != 0) {
+    error =
+        config.logPath + ": cannot rewrite the log: " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  line(("log " + config.logPath + ": dropped the lines after step " +
+        std::to_string(firstStep) + " (the run resumes there)")
+           .c_str());
+  return true;
 }
 
 bool Loop::logLine(const char *type, int64_t step, const char *fields,
@@ -296,12 +362,21 @@ bool Loop::logLine(const char *type, int64_t step, const char *fields,
 }
 
 bool Loop::restore(std::string &error) {
-  if (!config.initPath.empty())
-    return loadInitialWeights(m, arena, config.initPath, error);
+  if (!config.initPath.empty()) {
+    if (!loadInitialWeights(m, arena, config.initPath, error))
+      return false;
+    line(("initialised from " + config.initPath + " (" +
+          std::to_string(m.params.size()) + " parameters)")
+             .c_str());
+    return true;
+  }
   if (config.resumePath.empty())
     return true;
   if (!loadCheckpoint(m, arena, config.resumePath, resumed, error))
     return false;
+  line(("resumed from " + config.resumePath + " (step " +
+        std::to_string(resumed.step) + ")")
+           .c_str());
   firstStep = resumed.step;
   savedStep = firstStep;
   if (firstStep > config.steps) {
@@ -476,26 +551,42 @@ bool Loop::run(TrainResult &result, std::string &error) {
     commSeconds.push_back(collectives.takeWaitSeconds());
     result.losses.push_back(*loss);
 
-    char buf[256];
-    int len = std::snprintf(buf, sizeof(buf), "step %lld/%lld | loss %.6f",
-                            (long long)(s + 1), (long long)n, double(*loss));
+    // The groups' learning rates this step: base x the schedule's
+    // multiplier (the multiplier alone, labelled, for a manifest without
+    // the groups' rates).
+    const double mult = lrMult ? double(*lrMult) : 1.0;
+    std::string rates, jsonRates;
+    for (const Manifest::GroupRate &g : m.groupRates) {
+      char r[96];
+      std::snprintf(r, sizeof(r), "%s%s %.3g", rates.empty() ? "" : ", ",
+                    g.name.c_str(), g.lr * mult);
+      rates += r;
+      jsonRates += (jsonRates.empty() ? "\"" : ", \"") + g.name +
+                   "\": " + jsonNumber(g.lr * mult, 6);
+    }
+    std::string text = "step " + std::to_string(s + 1) + "/" +
+                       std::to_string(n) + " | loss " + fixed(*loss, 6);
     if (lrMult)
-      len += std::snprintf(buf + len, sizeof(buf) - size_t(len), " | lr %.4g",
-                           double(*lrMult));
+      text += rates.empty()
+                  ? " | lr mult " + shortNumber(mult)
+                  : " | lr " + rates + " (x" + shortNumber(mult) + ")";
     int64_t rate = dt > 0 ? int64_t(double(tokensPerStep) / dt) : 0;
-    // Elapsed since the run started; the rest at this run's mean pace.
+    // Elapsed since the run started; the rest at this run's mean pace of
+    // training steps (validations and saves are not steps).
+    trainSeconds += dt;
     double sinceStart = elapsed();
-    double eta = sinceStart / double(s + 1 - firstStep) * double(n - s - 1);
-    std::snprintf(buf + len, sizeof(buf) - size_t(len),
-                  " | %s tok/s | %.3g s | %s elapsed, eta %s",
+    double eta = trainSeconds / double(s + 1 - firstStep) * double(n - s - 1);
+    char buf[256];
+    std::snprintf(buf, sizeof(buf), " | %s tok/s | %.3g s | %s elapsed, eta %s",
                   withThousands(rate).c_str(), dt,
                   clockText(sinceStart).c_str(), clockText(eta).c_str());
-    line(buf);
-    std::snprintf(buf, sizeof(buf),
-                  "\"loss\": %s, \"lr\": %s, \"tok_per_s\": %lld",
-                  jsonNumber(*loss).c_str(),
-                  jsonNumber(lrMult ? *lrMult : 1.0).c_str(), (long long)rate);
-    if (!logLine("train", s + 1, buf, error))
+    line((text + buf).c_str());
+    std::string fields = "\"loss\": " + jsonNumber(*loss) +
+                         ", \"lr_mult\": " + jsonNumber(mult, 6);
+    if (!jsonRates.empty())
+      fields += ", \"lr\": {" + jsonRates + "}";
+    fields += ", \"tok_per_s\": " + std::to_string(rate);
+    if (!logLine("train", s + 1, fields.c_str(), error))
       return false;
     if (!divergence->check(s + 1, double(*loss), error))
       return false;
@@ -539,10 +630,11 @@ bool Loop::run(TrainResult &result, std::string &error) {
   // A signal during the last validation or save still says so.
   result.stoppedBySignal = stopRequest.load();
 
-  // Mean step time without the warm-up steps (at least one step timed).
+  // Mean step time without the warm-up steps; a run too short to have
+  // steps after them times all of its steps, and says so.
   const int64_t ran = int64_t(stepSeconds.size());
-  int64_t skip = std::min<int64_t>(std::max<int64_t>(config.timingSkipSteps, 0),
-                                   std::max<int64_t>(ran - 1, 0));
+  const int64_t warmup = std::max<int64_t>(config.timingSkipSteps, 0);
+  int64_t skip = ran > warmup + 1 ? warmup : 0;
   double total = 0.0, waiting = 0.0;
   for (int64_t s = skip; s < ran; ++s) {
     total += stepSeconds[size_t(s)];
@@ -570,16 +662,34 @@ bool Loop::run(TrainResult &result, std::string &error) {
                                  (long long)(firstStep + 1), (long long)last,
                                  (long long)n))
           : std::snprintf(buf, sizeof(buf), "done: %lld steps", (long long)n);
-  if (!result.val.empty())
+  // The last validation, labelled with its step when steps ran after it
+  // (a stopped run, or --val-every not dividing the steps).
+  if (!result.val.empty()) {
+    const ValPoint &v = result.val.back();
     len += std::snprintf(buf + len, sizeof(buf) - size_t(len),
-                         " | val_loss %.4f (first %.4f)",
-                         result.val.back().loss, result.val.front().loss);
-  if (result.timedSteps > 0)
+                         " | val_loss %.4f", v.loss);
+    if (v.step != last)
+      len += std::snprintf(buf + len, sizeof(buf) - size_t(len),
+                           " at step %lld", (long long)v.step);
+    if (result.val.size() > 1)
+      len += std::snprintf(
+          buf + len, sizeof(buf) - size_t(len), " (first %.4f at step %lld)",
+          result.val.front().loss, (long long)result.val.front().step);
+  }
+  if (result.timedSteps > 0) {
+    std::string over =
+        std::to_string(result.timedSteps) +
+        (result.timedSteps == 1 ? " step" : " steps") +
+        (skip ? " (the first " + std::to_string(skip) + " skipped as warm-up)"
+         : warmup > 0 && ran <= warmup + 1
+             ? " (warm-up included: the run is too short to skip " +
+                   std::to_string(warmup) + ")"
+             : std::string());
     len += std::snprintf(
         buf + len, sizeof(buf) - size_t(len),
-        " | %.3g s/step over %lld steps (first %lld skipped) | %s tok/s",
-        result.meanStepSeconds, (long long)result.timedSteps, (long long)skip,
-        withThousands(int64_t(result.tokensPerSecond)).c_str());
+        " | %.3g s/step over %s | %s tok/s", result.meanStepSeconds,
+        over.c_str(), withThousands(int64_t(result.tokensPerSecond)).c_str());
+  }
   if (config.worldSize > 1 && result.timedSteps > 0)
     len += std::snprintf(buf + len, sizeof(buf) - size_t(len),
                          " | %d ranks, %.1f%% waiting on communication",

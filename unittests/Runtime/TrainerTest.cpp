@@ -74,13 +74,15 @@ TEST_F(TrainerTest, LossFallsAndLinesAreWellFormed) {
   std::istringstream lines(out);
   std::string line;
   int steps = 0, vals = 0, done = 0;
-  std::regex stepRe(R"(step \d+/40 \| loss \d+\.\d{6} \| lr [0-9.e-]+ \| )"
+  // The fake manifest has no groups' rates: the multiplier, labelled.
+  std::regex stepRe(R"(step \d+/40 \| loss \d+\.\d{6} \| lr mult [0-9.e-]+ \| )"
                     R"([0-9,]+ tok/s \| [0-9.e+-]+ s \| )"
                     R"(\d+:\d\d elapsed, eta \d+:\d\d)");
   std::regex valRe(R"(val step \d+/40 \| val_loss \d+\.\d{4})");
   std::regex doneRe(R"(done: 40 steps \| val_loss \d+\.\d{4} \(first )"
-                    R"(\d+\.\d{4}\) \| [0-9.e+-]+ s/step over 38 steps )"
-                    R"(\(first 2 skipped\) \| [0-9,]+ tok/s \| peak RSS )"
+                    R"(\d+\.\d{4} at step 0\) \| [0-9.e+-]+ s/step over 38 )"
+                    R"(steps \(the first 2 skipped as warm-up\) \| [0-9,]+ )"
+                    R"(tok/s \| peak RSS )"
                     R"(\d+\.\d MiB)");
   while (std::getline(lines, line)) {
     if (std::regex_match(line, stepRe))
@@ -96,7 +98,7 @@ TEST_F(TrainerTest, LossFallsAndLinesAreWellFormed) {
   EXPECT_EQ(vals, 5);
   EXPECT_EQ(done, 1);
   EXPECT_NE(out.find("step 1/40 | loss "), std::string::npos);
-  EXPECT_NE(out.find(" | lr 1 | "), std::string::npos); // step 0's mult
+  EXPECT_NE(out.find(" | lr mult 1 | "), std::string::npos); // step 0's
 }
 
 TEST_F(TrainerTest, RunsAreBitIdentical) {
@@ -149,13 +151,22 @@ TEST_F(TrainerTest, ValidationOnlyAtTheEndOrOff) {
   EXPECT_EQ(out.find("val"), std::string::npos) << out;
 }
 
-TEST_F(TrainerTest, ShortRunsTimeAtLeastOneStep) {
+TEST_F(TrainerTest, ShortRunsTimeEveryStepAndSaySo) {
+  // Fewer steps than the warm-up and one more: all are timed, not one.
   TrainResult r;
   config.steps = 2;
   config.timingSkipSteps = 10;
   std::string out = run(r);
+  EXPECT_EQ(r.timedSteps, 2);
+  EXPECT_NE(out.find("over 2 steps (warm-up included: the run is too short "
+                     "to skip 10)"),
+            std::string::npos)
+      << out;
+  config.steps = 1;
+  out = run(r);
   EXPECT_EQ(r.timedSteps, 1);
-  EXPECT_NE(out.find("over 1 steps (first 1 skipped)"), std::string::npos)
+  EXPECT_NE(out.find(" s/step over 1 step (warm-up included"),
+            std::string::npos)
       << out;
 }
 
