@@ -14,11 +14,31 @@ build=${GPTC_BUILD_DIR:-build}
 mkdir -p "$build"
 setup_log="$build/setup.log"
 echo "main: setting up (Debian packages, building gptc); log: $setup_log"
-if ! GPTC_TARGETS=bin/gptc bash scripts/setup.sh > "$setup_log" 2>&1; then
+# The set-up runs in the background; every 30 s a line says where it is
+# (ninja's [n/N] of the build), so a first run that builds for minutes
+# does not look stuck.
+GPTC_TARGETS=bin/gptc bash scripts/setup.sh > "$setup_log" 2>&1 &
+setup_pid=$!
+start=$SECONDS last=$SECONDS
+while kill -0 "$setup_pid" 2>/dev/null; do
+  sleep 1
+  if (( SECONDS - last >= 30 )); then
+    last=$SECONDS
+    done_steps=$(grep -ao '^\[[0-9]*/[0-9]*\]' "$setup_log" | tail -n 1 || true)
+    elapsed=$(printf '%d:%02d' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)))
+    if [ -n "$done_steps" ]; then
+      echo "main: building gptc, step ${done_steps//[\[\]]/} ($elapsed)"
+    else
+      echo "main: installing Debian packages, configuring ($elapsed)"
+    fi
+  fi
+done
+if ! wait "$setup_pid"; then
   tail -n 40 "$setup_log"
   echo "main: setup failed; the whole log is $setup_log" >&2
   exit 1
 fi
+echo "main: set up in $((SECONDS - start)) s"
 spec=${GPTC_SPEC:-models/tiny-r08.yaml}
 gptc="$build/bin/gptc"
 
