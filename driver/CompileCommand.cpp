@@ -16,6 +16,7 @@
 
 #include "dialects/GPT/GPTDialect.h"
 #include "driver/Compile.h"
+#include "driver/MemoryEstimate.h"
 #include "driver/ObjectCode.h"
 #include "driver/PhaseTimes.h"
 #include "driver/Summary.h"
@@ -228,7 +229,15 @@ int runCheck() {
   if (int rc = loadSpec(spec))
     return rc;
   gptc::printSummary(spec, outs());
-  return 0;
+  // The training memory per rank, from the arena the pipeline plans.
+  mlir::MLIRContext ctx;
+  gptc::prepareContext(ctx);
+  ctx.printOpOnDiagnostic(false);
+  mlir::ScopedDiagnosticHandler handler(&ctx, [](mlir::Diagnostic &diag) {
+    printDiagnostic(diag);
+    return mlir::success();
+  });
+  return gptc::printMemoryEstimate(ctx, spec, target, !noFuse, outs()) ? 0 : 1;
 }
 
 /// --emit=ptx: every kernel's PTX, to stdout or as DIR/KERNEL.CHIP.ptx.

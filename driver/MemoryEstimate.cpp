@@ -1,0 +1,101 @@
+//===- MemoryEstimate.cpp - Training memory of one rank -------------------===//
+
+#include "driver/MemoryEstimate.h"
+
+#include "dialects/GPT/GPTDialect.h"
+#include "driver/Compile.h"
+#include "frontend/CompileCost.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Format.h"
+
+#include <fstream>
+#include <string>
+
+namespace gptc {
+
+namespace {
+
+/// The compile memory (CompileCost.h) up to which check plans the arena.
+constexpr int64_t kMaxPlanMiB = 512;
+
+std::string gib(int64_t bytes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (bytes >= (int64_t(1) << 30))
+    os << llvm::format("%.2f GiB", double(bytes) / double(int64_t(1) << 30));
+  else
+    os << llvm::format("%.1f MiB", double(bytes) / double(1 << 20));
+  return s;
+}
+
+} // namespace
+
+int64_t availableMemoryBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:")
+      return kib * 1024;
+  return 0;
+}
+
+bool printMemoryEstimate(mlir::MLIRContext &ctx, const ModelSpec &spec,
+                         Target target, bool fuse, llvm::raw_ostream &os) {
+  // Planning the arena compiles the spec to its buffers: seconds for the
+  // record-sized specs, minutes for a model of a thousand layers, which
+  // check leaves to gptc compile.
+  if (int64_t mib = expectedCompileMemoryMiB(spec); mib > kMaxPlanMiB) {
+    os << "  memory:    not estimated: planning the arena compiles the spec "
+          "(about "
+       << mib << " MiB, over the " << kMaxPlanMiB
+       << " MiB check spends); gptc compile -o DIR writes it as the "
+          "manifest's arena_bytes\n";
+    return true;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      compileToStage(ctx, spec, Stage::Buffers, target, fuse);
+  if (!module)
+    return false;
+  auto arena = (*module)->getAttrOfType<mlir::gpt::ArenaLayoutAttr>(
+      mlir::gpt::ArenaLayoutAttr::kAttrName);
+  if (!arena)
+    return false;
+  int64_t params = 0, grads = 0, state = 0, other = 0;
+  for (mlir::gpt::ArenaSlotAttr slot : arena.getSlots()) {
+    auto type = slot.getType();
+    int64_t bytes = type.getNumElements() *
+                    int64_t((type.getElementTypeBitWidth() + 7) / 8);
+    llvm::StringRef name = slot.getName();
+    (name.starts_with("param.")   ? params
+     : name.starts_with("grad.")  ? grads
+     : name.starts_with("state.") ? state
+                                  : other) += bytes;
+  }
+  const int64_t total = arena.getBytes();
+  const int64_t workspace = arena.getWorkspaceBytes();
+  const int64_t need =
+      target == Target::CPU ? total + kRuntimeOverheadBytes : total;
+  os << "  memory:    " << gib(need) << " per rank"
+     << (target == Target::CUDA ? " of device memory" : "") << ": parameters "
+     << gib(params) << ", gradients " << gib(grads) << ", optimizer state "
+     << gib(state) << ", batch and scalars " << gib(other)
+     << ", activations and temporaries " << gib(workspace)
+     << " (the arena, as planned)";
+  if (target == Target::CPU)
+    os << " + about " << gib(kRuntimeOverheadBytes) << " of runtime";
+  os << "\n";
+  if (int64_t available = availableMemoryBytes();
+      available > 0 && target == Target::CPU) {
+    os << "             this machine has " << gib(available) << " available";
+    if (need > available)
+      os << ": the run does not fit (fewer tokens per rank: "
+            "training.device_batch or training.seq_len; or more ranks)";
+    os << "\n";
+  }
+  return true;
+}
+
+} // namespace gptc
