@@ -12,6 +12,7 @@
 #include "runtime/StepLibrary.h"
 #include "runtime/data/BpeTokenizer.h"
 #include "runtime/data/Tokenizer.h"
+#include "runtime/data/Utf8Writer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -211,7 +212,9 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
   const float *logits = arena.f32("logits");
   *arena.i64("step") = state.step; // the schedules of the trained step
   Rng rng{uint64_t(seed)};
-  out << prompt;
+  // The model's bytes may not be UTF-8: printed valid, the rest escaped.
+  data::Utf8Writer text;
+  out << text.push(prompt);
   out.flush();
   std::vector<int64_t> generated;
   for (int64_t n = 0; n < tokens; ++n) {
@@ -236,11 +239,11 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
     if (next == bos)
       break; // the model ended the document
     context.push_back(uint16_t(next));
-    out << (usesBpe ? bpe.decode(uint16_t(next))
-                    : data::ByteTokenizer::decodeToken(int(next)));
+    out << text.push(usesBpe ? bpe.decode(uint16_t(next))
+                             : data::ByteTokenizer::decodeToken(int(next)));
     out.flush();
   }
-  out << "\n";
+  out << text.finish() << "\n";
   if (o.has("--ids")) {
     out << "ids:";
     for (int64_t id : generated)
