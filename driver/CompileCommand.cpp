@@ -224,19 +224,28 @@ int loadSpec(gptc::ModelSpec &spec) {
   return 0;
 }
 
+/// An MLIR context with gptc's dialects whose diagnostics print as one
+/// located line each (printDiagnostic).
+struct CompilerContext {
+  mlir::MLIRContext ctx;
+  mlir::ScopedDiagnosticHandler handler{&ctx, [](mlir::Diagnostic &diag) {
+                                          printDiagnostic(diag);
+                                          return mlir::success();
+                                        }};
+  CompilerContext() {
+    gptc::prepareContext(ctx);
+    ctx.printOpOnDiagnostic(false);
+  }
+};
+
 int runCheck() {
   gptc::ModelSpec spec;
   if (int rc = loadSpec(spec))
     return rc;
   gptc::printSummary(spec, outs());
   // The training memory per rank, from the arena the pipeline plans.
-  mlir::MLIRContext ctx;
-  gptc::prepareContext(ctx);
-  ctx.printOpOnDiagnostic(false);
-  mlir::ScopedDiagnosticHandler handler(&ctx, [](mlir::Diagnostic &diag) {
-    printDiagnostic(diag);
-    return mlir::success();
-  });
+  CompilerContext compiler;
+  mlir::MLIRContext &ctx = compiler.ctx;
   return gptc::printMemoryEstimate(ctx, spec, target, !noFuse, outs()) ? 0 : 1;
 }
 
@@ -324,13 +333,8 @@ int runCompile() {
       return 1;
     }
   }
-  mlir::MLIRContext ctx;
-  gptc::prepareContext(ctx);
-  ctx.printOpOnDiagnostic(false);
-  mlir::ScopedDiagnosticHandler handler(&ctx, [](mlir::Diagnostic &diag) {
-    printDiagnostic(diag);
-    return mlir::success();
-  });
+  CompilerContext compiler;
+  mlir::MLIRContext &ctx = compiler.ctx;
   if (stats)
     return runStats(ctx, spec);
   bool ptx = emit && emitStage.getValue() == Stage::PTX;

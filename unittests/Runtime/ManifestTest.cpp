@@ -79,6 +79,8 @@ TEST(Manifest, RendersWhatItParses) {
   full["host_cpu"] = llvm::json::Object{
       {"name", "znver4"}, {"features", llvm::json::Array{"avx2", "fma"}}};
   full["divergence_factor"] = 4.5;
+  full["group_lrs"] =
+      llvm::json::Array{llvm::json::Object{{"name", "all"}, {"lr", 0.5}}};
   param0(full)["init"] = "values";
   param0(full)["std"] = 0.0;
   llvm::json::Array values;
@@ -96,6 +98,9 @@ TEST(Manifest, RendersWhatItParses) {
   EXPECT_EQ(renderManifest(again), text);
   EXPECT_EQ(again.hostCpuFeatures, m.hostCpuFeatures);
   EXPECT_EQ(again.divergenceFactor, 4.5);
+  ASSERT_EQ(again.groupRates.size(), 1u);
+  EXPECT_EQ(again.groupRates[0].name, "all");
+  EXPECT_EQ(again.groupRates[0].lr, 0.5);
   EXPECT_EQ(again.params[0].values, m.params[0].values);
   EXPECT_EQ(again.layoutText(), m.layoutText());
 }
@@ -110,6 +115,7 @@ TEST(Manifest, RenderingSeesEveryField) {
   std::string base = renderManifest(m);
   std::vector<std::function<void(Manifest &)>> edits = {
       [](Manifest &x) { x.run.timingSkipSteps += 1; },
+      [](Manifest &x) { x.groupRates.push_back({"g", 0.1}); },
       [](Manifest &x) { x.run.val += "x"; },
       [](Manifest &x) { x.bosToken += 1; },
       [](Manifest &x) { x.workspaceBytes += 64; },
