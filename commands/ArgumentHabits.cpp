@@ -2,7 +2,6 @@
 
 #include "commands/ArgumentHabits.h"
 
-#include <array>
 #include <utility>
 
 namespace gptc::cli {
@@ -33,7 +32,7 @@ constexpr const char *kDevice =
     "gptc compile SPEC --target=cuda (or --target=cpu, the default)";
 constexpr const char *kSeqLen = "--set training.seq_len=T";
 
-constexpr std::array<ForeignFlag, 21> kForeign = {{
+constexpr ForeignFlag kForeign[] = {
     {"--lr", kLearningRate},
     {"--learning_rate", kLearningRate},
     {"--learning-rate", kLearningRate},
@@ -56,7 +55,7 @@ constexpr std::array<ForeignFlag, 21> kForeign = {{
     {"--out_dir", "gptc compile SPEC -o DIR (a bundle), gptc train "
                   "--checkpoint-dir DIR (checkpoints)"},
     {"--init_from", "gptc train --resume CHECKPOINT or --init FILE"},
-}};
+};
 
 /// The name of `--flag=value` or `--flag`.
 std::string flagName(const std::string &arg) {

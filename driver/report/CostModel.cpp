@@ -15,6 +15,22 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// What a launch's shape allows both models: the share of its warps'
+/// lanes its blocks fill, the warps it launches and the share of the 528
+/// schedulers they fill.
+struct LaunchShape {
+  int64_t warpsPerBlock;
+  double lanes, warps, fill;
+  LaunchShape(int64_t threadsPerBlock, int64_t threads)
+      : warpsPerBlock(ceilDiv(threadsPerBlock, 32)),
+        lanes(static_cast<double>(threadsPerBlock) /
+              static_cast<double>(32 * warpsPerBlock)),
+        warps(static_cast<double>(threads / threadsPerBlock) *
+              static_cast<double>(warpsPerBlock)),
+        fill(std::min(1.0, warps / static_cast<double>(
+                                       H100::kSMs * H100::kSchedulersPerSM))) {}
+};
+
 } // namespace
 
 Occupancy occupancyH100(int64_t threads, int64_t registers,
@@ -56,14 +72,8 @@ Occupancy occupancyH100(int64_t threads, int64_t registers,
 double launchEfficiency(int64_t threadsPerBlock, int64_t totalThreads) {
   if (threadsPerBlock <= 0 || totalThreads <= 0)
     return 1.0;
-  int64_t warpsPerBlock = ceilDiv(threadsPerBlock, 32);
-  double lanes = static_cast<double>(threadsPerBlock) /
-                 static_cast<double>(32 * warpsPerBlock);
-  double warps = static_cast<double>(totalThreads / threadsPerBlock) *
-                 static_cast<double>(warpsPerBlock);
-  double fill = std::min(
-      1.0, warps / static_cast<double>(H100::kSMs * H100::kSchedulersPerSM));
-  return lanes * fill;
+  LaunchShape shape(threadsPerBlock, totalThreads);
+  return shape.lanes * shape.fill;
 }
 
 double kernelSeconds(double flops, double bytes, double efficiency) {
@@ -136,21 +146,16 @@ double localBytesPerSecond(const KernelWork &w, int64_t residentWarpsPerSM) {
 KernelTime calibratedKernelTime(const KernelWork &w) {
   using M = H100Measured;
   KernelTime t;
-  const int64_t block = std::max<int64_t>(w.threadsPerBlock, 1);
-  const int64_t warpsPerBlock = ceilDiv(block, 32);
-  const double lanes =
-      static_cast<double>(block) / static_cast<double>(32 * warpsPerBlock);
-  const double warps =
-      static_cast<double>(std::max<int64_t>(w.threads, 1) / block) *
-      static_cast<double>(warpsPerBlock);
+  const LaunchShape shape(std::max<int64_t>(w.threadsPerBlock, 1),
+                          std::max<int64_t>(w.threads, 1));
+  const int64_t warpsPerBlock = shape.warpsPerBlock;
+  const double lanes = shape.lanes, warps = shape.warps, fill = shape.fill;
   const double resident =
       w.blocksPerSM > 0 ? static_cast<double>(w.blocksPerSM * warpsPerBlock)
                         : static_cast<double>(H100::kWarpsPerSM);
   const double active =
       std::min(resident, warps / static_cast<double>(H100::kSMs));
   const double hiding = std::min(1.0, active / M::kLatencyHidingWarps);
-  const double fill = std::min(
-      1.0, warps / static_cast<double>(H100::kSMs * H100::kSchedulersPerSM));
   t.issue = w.threadInstructions / (32.0 * lanes) /
             M::kWarpInstructionsPerSecond / std::max(hiding, 1e-9);
   t.arithmetic = w.flops / H100::kF32Flops / lanes / std::max(hiding, 1e-9);

@@ -121,14 +121,12 @@ std::tuple<Value, Type, double> accessOf(Operation &op) {
 /// element, a division, exp, log, tanh or power four (a short sequence);
 /// constants, views and casts between index types fold away; a loop costs
 /// its increment, compare and branch per iteration and two to enter
-/// (count() adds them), an scf.if its compare and branch.
+/// (count() adds them and the accesses'), an scf.if its compare and branch.
 double instructionsOf(Operation &op) {
   if (op.hasTrait<OpTrait::ConstantLike>() ||
       isa<ViewLikeOpInterface, memref::AllocaOp, arith::IndexCastOp,
           arith::IndexCastUIOp, scf::YieldOp, gpu::ReturnOp>(op))
     return 0;
-  if (auto [memref, value, times] = accessOf(op); memref)
-    return times + 1;
   if (isa<scf::IfOp>(op))
     return 2;
   if (op.getNumResults() == 1) {
@@ -140,14 +138,6 @@ double instructionsOf(Operation &op) {
     return n;
   }
   return 1;
-}
-
-/// Bytes one execution of `op` moves in `space`.
-double bytesOf(Operation &op, Space space) {
-  auto [memref, value, times] = accessOf(op);
-  if (!memref || spaceOf(memref) != space)
-    return 0;
-  return times * elementBytes(memref.getType()) * elements(value);
 }
 
 /// Counts one kernel body; `arguments` as for kernelBodyCost.
@@ -287,10 +277,28 @@ void BodyCounter::count(Block &block, double times) {
           static_cast<double>(alloca.getType().getNumElements()) *
           elementBytes(alloca.getType());
     cost.flops += times * flopsOf(op);
-    cost.bytes += times * bytesOf(op, Space::Global);
-    cost.sharedBytes += times * bytesOf(op, Space::Shared);
-    cost.localBytes += times * bytesOf(op, Space::Local);
-    cost.instructions += times * instructionsOf(op);
+    if (auto [memref, value, moves] = accessOf(op); memref) {
+      // The access's bytes in its memory space; its load or store and an
+      // address add (instructionsOf).
+      double bytes =
+          times * moves * elementBytes(memref.getType()) * elements(value);
+      switch (spaceOf(memref)) {
+      case Space::Global:
+        cost.bytes += bytes;
+        break;
+      case Space::Shared:
+        cost.sharedBytes += bytes;
+        break;
+      case Space::Local:
+        cost.localBytes += bytes;
+        break;
+      case Space::None:
+        break;
+      }
+      cost.instructions += times * (moves + 1);
+    } else {
+      cost.instructions += times * instructionsOf(op);
+    }
     for (Region &region : op.getRegions())
       for (Block &inner : region)
         count(inner, times);
