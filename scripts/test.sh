@@ -6,11 +6,11 @@
 #   e2e   `check-gptc-e2e`: trainings, the emulated CUDA device, ranks
 #         (ctest -L e2e)
 # then the sanitizer job (scripts/sanitize.sh: the MLIR-free unit tests and
-# the spec-error tests under ASan+UBSan) and each fuzzer for 20 s
+# the spec-error tests under ASan+UBSan) and each fuzzer for 10 s
 # (scripts/fuzz.sh).
 #   GPTC_SUITE=fast|e2e|all   which suites (default all; fast skips the
 #                             sanitizer job and the fuzzers too)
-#   GPTC_FUZZ_SECONDS=N       seconds per fuzzer (default 20; 0 skips them)
+#   GPTC_FUZZ_SECONDS=N       seconds per fuzzer (default 10; 0 skips them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each part's wall time, printed at the end (and as it finishes).
@@ -50,8 +50,8 @@ if [ "$suite" != fast ]; then
 fi
 if [ "$suite" = all ]; then
   timed sanitize bash scripts/sanitize.sh
-  if [ "${GPTC_FUZZ_SECONDS:-20}" != 0 ]; then
-    timed fuzz bash scripts/fuzz.sh "${GPTC_FUZZ_SECONDS:-20}"
+  if [ "${GPTC_FUZZ_SECONDS:-10}" != 0 ]; then
+    timed fuzz bash scripts/fuzz.sh "${GPTC_FUZZ_SECONDS:-10}"
   fi
 fi
 printf 'test: %s\n' "${times[@]}"
