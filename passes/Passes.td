@@ -143,7 +143,9 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
-    "mlir::tensor::TensorDialect", "mlir::vector::VectorDialect"
+    "mlir::tensor::TensorDialect", "mlir::vector::VectorDialect",
+    "mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
+    "mlir::nvgpu::NVGPUDialect", "mlir::LLVM::LLVMDialect"
   ];
 }
 

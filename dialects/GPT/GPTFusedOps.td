@@ -110,6 +110,15 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
     size in tokens from `window` (a 0-d i64 tensor, so the schedule can grow
     it without recompiling).
 
+    `products = bf16` (set by gptc-fuse-attention when the unfused graph
+    rounded q, k, v and the probabilities to bf16 for its GEMMs) states the
+    precision of the two products as the records compute them: q, k, v
+    rounded to bf16, the probabilities rounded to bf16 before they weigh v,
+    every product accumulated in the result's type (the softmax statistics,
+    max and sum, from the unrounded scores and probabilities). Without it
+    the products are exact in the element type. The backward pass
+    (gpt.attention_grad) treats the rounding as the identity.
+
     The second result, `lse` ([B, H, T]), is each query row's log-sum-exp
     of its allowed scaled scores (-inf for a row without keys): the
     softmax statistics gpt.attention_grad needs, kept from the forward
@@ -127,12 +136,13 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
                        GPT_FloatTensor:$value,
                        Optional<GPT_IndexTensor>:$tokens,
                        Optional<RankedTensorOf<[I64]>>:$window,
-                       GPT_MaskAttr:$mask, F64Attr:$scale);
+                       GPT_MaskAttr:$mask, F64Attr:$scale,
+                       OptionalAttr<TypeAttr>:$products);
   let results = (outs GPT_FloatTensor:$result, GPT_FloatTensor:$lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`tokens` $tokens^ `:` type($tokens))?
     (`window` $window^ `:` type($window))? `mask` `=` $mask
-    `scale` `=` $scale attr-dict `:` type($query)
+    `scale` `=` $scale (`products` `=` $products^)? attr-dict `:` type($query)
   }];
   let hasVerifier = 1;
 }
@@ -255,6 +265,34 @@ def GPT_BlockBarrierOp : GPT_Op<"block_barrier",
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def GPT_WarpMmaOp : GPT_Op<"warp_mma", [Pure]> {
+  let summary = "one warp's bf16 16x8x16 matrix multiply-accumulate";
+  let description = [{
+    d = a b + c for a 16x16 bf16 `a`, a 16x8 bf16 `b` and a 16x8 f32 `c`
+    held by the 32 lanes of a warp in the fragments of PTX's
+    `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`: per lane four
+    32-bit registers of `a` (two bf16 each), two of `b` and four f32 of `c`
+    and of the result. Every lane of the warp must execute it together
+    (the tensor-core attention kernel, AttentionTensorCores.h, runs it in
+    uniform control flow only). Unlike `nvvm.mma.sync` it states that it has
+    no memory effects, so the buffer passes accept it; `gptc-thread-blocks`
+    lowers it to `nvvm.mma.sync`. Only the CUDA pipeline produces it.
+
+    Example:
+    ```mlir
+    %d:4 = gpt.warp_mma A[%a0, %a1, %a2, %a3] B[%b0, %b1]
+        C[%c0, %c1, %c2, %c3]
+    ```
+  }];
+  let arguments = (ins I32:$a0, I32:$a1, I32:$a2, I32:$a3, I32:$b0, I32:$b1,
+                       F32:$c0, F32:$c1, F32:$c2, F32:$c3);
+  let results = (outs F32:$d0, F32:$d1, F32:$d2, F32:$d3);
+  let assemblyFormat = [{
+    `A` `[` $a0 `,` $a1 `,` $a2 `,` $a3 `]` `B` `[` $b0 `,` $b1 `]`
+    `C` `[` $c0 `,` $c1 `,` $c2 `,` $c3 `]` attr-dict
+  }];
 }
 
 #endif // GPTC_DIALECT_GPT_FUSEDOPS_TD

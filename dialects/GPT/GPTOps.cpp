@@ -241,6 +241,14 @@ static LogicalResult verifyAttention(Operation *op, RankedTensorType q,
 }
 
 LogicalResult AttentionOp::verify() {
+  if (std::optional<Type> products = getProducts()) {
+    auto narrow = dyn_cast<FloatType>(*products);
+    auto wide = cast<FloatType>(getQuery().getType().getElementType());
+    if (!narrow || !narrow.isBF16() || wide.getWidth() <= narrow.getWidth())
+      return emitOpError("products must be bf16, narrower than the element "
+                         "type ")
+             << wide;
+  }
   return verifyAttention(*this, getQuery().getType(), getMask(), getTokens(),
                          getWindow(), getScale().convertToDouble());
 }

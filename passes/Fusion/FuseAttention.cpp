@@ -8,7 +8,9 @@
 //   o = matmul(p, v)
 //
 // (each matmul possibly between casts to a narrower type), becomes
-// gpt.attention q, k, v with the mask recognised from `allowed`
+// gpt.attention q, k, v with the mask recognised from `allowed`; when q, k,
+// p and v are all cast to bf16 for the GEMMs, with `products = bf16` (the
+// precision of the records' attention products, kept by the fused kernels)
 // (AttentionMaskMatch.cpp). The T x T intermediates must have no user
 // outside the pattern; a mask that is not a combination of the causal,
 // window and document masks leaves everything as it is.
@@ -73,7 +75,15 @@ struct AttentionMatch {
   Value q, k, v, tokens, window;
   MaskAttr mask;
   double scale = 1.0;
+  /// Whether q and k were both cast to bf16 for their product.
+  bool bf16Scores = false;
 };
+
+/// Whether `v` is a gpt.cast to bf16 (a GEMM operand rounded to bf16).
+bool castToBf16(Value v) {
+  auto cast = v.getDefiningOp<CastOp>();
+  return cast && cast.getType().getElementType().isBF16();
+}
 
 /// Matches softmax(scores) where scores is the masked, scaled q k^T; `p` is
 /// the probabilities value, used only by `user`.
@@ -132,6 +142,7 @@ FailureOr<AttentionMatch> matchProbabilities(Value p, Operation *user,
   if (!qk || qk.getTransposeLhs() || !qk.getTransposeRhs() ||
       (scoresUser && !onlyUsedBy(scores, {scoresUser})))
     return failure();
+  m.bf16Scores = castToBf16(qk.getLhs()) && castToBf16(qk.getRhs());
   m.q = throughCast(qk.getLhs());
   m.k = throughCast(qk.getRhs());
   if (!(m.scale > 0.0) || !std::isfinite(m.scale))
@@ -155,6 +166,8 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         matchProbabilities(p, pUser, rewriter.getContext());
     if (failed(m))
       return rewriter.notifyMatchFailure(pv, "not softmax(q k^T) v");
+    const bool bf16Products =
+        m->bf16Scores && castToBf16(pv.getLhs()) && castToBf16(pv.getRhs());
     Value v = throughCast(pv.getRhs());
     auto type = dyn_cast<RankedTensorType>(m->q.getType());
     if (!type || type.getRank() != 4 || m->k.getType() != type ||
@@ -174,7 +187,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     auto fused = AttentionOp::create(
         rewriter, root->getLoc(), type,
         cast<RankedTensorType>(attentionRowType(type)), m->q, m->k, v,
-        m->tokens, m->window, m->mask, rewriter.getF64FloatAttr(m->scale));
+        m->tokens, m->window, m->mask, rewriter.getF64FloatAttr(m->scale),
+        bf16Products && !type.getElementType().isBF16()
+            ? TypeAttr::get(rewriter.getBF16Type())
+            : TypeAttr());
     rewriter.replaceOp(root, fused.getResult());
     return success();
   }

@@ -36,7 +36,8 @@ def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
     (`gptc.workgroup_tile` allocas: the flash-attention and cross-entropy
     kernels, already a loop over blocks around a loop over their threads)
     and nests with dynamic bounds or results are left alone, but for their
-    `gpt.block_barrier`s, which become `gpu.barrier` here
+    `gpt.block_barrier`s, which become `gpu.barrier` here, and their
+    `gpt.warp_mma`s, which become `nvvm.mma.sync`
     (`convert-parallel-loops-to-gpu` only moves ops it knows into a
     launch).
   }];
@@ -46,7 +47,7 @@ def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
-    "mlir::scf::SCFDialect"
+    "mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"
   ];
 }
 

@@ -54,9 +54,12 @@ struct WorkgroupTilesPass
     });
     for (memref::AllocaOp alloca : tiles) {
       MemRefType type = alloca.getType();
-      if (!type.hasStaticShape() || type.getMemorySpace()) {
+      // A tile read by ldmatrix is created in workgroup memory already
+      // (the op requires it).
+      if (!type.hasStaticShape() ||
+          (type.getMemorySpace() && type.getMemorySpace() != workgroup)) {
         alloca.emitError("a workgroup tile must be a statically shaped "
-                         "alloca in the default memory space");
+                         "alloca in the default or workgroup memory space");
         return signalPassFailure();
       }
       auto launch = alloca->getParentOfType<gpu::LaunchOp>();

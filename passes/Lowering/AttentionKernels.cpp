@@ -211,15 +211,23 @@ Value allowed(KernelEmitter &e, Value j, Value lo, Value hi) {
                 e.cmp(CmpIPredicate::sle, j, hi));
 }
 
+/// x rounded to bf16 (to nearest even) and back.
+Value roundToBf16(KernelEmitter &e, Value x) {
+  OpBuilder &b = e.builder();
+  Value narrow = arith::TruncFOp::create(b, e.location(), b.getBF16Type(), x);
+  return arith::ExtFOp::create(b, e.location(), x.getType(), narrow);
+}
+
 /// Online-softmax step for one query row over one key tile: masks s to
-/// -inf outside [lo, hi], turns it into exp(s - m_new) and returns
+/// -inf outside [lo, hi], turns it into exp(s - m_new) (rounded to bf16
+/// with `bf16Weights`; the sum is of the unrounded values) and returns
 /// (m_new, alpha = exp(m_old - m_new), sum of the new exps). A row that has
 /// seen no allowed key keeps m = -inf, alpha = 1 - safely 0 * anything.
 struct SoftmaxStep {
   Value mNew, alpha, sum;
 };
 SoftmaxStep softmaxStep(KernelEmitter &e, Value s, Value first, Value count,
-                        Value lo, Value hi, Value mOld) {
+                        Value lo, Value hi, Value mOld, bool bf16Weights) {
   Value ninf = e.fc(-kInf);
   Value tileMax =
       e.loop(e.idx(0), count, e.idx(1), {ninf}, [&](Value c, ValueRange acc) {
@@ -235,7 +243,7 @@ SoftmaxStep softmaxStep(KernelEmitter &e, Value s, Value first, Value count,
   Value sum = e.loop(e.idx(0), count, e.idx(1), {e.fc(0.0)},
                      [&](Value c, ValueRange acc) {
                        Value p = e.exp(e.fsub(e.load(s, {c}), mSafe));
-                       e.store(p, s, {c});
+                       e.store(bf16Weights ? roundToBf16(e, p) : p, s, {c});
                        return SmallVector<Value>{e.faddAnyOrder(acc[0], p)};
                      })[0];
   return {mNew, alpha, sum};
@@ -285,9 +293,10 @@ void initRowState(KernelEmitter &e, Value m, Value l, Value acc, int64_t rows,
 /// rescales what row r accumulated before.
 Value updateRowStats(KernelEmitter &e, Value s, Value first, Value count,
                      Value lo, Value hi, TileItem t, Value i, Value m, Value l,
-                     Value r) {
-  SoftmaxStep st = softmaxStep(e, s, first, count, e.load(lo, {t.b, i}),
-                               e.load(hi, {t.b, i}), e.load(m, {r}));
+                     Value r, bool bf16Weights) {
+  SoftmaxStep st =
+      softmaxStep(e, s, first, count, e.load(lo, {t.b, i}),
+                  e.load(hi, {t.b, i}), e.load(m, {r}), bf16Weights);
   e.store(st.mNew, m, {r});
   e.store(e.fadd(e.fmul(e.load(l, {r}), st.alpha), st.sum), l, {r});
   return st.alpha;
@@ -514,7 +523,8 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
               Value i = is[g], at = team.slot(e, rs[g]);
               slots.push_back(at);
               Value alpha = updateRowStats(e, groupRow(e, s, Bk, g), j0, count,
-                                           lo, hi, t, i, m, l, at);
+                                           lo, hi, t, i, m, l, at,
+                                           p.bf16Probabilities);
               e.loop(D, [&](Value d) {
                 e.store(e.fmul(e.load(acc, {at, d}), alpha), acc, {at, d});
               });

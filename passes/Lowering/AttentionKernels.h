@@ -55,6 +55,9 @@ struct AttentionProblem {
   double scale = 1.0;
   mlir::Value tokens; ///< memref<BxTxi32/i64> when the mask has documents
   mlir::Value window; ///< memref<i64> when the mask has a window
+  /// gpt.attention {products = bf16}: the forward rounds the probabilities
+  /// to bf16 before they weigh v (q, k and v come rounded already).
+  bool bf16Probabilities = false;
 };
 
 /// Allocates and fills the key bounds: (lo, hi) as memref<BxTxindex>.

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Lowering/AttentionKernels.h"
+#include "passes/Lowering/AttentionTensorCores.h"
 #include "passes/Lowering/CrossEntropyKernels.h"
 #include "passes/Lowering/LinalgBuilders.h"
 #include "passes/Lowering/LowerToLinalg.h"
@@ -240,6 +241,21 @@ FailureOr<AttentionInputs> prepareAttention(OpT op, PatternRewriter &rewriter,
   return in;
 }
 
+/// `x` rounded to bf16: as a bf16 tensor (`narrow`), or back in its own
+/// type.
+Value roundedToBf16(OpBuilder &b, Location loc, Value x, bool narrow) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type bf16 = b.getBF16Type();
+  return parallelGeneric(
+      b, loc, narrow ? type.clone(bf16) : type, x, {},
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value r = arith::TruncFOp::create(nb, nloc, bf16, args[0]);
+        if (narrow)
+          return r;
+        return arith::ExtFOp::create(nb, nloc, type.getElementType(), r);
+      });
+}
+
 struct AttentionToLoops : OpRewritePattern<AttentionOp> {
   AttentionToLoops(MLIRContext *ctx, AttentionTiling tiling)
       : OpRewritePattern(ctx), tiling(tiling) {}
@@ -254,8 +270,28 @@ struct AttentionToLoops : OpRewritePattern<AttentionOp> {
     RankedTensorType rowType = op.getLse().getType();
     AttentionOutput result{resultBuffer(rewriter, loc, type),
                            resultBuffer(rewriter, loc, rowType)};
-    emitAttentionForward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
-                         in->k, in->v, result);
+    // bf16 products: q, k, v rounded once; on the GPU in bf16 for the
+    // tensor cores, elsewhere back in f32 with the probabilities rounded
+    // in the kernel.
+    const bool tensorCores = op.getProducts() && tiling.threadPerRow &&
+                             type.getElementType().isF32() &&
+                             tensorCoreAttentionFits(in->problem);
+    if (op.getProducts()) {
+      auto rounded = [&](Value x) {
+        return readBuffer(rewriter, loc,
+                          roundedToBf16(rewriter, loc, x, tensorCores));
+      };
+      in->q = rounded(op.getQuery());
+      in->k = rounded(op.getKey());
+      in->v = rounded(op.getValue());
+      in->problem.bf16Probabilities = true;
+    }
+    if (tensorCores)
+      emitTensorCoreAttentionForward(rewriter, loc, in->problem, in->lo,
+                                     in->hi, in->q, in->k, in->v, result);
+    else
+      emitAttentionForward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
+                           in->k, in->v, result);
     rewriter.replaceOp(op, {asTensor(rewriter, loc, type, result.out),
                             asTensor(rewriter, loc, rowType, result.lse)});
     return success();

@@ -49,6 +49,10 @@ struct LowerToLinalgPass
         linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
         scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect,
         func::FuncDialect>();
+    // The warp-level ops of the tensor-core attention kernel
+    // (AttentionTensorCores.h).
+    target.addLegalDialect<gpu::GPUDialect, nvgpu::NVGPUDialect>();
+    target.addLegalOp<gpt::WarpMmaOp>();
     target.addIllegalDialect<gpt::GPTDialect>();
     // The barriers of kernels shaped for a GPU (gptc-workgroup-tiles).
     target.addLegalOp<gpt::BlockBarrierOp>();

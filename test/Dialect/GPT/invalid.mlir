@@ -310,6 +310,22 @@ func.func @attention_rank(%q: tensor<2x8x16xf32>) {
 
 // -----
 
+func.func @attention_products_f32(%q: tensor<1x2x8x16xf32>) {
+  // expected-error @+1 {{'gpt.attention' op products must be bf16, narrower than the element type 'f32'}}
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 1.250000e-01 products = f32 : tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_products_of_bf16(%q: tensor<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'gpt.attention' op products must be bf16, narrower than the element type 'bf16'}}
+  %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 1.250000e-01 products = bf16 : tensor<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
 func.func @attention_scale_zero(%q: tensor<1x2x8x16xf32>) {
   // expected-error @+1 {{'gpt.attention' op scale must be positive and finite, got 0}}
   %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 0.000000e+00 : tensor<1x2x8x16xf32>

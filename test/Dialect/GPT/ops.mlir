@@ -397,6 +397,11 @@ func.func @attention(%q: tensor<1x2x256x32xf32>, %k: tensor<1x2x256x32xf32>,
       window %w : tensor<i64>
       mask = #gpt.mask<causal = true, window = tokens, bos = 0>
       scale = 1.250000e-01 : tensor<1x2x256x32xf32>
+  // The records' precision: bf16 operands of both products.
+  // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] mask = <causal = true, window = none, bos = -1> scale = 1.250000e-01 products = bf16 : tensor<1x2x256x32xf32>
+  %p:2 = gpt.attention %q, %k, %v
+      mask = #gpt.mask<causal = true, window = none, bos = -1>
+      scale = 1.250000e-01 products = bf16 : tensor<1x2x256x32xf32>
   // Non-causal (bidirectional).
   // CHECK: gpt.attention %[[Q]], %[[K]], %[[V]] mask = <causal = false, window = none, bos = -1> scale = 1.000000e+00 : tensor<1x2x256x32xf32>
   %6:2 = gpt.attention %q, %k, %v

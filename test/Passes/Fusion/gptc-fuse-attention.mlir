@@ -124,9 +124,10 @@ func.func @causal_blocks_document(%q: tensor<1x2x128x8xf32>, %k: tensor<1x2x128x
 
 // -----
 
-// Documents only, GEMMs in bf16 (casts around both matmuls).
+// Documents only, GEMMs in bf16 (casts around both matmuls): the fused
+// op keeps the products' precision.
 // CHECK-LABEL: func.func @document_bf16
-// CHECK-NEXT:    %[[O:[^,]*]], %[[LSE:.*]] = gpt.attention %arg0, %arg1, %arg2 tokens %arg3 : tensor<1x128xi32> mask = <causal = false, window = none, bos = 256>
+// CHECK-NEXT:    %[[O:[^,]*]], %[[LSE:.*]] = gpt.attention %arg0, %arg1, %arg2 tokens %arg3 : tensor<1x128xi32> mask = <causal = false, window = none, bos = 256> scale = {{.*}} products = bf16 :
 // CHECK-NEXT:    return %[[O]] :
 func.func @document_bf16(%q: tensor<1x2x128x8xf32>, %k: tensor<1x2x128x8xf32>, %v: tensor<1x2x128x8xf32>, %tok: tensor<1x128xi32>) -> tensor<1x2x128x8xf32> {
   %qh = gpt.cast %q : tensor<1x2x128x8xf32> to tensor<1x2x128x8xbf16>

@@ -1,0 +1,327 @@
+//===- AttentionTensorCores.cpp - Tensor-core flash attention -------------===//
+//
+// See AttentionTensorCores.h. The fragments follow the PTX ISA's layouts
+// for mma.m16n8k16 (lane = 4 g + t):
+//   A (16 x 16, row):  a0 a1 (row g, k 2t, 2t+1), a2 a3 (row g + 8, same k),
+//                      a4 a5 (row g, k 8 + 2t, +1), a6 a7 (row g + 8, ...)
+//   B (16 x 8, col):   b0 b1 (k 2t, 2t+1, column g), b2 b3 (k 8 + 2t, +1)
+//   C (16 x 8):        c0 c1 (row g, columns 2t, 2t+1), c2 c3 (row g + 8)
+// so the scores of two neighbouring 8-key column tiles, rounded to bf16,
+// are the A operand of the product with V as they stand (FlashAttention-2
+// keeps P in registers the same way), and every row's statistics are
+// shared by the four lanes of a quad (two butterfly shuffles).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Lowering/AttentionTensorCores.h"
+#include "passes/Lowering/KernelEmitter.h"
+
+#include "dialects/GPT/GPTDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace gptc::lowering {
+namespace {
+
+using arith::CmpFPredicate;
+using arith::CmpIPredicate;
+
+constexpr int64_t kWarps = 4;
+constexpr int64_t kThreads = 32 * kWarps;
+/// Query rows per block (16 per warp) and keys per staged tile.
+constexpr int64_t kQueryRows = 16 * kWarps;
+constexpr int64_t kKeyCols = 64;
+/// Shared rows are padded by 8 bf16 (16 bytes): the eight row addresses of
+/// an ldmatrix then fall in different banks.
+constexpr int64_t kPad = 8;
+/// bf16 elements per vectorised global load (16 bytes).
+constexpr int64_t kChunk = 8;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// A 16x8 f32 accumulator: c0..c3 of this lane.
+using Acc = std::array<Value, 4>;
+
+/// The lane's coordinates in its warp and block.
+struct Lane {
+  Value thread, lane, warp, g, t;
+};
+
+class TensorCoreEmitter {
+public:
+  TensorCoreEmitter(KernelEmitter &e, const AttentionProblem &p, Lane at)
+      : e(e), b(e.builder()), loc(e.location()), p(p), at(at) {}
+
+  Value i32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+
+  /// A shared tile of `rows` x (D + pad) bf16 in workgroup memory.
+  Value sharedTile(int64_t rows) {
+    auto space =
+        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get({rows, p.D + kPad}, b.getBF16Type(),
+                                MemRefLayoutAttrInterface(), space);
+    auto alloca = memref::AllocaOp::create(b, loc, type);
+    alloca->setAttr(kWorkgroupTileAttr, b.getUnitAttr());
+    return alloca;
+  }
+
+  /// tile[r][:] = src[batch, head, min(first + r, T - 1)][:] for r < rows,
+  /// 16 bytes per load, consecutive threads along a row; then a barrier.
+  /// Rows past the sequence repeat its last row (finite values, which the
+  /// mask or the final store leaves out).
+  void stage(Value tile, Value src, Value batch, Value head, Value first,
+             int64_t rows) {
+    const int64_t perRow = p.D / kChunk;
+    const int64_t chunks = rows * perRow;
+    auto vec = VectorType::get({kChunk}, b.getBF16Type());
+    for (int64_t k = 0; k < chunks / kThreads; ++k) {
+      Value x = e.add(at.thread, e.idx(k * kThreads));
+      Value r = e.div(x, e.idx(perRow));
+      Value c = e.mul(e.rem(x, e.idx(perRow)), e.idx(kChunk));
+      Value row = e.min(e.add(first, r), e.idx(p.T - 1));
+      Value chunk = vector::LoadOp::create(b, loc, vec, src,
+                                           ValueRange{batch, head, row, c});
+      vector::StoreOp::create(b, loc, chunk, tile, ValueRange{r, c});
+    }
+    barrier();
+  }
+
+  void barrier() { gpt::BlockBarrierOp::create(b, loc); }
+
+  /// The 32-bit registers of an ldmatrix result (vector<Nx2xbf16>).
+  SmallVector<Value> registers(Value fragment) {
+    auto type = cast<VectorType>(fragment.getType());
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+      Value pair = vector::ExtractOp::create(b, loc, fragment, i);
+      Value word = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, b.getI32Type()), pair);
+      regs.push_back(vector::ExtractOp::create(b, loc, word, 0));
+    }
+    return regs;
+  }
+
+  /// ldmatrix of `tiles` 8x8 matrices of `tile` at this lane's row and
+  /// column (each lane gives one row address), transposed or not.
+  SmallVector<Value> ldmatrix(Value tile, Value row, Value col, int64_t tiles,
+                              bool transpose) {
+    auto type = VectorType::get({tiles, 2}, b.getBF16Type());
+    Value fragment = nvgpu::LdMatrixOp::create(b, loc, type, tile,
+                                               ValueRange{row, col}, transpose,
+                                               static_cast<uint32_t>(tiles));
+    return registers(fragment);
+  }
+
+  /// Two f32 values rounded to bf16 and packed into one register (the
+  /// first in the low half).
+  Value pack(Value lo, Value hi) {
+    Type bf16 = b.getBF16Type();
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, bf16),
+        ValueRange{arith::TruncFOp::create(b, loc, bf16, lo),
+                   arith::TruncFOp::create(b, loc, bf16, hi)});
+    Value word = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), pair);
+    return vector::ExtractOp::create(b, loc, word, 0);
+  }
+
+  /// c + a b by one mma.sync.m16n8k16 (bf16 operands, f32 accumulator).
+  Acc mma(ArrayRef<Value> a, ArrayRef<Value> bReg, const Acc &c) {
+    auto d = gpt::WarpMmaOp::create(b, loc, a[0], a[1], a[2], a[3], bReg[0],
+                                    bReg[1], c[0], c[1], c[2], c[3]);
+    return {d.getD0(), d.getD1(), d.getD2(), d.getD3()};
+  }
+
+  /// x combined with the values of the lanes 1 and 2 apart (the quad).
+  Value quad(Value x, bool sum) {
+    for (int64_t offset : {1, 2}) {
+      Value other = gpu::ShuffleOp::create(b, loc, x, i32(offset), i32(32),
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      x = sum ? e.fadd(x, other) : e.fmax(x, other);
+    }
+    return x;
+  }
+
+  Acc zeros() {
+    Value z = e.fc(0.0);
+    return {z, z, z, z};
+  }
+
+  KernelEmitter &e;
+  OpBuilder &b;
+  Location loc;
+  const AttentionProblem &p;
+  Lane at;
+};
+
+} // namespace
+
+bool tensorCoreAttentionFits(const AttentionProblem &p) {
+  return p.D % 16 == 0 && p.D <= 128 && p.D > 0;
+}
+
+void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
+                                    const AttentionProblem &p, Value lo,
+                                    Value hi, Value q, Value k, Value v,
+                                    AttentionOutput result) {
+  const int64_t D = p.D, dTiles = D / 8, kSteps = D / 16;
+  const int64_t keyTiles = kKeyCols / 8, keySteps = kKeyCols / 16;
+  const int64_t tiles = (p.T + kQueryRows - 1) / kQueryRows;
+  Type f32 = b.getF32Type();
+  parallelKernel(b, loc, f32, p.B * p.H * tiles, [&](KernelEmitter &outer,
+                                                    Value w) {
+    Value tile = outer.rem(w, outer.idx(tiles));
+    Value bh = outer.div(w, outer.idx(tiles));
+    Value batch = outer.div(bh, outer.idx(p.H)),
+          head = outer.rem(bh, outer.idx(p.H));
+    parallelKernel(outer.builder(), loc, f32, kThreads, [&](KernelEmitter &e,
+                                                            Value thread) {
+      Lane at;
+      at.thread = thread;
+      at.lane = e.rem(thread, e.idx(32));
+      at.warp = e.div(thread, e.idx(32));
+      at.g = e.div(at.lane, e.idx(4));
+      at.t = e.rem(at.lane, e.idx(4));
+      TensorCoreEmitter tc(e, p, at);
+      Value kt = tc.sharedTile(kKeyCols), vt = tc.sharedTile(kKeyCols);
+
+      // This lane's two query rows (g and g + 8 of its warp's 16), clamped
+      // to the sequence for reading their key bounds.
+      Value i0 = e.mul(tile, e.idx(kQueryRows));
+      Value warpRow = e.add(i0, e.mul(at.warp, e.idx(16)));
+      Value rows[2] = {e.add(warpRow, at.g),
+                       e.add(warpRow, e.add(at.g, e.idx(8)))};
+      Value rowLo[2], rowHi[2];
+      for (int64_t h = 0; h < 2; ++h) {
+        Value clamped = e.min(rows[h], e.idx(p.T - 1));
+        rowLo[h] = e.load(lo, {batch, clamped});
+        rowHi[h] = e.load(hi, {batch, clamped});
+      }
+      Value last = e.min(e.add(i0, e.idx(kQueryRows)), e.idx(p.T));
+      Value begin = e.load(lo, {batch, i0});
+      Value end = e.add(e.load(hi, {batch, e.sub(last, e.idx(1))}), e.idx(1));
+
+      // Q's A fragments, staged through the K tile.
+      tc.stage(kt, q, batch, head, i0, kQueryRows);
+      SmallVector<SmallVector<Value>> qa;
+      Value qRow = e.add(e.mul(at.warp, e.idx(16)), e.rem(at.lane, e.idx(16)));
+      for (int64_t ks = 0; ks < kSteps; ++ks) {
+        Value col =
+            e.add(e.idx(16 * ks), e.mul(e.div(at.lane, e.idx(16)), e.idx(8)));
+        qa.push_back(tc.ldmatrix(kt, qRow, col, 4, /*transpose=*/false));
+      }
+      tc.barrier();
+
+      // Carried: m (2 rows), l (2 rows, this lane's partial sums), acc.
+      Value ninf = e.fc(-kInf);
+      SmallVector<Value> init = {ninf, ninf, e.fc(0.0), e.fc(0.0)};
+      for (int64_t i = 0; i < dTiles * 4; ++i)
+        init.push_back(e.fc(0.0));
+      SmallVector<Value> state = e.loop(
+          begin, end, e.idx(kKeyCols), init,
+          [&](Value j0, ValueRange carried) {
+            tc.stage(kt, k, batch, head, j0, kKeyCols);
+            tc.stage(vt, v, batch, head, j0, kKeyCols);
+            // S = Q K^T: K's rows are B's columns (ldmatrix, no transpose).
+            SmallVector<Acc> s(keyTiles, tc.zeros());
+            Value kRow = e.rem(at.lane, e.idx(8));
+            Value kCol = e.mul(e.rem(e.div(at.lane, e.idx(8)), e.idx(2)),
+                               e.idx(8));
+            for (int64_t n = 0; n < keyTiles; ++n)
+              for (int64_t ks = 0; ks < kSteps; ++ks) {
+                SmallVector<Value> kb =
+                    tc.ldmatrix(kt, e.add(e.idx(8 * n), kRow),
+                                e.add(e.idx(16 * ks), kCol), 2, false);
+                s[n] = tc.mma(qa[ks], kb, s[n]);
+              }
+            // Scale and mask; the rows' maxima over the tile.
+            Value scale = e.fc(p.scale);
+            Value tileMax[2] = {ninf, ninf};
+            for (int64_t n = 0; n < keyTiles; ++n)
+              for (int64_t i = 0; i < 4; ++i) {
+                int64_t h = i / 2;
+                Value key = e.add(
+                    j0, e.add(e.idx(8 * n + i % 2), e.mul(at.t, e.idx(2))));
+                Value ok = e.both(e.cmp(CmpIPredicate::sge, key, rowLo[h]),
+                                  e.cmp(CmpIPredicate::sle, key, rowHi[h]));
+                s[n][i] = e.select(ok, e.fmul(s[n][i], scale), ninf);
+                tileMax[h] = e.fmax(tileMax[h], s[n][i]);
+              }
+            // Online softmax per row: m, alpha, p = exp(s - m), l.
+            SmallVector<Value> next;
+            Value alpha[2], mSafe[2];
+            for (int64_t h = 0; h < 2; ++h) {
+              Value mNew = e.fmax(carried[h], tc.quad(tileMax[h], false));
+              mSafe[h] = e.select(e.fcmp(CmpFPredicate::OEQ, mNew, ninf),
+                                  e.fc(0.0), mNew);
+              alpha[h] = e.exp(e.fsub(carried[h], mSafe[h]));
+              next.push_back(mNew);
+            }
+            Value rowSum[2] = {e.fc(0.0), e.fc(0.0)};
+            for (int64_t n = 0; n < keyTiles; ++n)
+              for (int64_t i = 0; i < 4; ++i) {
+                int64_t h = i / 2;
+                s[n][i] = e.exp(e.fsub(s[n][i], mSafe[h]));
+                rowSum[h] = e.fadd(rowSum[h], s[n][i]);
+              }
+            for (int64_t h = 0; h < 2; ++h)
+              next.push_back(e.fadd(e.fmul(carried[2 + h], alpha[h]), rowSum[h]));
+            SmallVector<Acc> acc(dTiles);
+            for (int64_t dn = 0; dn < dTiles; ++dn)
+              for (int64_t i = 0; i < 4; ++i)
+                acc[dn][i] = e.fmul(carried[4 + 4 * dn + i], alpha[i / 2]);
+            // O += P V: P in bf16 from the scores' registers; V's rows are
+            // B's rows (ldmatrix transposed).
+            Value vRow = e.rem(at.lane, e.idx(16));
+            for (int64_t ks = 0; ks < keySteps; ++ks) {
+              const Acc &left = s[2 * ks], &right = s[2 * ks + 1];
+              SmallVector<Value> pa = {
+                  tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
+                  tc.pack(right[0], right[1]), tc.pack(right[2], right[3])};
+              for (int64_t dn = 0; dn < dTiles; ++dn) {
+                SmallVector<Value> vb =
+                    tc.ldmatrix(vt, e.add(e.idx(16 * ks), vRow),
+                                e.idx(8 * dn), 2, /*transpose=*/true);
+                acc[dn] = tc.mma(pa, vb, acc[dn]);
+              }
+            }
+            for (const Acc &a : acc)
+              next.append(a.begin(), a.end());
+            tc.barrier(); // before the next tile overwrites kt and vt
+            return next;
+          });
+
+      // out = acc / l; lse = m + log(l) (-inf for a row without keys).
+      for (int64_t h = 0; h < 2; ++h) {
+        Value l = tc.quad(state[2 + h], /*sum=*/true);
+        Value inv = e.select(e.fcmp(CmpFPredicate::OGT, l, e.fc(0.0)),
+                             e.fdiv(e.fc(1.0), l), e.fc(0.0));
+        Value inside = e.cmp(CmpIPredicate::slt, rows[h], e.idx(p.T));
+        auto store = scf::IfOp::create(b, loc, inside, false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(store.thenBlock());
+        for (int64_t dn = 0; dn < dTiles; ++dn)
+          for (int64_t c = 0; c < 2; ++c) {
+            Value d = e.add(e.idx(8 * dn + c), e.mul(at.t, e.idx(2)));
+            e.store(e.fmul(state[4 + 4 * dn + 2 * h + c], inv), result.out,
+                    {batch, head, rows[h], d});
+          }
+        auto first = scf::IfOp::create(
+            b, loc, e.cmp(CmpIPredicate::eq, at.t, e.idx(0)), false);
+        b.setInsertionPointToStart(first.thenBlock());
+        e.store(e.fadd(state[h], e.log(l)), result.lse,
+                {batch, head, rows[h]});
+      }
+    });
+  });
+}
+
+} // namespace gptc::lowering

@@ -1,0 +1,38 @@
+//===- AttentionTensorCores.h - Tensor-core flash attention -----*- C++ -*-===//
+//
+// The forward kernel of gpt.attention {products = bf16} for NVIDIA tensor
+// cores (sm_80 and later), in the FlashAttention-2 partition: a block of
+// four warps per tile of 64 queries, each warp owning 16 query rows; K and
+// V staged in shared memory 64 keys at a time; both products by
+// mma.sync.m16n8k16 (bf16 x bf16, f32 accumulation) with operands loaded by
+// ldmatrix; the scores, the online softmax's statistics and the output
+// accumulator in registers (no local memory). Keys the mask excludes for
+// the whole tile are never visited (the tile's key range from the key
+// bounds, as the scalar kernels); the rest are masked element by element.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPTC_PASSES_LOWERING_ATTENTIONTENSORCORES_H
+#define GPTC_PASSES_LOWERING_ATTENTIONTENSORCORES_H
+
+#include "passes/Lowering/AttentionKernels.h"
+
+namespace gptc::lowering {
+
+/// Whether the tensor-core kernel handles `p`: a head dimension that is a
+/// multiple of 16 (the mma's k) and at most 128 (the accumulator's
+/// registers).
+bool tensorCoreAttentionFits(const AttentionProblem &p);
+
+/// out = softmax(scale q k^T + mask) v and lse as emitAttentionForward,
+/// from q, k, v already rounded to bf16 (memref<BxHxTxDxbf16>), the
+/// probabilities rounded to bf16 before they weigh v; out and lse in f32.
+void emitTensorCoreAttentionForward(mlir::OpBuilder &b, mlir::Location loc,
+                                    const AttentionProblem &p, mlir::Value lo,
+                                    mlir::Value hi, mlir::Value q,
+                                    mlir::Value k, mlir::Value v,
+                                    AttentionOutput result);
+
+} // namespace gptc::lowering
+
+#endif // GPTC_PASSES_LOWERING_ATTENTIONTENSORCORES_H
