@@ -323,10 +323,22 @@ LogicalResult evalBlockBarrier(BlockBarrierOp, ArrayRef<HostTensor>,
   return success();
 }
 
+/// gpt.warp_mma is one lane's share of a warp-collective product: its
+/// result depends on the other 31 lanes' operands, which a program on
+/// whole tensors does not have. It exists only inside the CUDA target's
+/// kernels; its semantics are the PTX ISA's (the emulated device's
+/// unittests/Emu/MatrixTest.cpp checks them against hand-computed tiles).
+LogicalResult evalWarpMma(WarpMmaOp op, ArrayRef<HostTensor>, EvalResults &) {
+  return op.emitOpError("is one lane of a warp-wide product; the reference "
+                        "interpreter evaluates programs on whole tensors, not "
+                        "the lanes of a CUDA kernel");
+}
+
 } // namespace
 
 void attachFusedModels(MLIRContext *ctx) {
   attach<BlockBarrierOp, evalBlockBarrier>(ctx);
+  attach<WarpMmaOp, evalWarpMma>(ctx);
   attach<RMSNormOp, evalRMSNorm>(ctx);
   attach<RMSNormGradOp, evalRMSNormGrad>(ctx);
   attach<AttentionOp, evalAttention>(ctx);

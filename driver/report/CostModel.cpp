@@ -76,8 +76,11 @@ double launchEfficiency(int64_t threadsPerBlock, int64_t totalThreads) {
   return shape.lanes * shape.fill;
 }
 
-double kernelSeconds(double flops, double bytes, double efficiency) {
-  double roofline = std::max(flops / H100::kF32Flops, bytes / H100::kBandwidth);
+double kernelSeconds(double flops, double bytes, double efficiency,
+                     double tensorFlops) {
+  double roofline =
+      std::max(flops / H100::kF32Flops + tensorFlops / H100::kBF16TensorFlops,
+               bytes / H100::kBandwidth);
   return roofline / std::max(efficiency, 1e-9) + H100::kLaunchSeconds;
 }
 
@@ -113,6 +116,8 @@ const char *boundName(Bound b) {
   switch (b) {
   case Bound::Arithmetic:
     return "fp32";
+  case Bound::Tensor:
+    return "tensor";
   case Bound::Issue:
     return "issue";
   case Bound::DRAM:
@@ -159,6 +164,7 @@ KernelTime calibratedKernelTime(const KernelWork &w) {
   t.issue = w.threadInstructions / (32.0 * lanes) /
             M::kWarpInstructionsPerSecond / std::max(hiding, 1e-9);
   t.arithmetic = w.flops / H100::kF32Flops / lanes / std::max(hiding, 1e-9);
+  t.tensor = w.tensorFlops / M::kMmaSyncFlops / std::max(fill, 1e-9);
   t.dram = w.dramBytes / H100::kBandwidth / std::max(fill, 1e-9);
   t.shared = w.sharedBytes / M::kL1BytesPerSecond / std::max(fill, 1e-9);
   if (w.stackBytes != 0)
@@ -169,13 +175,15 @@ KernelTime calibratedKernelTime(const KernelWork &w) {
   t.bound = Bound::Launch;
   for (auto [seconds, bound] :
        {std::pair{t.arithmetic, Bound::Arithmetic},
+        std::pair{t.tensor, Bound::Tensor},
         std::pair{t.issue, Bound::Issue}, std::pair{t.dram, Bound::DRAM},
         std::pair{t.shared, Bound::Shared}, std::pair{t.local, Bound::Local}})
     if (seconds > worst) {
       worst = seconds;
       t.bound = bound;
     }
-  t.seconds = std::max({t.arithmetic, t.issue, t.dram, t.shared, t.local}) +
+  t.seconds = std::max({t.arithmetic, t.tensor, t.issue, t.dram, t.shared,
+                        t.local}) +
               M::kGraphLaunchSeconds;
   return t;
 }

@@ -74,8 +74,10 @@ double launchEfficiency(int64_t threadsPerBlock, int64_t totalThreads);
 
 /// Roofline seconds of one launch doing `flops` f32 FLOPs and moving
 /// `bytes` of global memory at `efficiency` (launchEfficiency) of the
-/// peaks: max(flops / 67 TFLOP/s, bytes / 3.35 TB/s) / efficiency + 3 us.
-double kernelSeconds(double flops, double bytes, double efficiency);
+/// peaks: max(flops / 67 TFLOP/s + tensorFlops / 989 TFLOP/s, bytes /
+/// 3.35 TB/s) / efficiency + 3 us.
+double kernelSeconds(double flops, double bytes, double efficiency,
+                     double tensorFlops = 0);
 
 /// Peak FLOP/s of a GEMM of elements of `elementBytes`: bf16 (2) on the
 /// tensor cores 989 TFLOP/s, else 67 TFLOP/s.
@@ -120,6 +122,11 @@ struct H100Measured {
   static constexpr double kGraphLaunchSeconds = 1.3e-6;
   /// PCIe Gen5 x16, one direction (the datasheet's 128 GB/s is both).
   static constexpr double kPCIeBytesPerSecond = 64e9;
+  /// mma.sync (the warp-level tensor-core instruction of sm_80, which
+  /// gptc's attention kernels use) reaches about 2/3 of Hopper's dense
+  /// peak; only wgmma reaches all of it (FlashAttention-3, Shah et al.
+  /// 2024, section 2.2).
+  static constexpr double kMmaSyncFlops = H100::kBF16TensorFlops * 2.0 / 3.0;
   /// cuBLAS bf16 GEMM at 80% of the dense peak on large shapes.
   static constexpr double kGemmEfficiency = 0.80;
   /// cuBLAS's output tile for the wave-quantisation count.
@@ -127,12 +134,14 @@ struct H100Measured {
 };
 
 /// The resource that bounds a kernel's time in the calibrated model.
-enum class Bound { Arithmetic, Issue, DRAM, Shared, Local, Launch };
+enum class Bound { Arithmetic, Tensor, Issue, DRAM, Shared, Local, Launch };
+constexpr size_t kNumBounds = 7;
 const char *boundName(Bound b);
 
 /// What one launch of a kernel does and how it is launched.
 struct KernelWork {
   double flops = 0, dramBytes = 0, threadInstructions = 0;
+  double tensorFlops = 0;                 ///< mma.sync's (not in flops)
   double sharedBytes = 0, localBytes = 0; ///< loaded + stored
   int64_t threadsPerBlock = 1, threads = 1;
   /// Resident blocks per SM (occupancyH100); 0 when unknown (no ptxas).
@@ -146,7 +155,8 @@ struct KernelWork {
 struct KernelTime {
   double seconds = 0;
   Bound bound = Bound::Launch;
-  double arithmetic = 0, issue = 0, dram = 0, shared = 0, local = 0;
+  double arithmetic = 0, tensor = 0, issue = 0, dram = 0, shared = 0,
+         local = 0;
 };
 
 /// Where local memory is served from: L1 when the resident threads'
@@ -163,6 +173,7 @@ double localBytesPerSecond(const KernelWork &w, int64_t residentWarpsPerSM);
 ///   issue   = thread-instructions / (32 lanes) / (528 x 1.98 GHz) /
 ///             hiding
 ///   arith   = FLOPs / 67 TFLOP/s / lanes / hiding
+///   tensor  = mma.sync FLOPs / (2/3 x 989 TFLOP/s) / fill
 ///   dram    = bytes / 3.35 TB/s / fill
 ///   shared  = shared bytes / 33.4 TB/s / fill
 ///   local   = local bytes / localBytesPerSecond / fill (0 when ptxas

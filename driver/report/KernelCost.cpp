@@ -11,9 +11,13 @@
 
 #include "passes/Lowering/KernelEmitter.h"
 
+#include "dialects/GPT/GPTDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -49,6 +53,13 @@ double flopsOf(Operation &op) {
   if (isa<math::MathDialect>(op.getDialect()))
     return elements(t);
   return 0;
+}
+
+/// Tensor-core FLOPs of one thread's share of a warp's mma (m16n8k16).
+double tensorFlopsOf(Operation &op) {
+  if (!isa<NVVM::MmaOp, gpt::WarpMmaOp>(op))
+    return 0;
+  return 2.0 * 16 * 8 * 16 / 32;
 }
 
 /// Where a memref lives on the device.
@@ -108,6 +119,9 @@ std::tuple<Value, Type, double> accessOf(Operation &op) {
     return {store.getBase(), store.getValueToStore().getType(), 1};
   if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
     return {rmw.getMemref(), rmw.getType(), 2};
+  // ldmatrix: each lane receives a 32-bit register per 8x8 matrix.
+  if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
+    return {ld.getSrcMemref(), ld.getRes().getType(), 1};
   if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(op))
     return {rmw.getMemref(), rmw.getResult().getType(), 2};
   return {Value(), Type(), 0};
@@ -277,6 +291,7 @@ void BodyCounter::count(Block &block, double times) {
           static_cast<double>(alloca.getType().getNumElements()) *
           elementBytes(alloca.getType());
     cost.flops += times * flopsOf(op);
+    cost.tensorFlops += times * tensorFlopsOf(op);
     if (auto [memref, value, moves] = accessOf(op); memref) {
       // The access's bytes in its memory space; its load or store and an
       // address add (instructionsOf).

@@ -22,6 +22,9 @@ namespace gptc {
 /// FLOPs, memory bytes and instructions of one work item.
 struct BodyCost {
   double flops = 0, bytes = 0; ///< bytes: global memory
+  /// FLOPs of warp-level tensor-core products (mma.sync: 2 x 16 x 8 x 16
+  /// per warp, a 32nd of it per thread), not in `flops`.
+  double tensorFlops = 0;
   /// Shared (workgroup) and local (memref.alloca, private) bytes loaded
   /// and stored.
   double sharedBytes = 0, localBytes = 0;

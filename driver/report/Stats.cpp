@@ -218,6 +218,7 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
                                       p.sharedBytes + k.dynamicShared);
   double items = static_cast<double>(k.workItems.value_or(1));
   k.flops = k.body.flops * items;
+  k.tensorFlops = k.body.tensorFlops * items;
   k.bytes = k.body.bytes * items;
   k.instructions = k.body.instructions * items;
   k.sharedTraffic = k.body.sharedBytes * items;
@@ -231,10 +232,13 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
   double efficiency =
       cost::launchEfficiency(threadsPerBlock.value_or(1), threads.value_or(1));
   double launches = static_cast<double>(k.launches.value_or(1));
-  k.seconds = launches * cost::kernelSeconds(k.flops, k.bytes, efficiency);
-  k.idealSeconds = launches * cost::kernelSeconds(k.flops, k.bytes, 1.0);
+  k.seconds = launches * cost::kernelSeconds(k.flops, k.bytes, efficiency,
+                                            k.tensorFlops);
+  k.idealSeconds =
+      launches * cost::kernelSeconds(k.flops, k.bytes, 1.0, k.tensorFlops);
   cost::KernelWork work;
   work.flops = k.flops;
+  work.tensorFlops = k.tensorFlops;
   work.dramBytes = k.bytes;
   work.threadInstructions = k.instructions;
   work.sharedBytes = k.sharedTraffic;
@@ -255,7 +259,7 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
   entry.secondsByBound[static_cast<size_t>(k.calibrated.bound)] +=
       k.calibratedSeconds;
   entry.kernelsByBound[static_cast<size_t>(k.calibrated.bound)] += 1;
-  entry.kernelFlops += launches * k.flops;
+  entry.kernelFlops += launches * (k.flops + k.tensorFlops);
   entry.kernelBytes += launches * k.bytes;
   entry.kernelSeconds += k.seconds;
   entry.idealSeconds += k.idealSeconds;

@@ -67,6 +67,7 @@ struct Kernel {
   bool guardUnknown = false;                ///< a guard we could not bound
   std::optional<cost::Occupancy> occupancy; ///< sm_90, with ptxas
   double flops = 0, bytes = 0;              ///< per launch
+  double tensorFlops = 0;                   ///< per launch (mma.sync)
   /// Per launch: thread-instructions, shared and local bytes.
   double instructions = 0, sharedTraffic = 0, localTraffic = 0;
   double seconds = 0, idealSeconds = 0; ///< all launches of one call
@@ -153,8 +154,8 @@ struct EntryStats {
   /// The calibrated model's seconds of one call, and its kernels' seconds
   /// by the bound that limits them (indexed by cost::Bound).
   double calibratedKernelSeconds = 0, calibratedGemmSeconds = 0;
-  std::array<double, 6> secondsByBound{};
-  std::array<int64_t, 6> kernelsByBound{};
+  std::array<double, cost::kNumBounds> secondsByBound{};
+  std::array<int64_t, cost::kNumBounds> kernelsByBound{};
   bool approximate = false;
 };
 

@@ -32,8 +32,8 @@ size_t distinctKernels(llvm::ArrayRef<const EntryStats *> entries) {
 
 /// " local 1.2 ms (3 launch sites), issue ..." for the bounds that have
 /// kernels, longest first.
-static void printBounds(const std::array<double, 6> &seconds,
-                        const std::array<int64_t, 6> &kernels,
+static void printBounds(const std::array<double, cost::kNumBounds> &seconds,
+                        const std::array<int64_t, cost::kNumBounds> &kernels,
                         llvm::raw_ostream &os) {
   std::vector<size_t> order;
   for (size_t b = 0; b < seconds.size(); ++b)
@@ -204,8 +204,8 @@ void printStepCost(const ModelSpec &spec,
                    llvm::raw_ostream &os) {
   double kernelSeconds = 0, gemmSeconds = 0, idealSeconds = 0, flops = 0,
          bytes = 0, calKernels = 0, calGemms = 0;
-  std::array<double, 6> byBound{};
-  std::array<int64_t, 6> sitesByBound{};
+  std::array<double, cost::kNumBounds> byBound{};
+  std::array<int64_t, cost::kNumBounds> sitesByBound{};
   Total launches, calls;
   bool approximate = false;
   // (calibrated seconds per step, kernel, origin, bound)

@@ -13,12 +13,16 @@
 // (96 registers and 60 spill bytes for the dQ kernel at head_dim 128 on
 // sm_90). .minnctapersm 1 (nvvm.minctasm) lifts that budget to what one
 // block of the kernel's size can have; ptxas still fits the registers to
-// the block size. See the pass description in passes/Passes.td.
+// the block size. Each workgroup attribution is aligned to 16 bytes
+// (llvm.align), so that 16-byte shared loads and stores (the tensor-core
+// attention's staged tiles) may be vector instructions. See the pass
+// description in passes/Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace gptc {
@@ -35,9 +39,15 @@ struct SharedTileRegistersPass
   void runOnOperation() override {
     Builder b(&getContext());
     getOperation().walk([&](gpu::GPUFuncOp func) {
-      if (func.isKernel() && func.getNumWorkgroupAttributions() > 0)
-        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                      b.getI32IntegerAttr(1));
+      if (!func.isKernel() || func.getNumWorkgroupAttributions() == 0)
+        return;
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(1));
+      // 16-byte alignment: a thread's 16-byte shared accesses (the
+      // tensor-core attention's staged tiles) need it.
+      for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i)
+        func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                         b.getI64IntegerAttr(16));
     });
   }
 };

@@ -73,7 +73,9 @@ public:
   }
 
   /// tile[r][:] = src[batch, head, min(first + r, T - 1)][:] for r < rows,
-  /// 16 bytes per load, consecutive threads along a row; then a barrier.
+  /// 16 bytes per load and store (aligned: D is a multiple of 16, the
+  /// arena's buffers of 64 bytes, the padded shared rows of 16), consecutive
+  /// threads along a row. The caller places the barrier.
   /// Rows past the sequence repeat its last row (finite values, which the
   /// mask or the final store leaves out).
   void stage(Value tile, Value src, Value batch, Value head, Value first,
@@ -86,11 +88,13 @@ public:
       Value r = e.div(x, e.idx(perRow));
       Value c = e.mul(e.rem(x, e.idx(perRow)), e.idx(kChunk));
       Value row = e.min(e.add(first, r), e.idx(p.T - 1));
-      Value chunk = vector::LoadOp::create(b, loc, vec, src,
-                                           ValueRange{batch, head, row, c});
-      vector::StoreOp::create(b, loc, chunk, tile, ValueRange{r, c});
+      Value chunk = vector::LoadOp::create(
+          b, loc, vec, src, ValueRange{batch, head, row, c},
+          /*nontemporal=*/false, llvm::MaybeAlign(kChunk * 2));
+      vector::StoreOp::create(b, loc, chunk, tile, ValueRange{r, c},
+                              /*nontemporal=*/false,
+                              llvm::MaybeAlign(kChunk * 2));
     }
-    barrier();
   }
 
   void barrier() { gpt::BlockBarrierOp::create(b, loc); }
@@ -211,6 +215,7 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
 
       // Q's A fragments, staged through the K tile.
       tc.stage(kt, q, batch, head, i0, kQueryRows);
+      tc.barrier();
       SmallVector<SmallVector<Value>> qa;
       Value qRow = e.add(e.mul(at.warp, e.idx(16)), e.rem(at.lane, e.idx(16)));
       for (int64_t ks = 0; ks < kSteps; ++ks) {
@@ -230,6 +235,7 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
           [&](Value j0, ValueRange carried) {
             tc.stage(kt, k, batch, head, j0, kKeyCols);
             tc.stage(vt, v, batch, head, j0, kKeyCols);
+            tc.barrier();
             // S = Q K^T: K's rows are B's columns (ldmatrix, no transpose).
             SmallVector<Acc> s(keyTiles, tc.zeros());
             Value kRow = e.rem(at.lane, e.idx(8));

@@ -1,0 +1,60 @@
+// gpt.attention {products = bf16} on the CUDA target: q, k, v rounded to
+// bf16 tensors and the tensor-core forward kernel (AttentionTensorCores.h):
+// a block of 4 warps (128 threads) per 64 queries, K and V staged in padded
+// shared tiles, ldmatrix operands, gpt.warp_mma products, the row
+// statistics shared over a quad by butterfly shuffles. Without the
+// attribute, with a head dimension the mma's k does not divide, or on the
+// CPU, the scalar kernels run, on q, k, v rounded to bf16 and back (and
+// the probabilities rounded in the kernel).
+// RUN: gptc-opt %s --gptc-lower-to-linalg="gpu-kernels=true" --split-input-file | FileCheck %s
+// RUN: gptc-opt %s --gptc-lower-to-linalg --split-input-file | FileCheck %s --check-prefix=CPU
+
+// CHECK-LABEL: func.func @bf16_products
+// CHECK-COUNT-3: arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%c32) step
+// CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
+// CHECK:             memref.alloca() {gptc.workgroup_tile} : memref<64x40xbf16, #gpu.address_space<workgroup>>
+// CHECK:             vector.load {{.*}} : memref<2x4x256x32xbf16>, vector<8xbf16>
+// CHECK:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK:             scf.for
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false}
+// CHECK:               gpt.warp_mma A[
+// CHECK:               gpu.shuffle  xor
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK:               gpt.warp_mma A[
+// CHECK:               gpt.block_barrier
+// CPU-LABEL: func.func @bf16_products
+// CPU-COUNT-3: arith.extf %{{.*}} : bf16 to f32
+// CPU-NOT:     gpt.warp_mma
+// CPU-NOT:     nvgpu.ldmatrix
+// CPU:         arith.truncf %{{.*}} : f32 to bf16
+// CPU-NEXT:    arith.extf %{{.*}} : bf16 to f32
+func.func @bf16_products(%q: tensor<2x4x256x32xf32>, %k: tensor<2x4x256x32xf32>, %v: tensor<2x4x256x32xf32>, %tok: tensor<2x256xi32>, %w: tensor<i64>) -> (tensor<2x4x256x32xf32>, tensor<2x4x256xf32>) {
+  %o, %lse = gpt.attention %q, %k, %v tokens %tok : tensor<2x256xi32> window %w : tensor<i64> mask = #gpt.mask<causal = true, window = tokens, bos = 7> scale = 2.500000e-01 products = bf16 : tensor<2x4x256x32xf32>
+  return %o, %lse : tensor<2x4x256x32xf32>, tensor<2x4x256xf32>
+}
+
+// -----
+
+// Must not fire: exact f32 products.
+// CHECK-LABEL: func.func @f32_products
+// CHECK-NOT:     arith.truncf
+// CHECK-NOT:     gpt.warp_mma
+// CHECK:         return
+func.func @f32_products(%q: tensor<2x4x256x32xf32>, %k: tensor<2x4x256x32xf32>, %v: tensor<2x4x256x32xf32>) -> (tensor<2x4x256x32xf32>, tensor<2x4x256xf32>) {
+  %o, %lse = gpt.attention %q, %k, %v mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x32xf32>
+  return %o, %lse : tensor<2x4x256x32xf32>, tensor<2x4x256xf32>
+}
+
+// -----
+
+// Must not fire: head_dim 24 is not a multiple of the mma's k (16); the
+// scalar kernel on rounded operands.
+// CHECK-LABEL: func.func @head_dim_24
+// CHECK-COUNT-3: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NOT:     gpt.warp_mma
+// CHECK:         return
+func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %v: tensor<1x2x128x24xf32>) -> (tensor<1x2x128x24xf32>, tensor<1x2x128xf32>) {
+  %o, %lse = gpt.attention %q, %k, %v mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 products = bf16 : tensor<1x2x128x24xf32>
+  return %o, %lse : tensor<1x2x128x24xf32>, tensor<1x2x128xf32>
+}
