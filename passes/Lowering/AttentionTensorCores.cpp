@@ -36,7 +36,9 @@ constexpr int64_t kWarps = 4;
 constexpr int64_t kThreads = 32 * kWarps;
 /// Query rows per block (16 per warp) and keys per staged tile.
 constexpr int64_t kQueryRows = 16 * kWarps;
-constexpr int64_t kKeyCols = 64;
+/// Keys per staged tile: 64, or 32 for head dimensions over 64 (two
+/// buffers of K and V then stay within 48 KiB of static shared memory).
+int64_t keyColsFor(int64_t D) { return D > 64 ? 32 : 64; }
 /// Shared rows are padded by 8 bf16 (16 bytes): the eight row addresses of
 /// an ldmatrix then fall in different banks.
 constexpr int64_t kPad = 8;
@@ -72,26 +74,33 @@ public:
     return alloca;
   }
 
-  /// tile[r][:] = src[batch, head, min(first + r, T - 1)][:] for r < rows,
-  /// 16 bytes per load and store (aligned: D is a multiple of 16, the
-  /// arena's buffers of 64 bytes, the padded shared rows of 16), consecutive
-  /// threads along a row. The caller places the barrier.
+  /// tile[at + r][:] = src[batch, head, min(first + r, T - 1)][:] for
+  /// r < rows, 16 bytes per load and store (aligned: D is a multiple of 16,
+  /// the arena's buffers of 64 bytes, the padded shared rows of 16),
+  /// consecutive threads along a row. The caller places the barrier.
   /// Rows past the sequence repeat its last row (finite values, which the
   /// mask or the final store leaves out).
-  void stage(Value tile, Value src, Value batch, Value head, Value first,
-             int64_t rows) {
+  void stage(Value tile, Value tileRow, Value src, Value batch, Value head,
+             Value first, int64_t rows) {
     const int64_t perRow = p.D / kChunk;
     const int64_t chunks = rows * perRow;
     auto vec = VectorType::get({kChunk}, b.getBF16Type());
-    for (int64_t k = 0; k < chunks / kThreads; ++k) {
+    for (int64_t k = 0; k * kThreads < chunks; ++k) {
       Value x = e.add(at.thread, e.idx(k * kThreads));
+      OpBuilder::InsertionGuard guard(b);
+      if ((k + 1) * kThreads > chunks) {
+        auto inside = scf::IfOp::create(
+            b, loc, e.cmp(arith::CmpIPredicate::slt, x, e.idx(chunks)), false);
+        b.setInsertionPointToStart(inside.thenBlock());
+      }
       Value r = e.div(x, e.idx(perRow));
       Value c = e.mul(e.rem(x, e.idx(perRow)), e.idx(kChunk));
       Value row = e.min(e.add(first, r), e.idx(p.T - 1));
       Value chunk = vector::LoadOp::create(
           b, loc, vec, src, ValueRange{batch, head, row, c},
           /*nontemporal=*/false, llvm::MaybeAlign(kChunk * 2));
-      vector::StoreOp::create(b, loc, chunk, tile, ValueRange{r, c},
+      vector::StoreOp::create(b, loc, chunk, tile,
+                              ValueRange{e.add(tileRow, r), c},
                               /*nontemporal=*/false,
                               llvm::MaybeAlign(kChunk * 2));
     }
@@ -177,7 +186,8 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
                                     Value hi, Value q, Value k, Value v,
                                     AttentionOutput result) {
   const int64_t D = p.D, dTiles = D / 8, kSteps = D / 16;
-  const int64_t keyTiles = kKeyCols / 8, keySteps = kKeyCols / 16;
+  const int64_t keyCols = keyColsFor(D);
+  const int64_t keyTiles = keyCols / 8, keySteps = keyCols / 16;
   const int64_t tiles = (p.T + kQueryRows - 1) / kQueryRows;
   Type f32 = b.getF32Type();
   parallelKernel(b, loc, f32, p.B * p.H * tiles, [&](KernelEmitter &outer,
@@ -195,7 +205,12 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
       at.g = e.div(at.lane, e.idx(4));
       at.t = e.rem(at.lane, e.idx(4));
       TensorCoreEmitter tc(e, p, at);
-      Value kt = tc.sharedTile(kKeyCols), vt = tc.sharedTile(kKeyCols);
+      // Two buffers each of K and V, used in turn: a tile is staged into
+      // one while no warp can still read it (all passed the barrier after
+      // the other was staged), so one barrier per tile suffices; and the
+      // fragments' addresses depend on the buffer, so none is kept live in
+      // registers across the loop.
+      Value kt = tc.sharedTile(2 * keyCols), vt = tc.sharedTile(2 * keyCols);
 
       // This lane's two query rows (g and g + 8 of its warp's 16), clamped
       // to the sequence for reading their key bounds.
@@ -213,8 +228,9 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
       Value begin = e.load(lo, {batch, i0});
       Value end = e.add(e.load(hi, {batch, e.sub(last, e.idx(1))}), e.idx(1));
 
-      // Q's A fragments, staged through the K tile.
-      tc.stage(kt, q, batch, head, i0, kQueryRows);
+      // Q's A fragments, staged through the K buffers (2 x keyCols >= 64
+      // rows).
+      tc.stage(kt, e.idx(0), q, batch, head, i0, kQueryRows);
       tc.barrier();
       SmallVector<SmallVector<Value>> qa;
       Value qRow = e.add(e.mul(at.warp, e.idx(16)), e.rem(at.lane, e.idx(16)));
@@ -231,14 +247,17 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
       for (int64_t i = 0; i < dTiles * 4; ++i)
         init.push_back(e.fc(0.0));
       SmallVector<Value> state = e.loop(
-          begin, end, e.idx(kKeyCols), init,
+          begin, end, e.idx(keyCols), init,
           [&](Value j0, ValueRange carried) {
-            tc.stage(kt, k, batch, head, j0, kKeyCols);
-            tc.stage(vt, v, batch, head, j0, kKeyCols);
+            Value buffer = e.mul(
+                e.rem(e.div(e.sub(j0, begin), e.idx(keyCols)), e.idx(2)),
+                e.idx(keyCols));
+            tc.stage(kt, buffer, k, batch, head, j0, keyCols);
+            tc.stage(vt, buffer, v, batch, head, j0, keyCols);
             tc.barrier();
             // S = Q K^T: K's rows are B's columns (ldmatrix, no transpose).
             SmallVector<Acc> s(keyTiles, tc.zeros());
-            Value kRow = e.rem(at.lane, e.idx(8));
+            Value kRow = e.add(buffer, e.rem(at.lane, e.idx(8)));
             Value kCol = e.mul(e.rem(e.div(at.lane, e.idx(8)), e.idx(2)),
                                e.idx(8));
             for (int64_t n = 0; n < keyTiles; ++n)
@@ -286,7 +305,7 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
                 acc[dn][i] = e.fmul(carried[4 + 4 * dn + i], alpha[i / 2]);
             // O += P V: P in bf16 from the scores' registers; V's rows are
             // B's rows (ldmatrix transposed).
-            Value vRow = e.rem(at.lane, e.idx(16));
+            Value vRow = e.add(buffer, e.rem(at.lane, e.idx(16)));
             for (int64_t ks = 0; ks < keySteps; ++ks) {
               const Acc &left = s[2 * ks], &right = s[2 * ks + 1];
               SmallVector<Value> pa = {
@@ -301,7 +320,6 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
             }
             for (const Acc &a : acc)
               next.append(a.begin(), a.end());
-            tc.barrier(); // before the next tile overwrites kt and vt
             return next;
           });
 

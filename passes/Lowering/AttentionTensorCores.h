@@ -3,7 +3,8 @@
 // The forward kernel of gpt.attention {products = bf16} for NVIDIA tensor
 // cores (sm_80 and later), in the FlashAttention-2 partition: a block of
 // four warps per tile of 64 queries, each warp owning 16 query rows; K and
-// V staged in shared memory 64 keys at a time; both products by
+// V staged in shared memory 64 keys at a time (32 for head dimensions over
+// 64), into two buffers used in turn (one barrier per tile); both products by
 // mma.sync.m16n8k16 (bf16 x bf16, f32 accumulation) with operands loaded by
 // ldmatrix; the scores, the online softmax's statistics and the output
 // accumulator in registers (no local memory). Keys the mask excludes for

@@ -1,7 +1,7 @@
 // gpt.attention {products = bf16} on the CUDA target: q, k, v rounded to
 // bf16 tensors and the tensor-core forward kernel (AttentionTensorCores.h):
-// a block of 4 warps (128 threads) per 64 queries, K and V staged in padded
-// shared tiles, ldmatrix operands, gpt.warp_mma products, the row
+// a block of 4 warps (128 threads) per 64 queries, K and V staged in two
+// padded shared buffers each (2 x 64 keys x (32 + 8)), ldmatrix operands, gpt.warp_mma products, the row
 // statistics shared over a quad by butterfly shuffles. Without the
 // attribute, with a head dimension the mma's k does not divide, or on the
 // CPU, the scalar kernels run, on q, k, v rounded to bf16 and back (and
@@ -13,7 +13,7 @@
 // CHECK-COUNT-3: arith.truncf %{{.*}} : f32 to bf16
 // CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%c32) step
 // CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
-// CHECK:             memref.alloca() {gptc.workgroup_tile} : memref<64x40xbf16, #gpu.address_space<workgroup>>
+// CHECK:             memref.alloca() {gptc.workgroup_tile} : memref<128x40xbf16, #gpu.address_space<workgroup>>
 // CHECK:             vector.load {{.*}} : memref<2x4x256x32xbf16>, vector<8xbf16>
 // CHECK:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:             scf.for
