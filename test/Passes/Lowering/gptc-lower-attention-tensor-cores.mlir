@@ -17,12 +17,16 @@
 // CHECK:             vector.load {{.*}} : memref<2x4x256x32xbf16>, vector<8xbf16>
 // CHECK:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:             scf.for
+// CHECK:               vector.store
+// CHECK:               gpt.block_barrier
+// CHECK-NOT:           gpt.block_barrier
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false}
 // CHECK:               gpt.warp_mma A[
 // CHECK:               gpu.shuffle  xor
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK:               gpt.warp_mma A[
-// CHECK:               gpt.block_barrier
+// CHECK-NOT:           gpt.block_barrier
+// CHECK:               scf.yield
 // CPU-LABEL: func.func @bf16_products
 // CPU-COUNT-3: arith.extf %{{.*}} : bf16 to f32
 // CPU-NOT:     gpt.warp_mma
