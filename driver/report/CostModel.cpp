@@ -175,16 +175,16 @@ KernelTime calibratedKernelTime(const KernelWork &w) {
   t.bound = Bound::Launch;
   for (auto [seconds, bound] :
        {std::pair{t.arithmetic, Bound::Arithmetic},
-        std::pair{t.tensor, Bound::Tensor},
-        std::pair{t.issue, Bound::Issue}, std::pair{t.dram, Bound::DRAM},
-        std::pair{t.shared, Bound::Shared}, std::pair{t.local, Bound::Local}})
+        std::pair{t.tensor, Bound::Tensor}, std::pair{t.issue, Bound::Issue},
+        std::pair{t.dram, Bound::DRAM}, std::pair{t.shared, Bound::Shared},
+        std::pair{t.local, Bound::Local}})
     if (seconds > worst) {
       worst = seconds;
       t.bound = bound;
     }
-  t.seconds = std::max({t.arithmetic, t.tensor, t.issue, t.dram, t.shared,
-                        t.local}) +
-              M::kGraphLaunchSeconds;
+  t.seconds =
+      std::max({t.arithmetic, t.tensor, t.issue, t.dram, t.shared, t.local}) +
+      M::kGraphLaunchSeconds;
   return t;
 }
 

@@ -155,8 +155,7 @@ struct KernelWork {
 struct KernelTime {
   double seconds = 0;
   Bound bound = Bound::Launch;
-  double arithmetic = 0, tensor = 0, issue = 0, dram = 0, shared = 0,
-         local = 0;
+  double arithmetic = 0, tensor = 0, issue = 0, dram = 0, shared = 0, local = 0;
 };
 
 /// Where local memory is served from: L1 when the resident threads'

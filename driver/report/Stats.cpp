@@ -232,8 +232,8 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
   double efficiency =
       cost::launchEfficiency(threadsPerBlock.value_or(1), threads.value_or(1));
   double launches = static_cast<double>(k.launches.value_or(1));
-  k.seconds = launches * cost::kernelSeconds(k.flops, k.bytes, efficiency,
-                                            k.tensorFlops);
+  k.seconds = launches *
+              cost::kernelSeconds(k.flops, k.bytes, efficiency, k.tensorFlops);
   k.idealSeconds =
       launches * cost::kernelSeconds(k.flops, k.bytes, 1.0, k.tensorFlops);
   cost::KernelWork work;

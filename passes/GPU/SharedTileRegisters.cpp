@@ -46,8 +46,8 @@ struct SharedTileRegistersPass
       // 16-byte alignment: a thread's 16-byte shared accesses (the
       // tensor-core attention's staged tiles) need it.
       for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i)
-        func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                                         b.getI64IntegerAttr(16));
+        func.setWorkgroupAttributionAttr(
+            i, LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(16));
     });
   }
 };

@@ -94,8 +94,7 @@ void lowerWarpMma(gpt::WarpMmaOp mma) {
       ValueRange{mma.getB0(), mma.getB1()},
       ValueRange{mma.getC0(), mma.getC1(), mma.getC2(), mma.getC3()},
       ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   for (int64_t i = 0; i < 4; ++i)

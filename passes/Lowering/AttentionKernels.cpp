@@ -522,9 +522,9 @@ void emitAttentionForward(OpBuilder &b, Location loc, const AttentionProblem &p,
             for (int64_t g = 0; g < n; ++g) {
               Value i = is[g], at = team.slot(e, rs[g]);
               slots.push_back(at);
-              Value alpha = updateRowStats(e, groupRow(e, s, Bk, g), j0, count,
-                                           lo, hi, t, i, m, l, at,
-                                           p.bf16Probabilities);
+              Value alpha =
+                  updateRowStats(e, groupRow(e, s, Bk, g), j0, count, lo, hi, t,
+                                 i, m, l, at, p.bf16Probabilities);
               e.loop(D, [&](Value d) {
                 e.store(e.fmul(e.load(acc, {at, d}), alpha), acc, {at, d});
               });

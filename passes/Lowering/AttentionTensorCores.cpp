@@ -65,8 +65,8 @@ public:
 
   /// A shared tile of `rows` x (D + pad) bf16 in workgroup memory.
   Value sharedTile(int64_t rows) {
-    auto space =
-        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
     auto type = MemRefType::get({rows, p.D + kPad}, b.getBF16Type(),
                                 MemRefLayoutAttrInterface(), space);
     auto alloca = memref::AllocaOp::create(b, loc, type);
@@ -99,10 +99,9 @@ public:
       Value chunk = vector::LoadOp::create(
           b, loc, vec, src, ValueRange{batch, head, row, c},
           /*nontemporal=*/false, llvm::MaybeAlign(kChunk * 2));
-      vector::StoreOp::create(b, loc, chunk, tile,
-                              ValueRange{e.add(tileRow, r), c},
-                              /*nontemporal=*/false,
-                              llvm::MaybeAlign(kChunk * 2));
+      vector::StoreOp::create(
+          b, loc, chunk, tile, ValueRange{e.add(tileRow, r), c},
+          /*nontemporal=*/false, llvm::MaybeAlign(kChunk * 2));
     }
   }
 
@@ -126,9 +125,9 @@ public:
   SmallVector<Value> ldmatrix(Value tile, Value row, Value col, int64_t tiles,
                               bool transpose) {
     auto type = VectorType::get({tiles, 2}, b.getBF16Type());
-    Value fragment = nvgpu::LdMatrixOp::create(b, loc, type, tile,
-                                               ValueRange{row, col}, transpose,
-                                               static_cast<uint32_t>(tiles));
+    Value fragment =
+        nvgpu::LdMatrixOp::create(b, loc, type, tile, ValueRange{row, col},
+                                  transpose, static_cast<uint32_t>(tiles));
     return registers(fragment);
   }
 
@@ -190,162 +189,175 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
   const int64_t keyTiles = keyCols / 8, keySteps = keyCols / 16;
   const int64_t tiles = (p.T + kQueryRows - 1) / kQueryRows;
   Type f32 = b.getF32Type();
-  parallelKernel(b, loc, f32, p.B * p.H * tiles, [&](KernelEmitter &outer,
-                                                    Value w) {
-    Value tile = outer.rem(w, outer.idx(tiles));
-    Value bh = outer.div(w, outer.idx(tiles));
-    Value batch = outer.div(bh, outer.idx(p.H)),
-          head = outer.rem(bh, outer.idx(p.H));
-    parallelKernel(outer.builder(), loc, f32, kThreads, [&](KernelEmitter &e,
-                                                            Value thread) {
-      Lane at;
-      at.thread = thread;
-      at.lane = e.rem(thread, e.idx(32));
-      at.warp = e.div(thread, e.idx(32));
-      at.g = e.div(at.lane, e.idx(4));
-      at.t = e.rem(at.lane, e.idx(4));
-      TensorCoreEmitter tc(e, p, at);
-      // Two buffers each of K and V, used in turn: a tile is staged into
-      // one while no warp can still read it (all passed the barrier after
-      // the other was staged), so one barrier per tile suffices; and the
-      // fragments' addresses depend on the buffer, so none is kept live in
-      // registers across the loop.
-      Value kt = tc.sharedTile(2 * keyCols), vt = tc.sharedTile(2 * keyCols);
+  parallelKernel(
+      b, loc, f32, p.B * p.H * tiles, [&](KernelEmitter &outer, Value w) {
+        Value tile = outer.rem(w, outer.idx(tiles));
+        Value bh = outer.div(w, outer.idx(tiles));
+        Value batch = outer.div(bh, outer.idx(p.H)),
+              head = outer.rem(bh, outer.idx(p.H));
+        parallelKernel(
+            outer.builder(), loc, f32, kThreads,
+            [&](KernelEmitter &e, Value thread) {
+              Lane at;
+              at.thread = thread;
+              at.lane = e.rem(thread, e.idx(32));
+              at.warp = e.div(thread, e.idx(32));
+              at.g = e.div(at.lane, e.idx(4));
+              at.t = e.rem(at.lane, e.idx(4));
+              TensorCoreEmitter tc(e, p, at);
+              // Two buffers each of K and V, used in turn: a tile is staged
+              // into one while no warp can still read it (all passed the
+              // barrier after the other was staged), so one barrier per tile
+              // suffices; and the fragments' addresses depend on the buffer, so
+              // none is kept live in registers across the loop.
+              Value kt = tc.sharedTile(2 * keyCols),
+                    vt = tc.sharedTile(2 * keyCols);
 
-      // This lane's two query rows (g and g + 8 of its warp's 16), clamped
-      // to the sequence for reading their key bounds.
-      Value i0 = e.mul(tile, e.idx(kQueryRows));
-      Value warpRow = e.add(i0, e.mul(at.warp, e.idx(16)));
-      Value rows[2] = {e.add(warpRow, at.g),
-                       e.add(warpRow, e.add(at.g, e.idx(8)))};
-      Value rowLo[2], rowHi[2];
-      for (int64_t h = 0; h < 2; ++h) {
-        Value clamped = e.min(rows[h], e.idx(p.T - 1));
-        rowLo[h] = e.load(lo, {batch, clamped});
-        rowHi[h] = e.load(hi, {batch, clamped});
-      }
-      Value last = e.min(e.add(i0, e.idx(kQueryRows)), e.idx(p.T));
-      Value begin = e.load(lo, {batch, i0});
-      Value end = e.add(e.load(hi, {batch, e.sub(last, e.idx(1))}), e.idx(1));
+              // This lane's two query rows (g and g + 8 of its warp's 16),
+              // clamped to the sequence for reading their key bounds.
+              Value i0 = e.mul(tile, e.idx(kQueryRows));
+              Value warpRow = e.add(i0, e.mul(at.warp, e.idx(16)));
+              Value rows[2] = {e.add(warpRow, at.g),
+                               e.add(warpRow, e.add(at.g, e.idx(8)))};
+              Value rowLo[2], rowHi[2];
+              for (int64_t h = 0; h < 2; ++h) {
+                Value clamped = e.min(rows[h], e.idx(p.T - 1));
+                rowLo[h] = e.load(lo, {batch, clamped});
+                rowHi[h] = e.load(hi, {batch, clamped});
+              }
+              Value last = e.min(e.add(i0, e.idx(kQueryRows)), e.idx(p.T));
+              Value begin = e.load(lo, {batch, i0});
+              Value end =
+                  e.add(e.load(hi, {batch, e.sub(last, e.idx(1))}), e.idx(1));
 
-      // Q's A fragments, staged through the K buffers (2 x keyCols >= 64
-      // rows).
-      tc.stage(kt, e.idx(0), q, batch, head, i0, kQueryRows);
-      tc.barrier();
-      SmallVector<SmallVector<Value>> qa;
-      Value qRow = e.add(e.mul(at.warp, e.idx(16)), e.rem(at.lane, e.idx(16)));
-      for (int64_t ks = 0; ks < kSteps; ++ks) {
-        Value col =
-            e.add(e.idx(16 * ks), e.mul(e.div(at.lane, e.idx(16)), e.idx(8)));
-        qa.push_back(tc.ldmatrix(kt, qRow, col, 4, /*transpose=*/false));
-      }
-      tc.barrier();
-
-      // Carried: m (2 rows), l (2 rows, this lane's partial sums), acc.
-      Value ninf = e.fc(-kInf);
-      SmallVector<Value> init = {ninf, ninf, e.fc(0.0), e.fc(0.0)};
-      for (int64_t i = 0; i < dTiles * 4; ++i)
-        init.push_back(e.fc(0.0));
-      SmallVector<Value> state = e.loop(
-          begin, end, e.idx(keyCols), init,
-          [&](Value j0, ValueRange carried) {
-            Value buffer = e.mul(
-                e.rem(e.div(e.sub(j0, begin), e.idx(keyCols)), e.idx(2)),
-                e.idx(keyCols));
-            tc.stage(kt, buffer, k, batch, head, j0, keyCols);
-            tc.stage(vt, buffer, v, batch, head, j0, keyCols);
-            tc.barrier();
-            // S = Q K^T: K's rows are B's columns (ldmatrix, no transpose).
-            SmallVector<Acc> s(keyTiles, tc.zeros());
-            Value kRow = e.add(buffer, e.rem(at.lane, e.idx(8)));
-            Value kCol = e.mul(e.rem(e.div(at.lane, e.idx(8)), e.idx(2)),
-                               e.idx(8));
-            for (int64_t n = 0; n < keyTiles; ++n)
+              // Q's A fragments, staged through the K buffers (2 x keyCols >=
+              // 64 rows).
+              tc.stage(kt, e.idx(0), q, batch, head, i0, kQueryRows);
+              tc.barrier();
+              SmallVector<SmallVector<Value>> qa;
+              Value qRow =
+                  e.add(e.mul(at.warp, e.idx(16)), e.rem(at.lane, e.idx(16)));
               for (int64_t ks = 0; ks < kSteps; ++ks) {
-                SmallVector<Value> kb =
-                    tc.ldmatrix(kt, e.add(e.idx(8 * n), kRow),
-                                e.add(e.idx(16 * ks), kCol), 2, false);
-                s[n] = tc.mma(qa[ks], kb, s[n]);
+                Value col = e.add(e.idx(16 * ks),
+                                  e.mul(e.div(at.lane, e.idx(16)), e.idx(8)));
+                qa.push_back(
+                    tc.ldmatrix(kt, qRow, col, 4, /*transpose=*/false));
               }
-            // Scale and mask; the rows' maxima over the tile.
-            Value scale = e.fc(p.scale);
-            Value tileMax[2] = {ninf, ninf};
-            for (int64_t n = 0; n < keyTiles; ++n)
-              for (int64_t i = 0; i < 4; ++i) {
-                int64_t h = i / 2;
-                Value key = e.add(
-                    j0, e.add(e.idx(8 * n + i % 2), e.mul(at.t, e.idx(2))));
-                Value ok = e.both(e.cmp(CmpIPredicate::sge, key, rowLo[h]),
-                                  e.cmp(CmpIPredicate::sle, key, rowHi[h]));
-                s[n][i] = e.select(ok, e.fmul(s[n][i], scale), ninf);
-                tileMax[h] = e.fmax(tileMax[h], s[n][i]);
-              }
-            // Online softmax per row: m, alpha, p = exp(s - m), l.
-            SmallVector<Value> next;
-            Value alpha[2], mSafe[2];
-            for (int64_t h = 0; h < 2; ++h) {
-              Value mNew = e.fmax(carried[h], tc.quad(tileMax[h], false));
-              mSafe[h] = e.select(e.fcmp(CmpFPredicate::OEQ, mNew, ninf),
-                                  e.fc(0.0), mNew);
-              alpha[h] = e.exp(e.fsub(carried[h], mSafe[h]));
-              next.push_back(mNew);
-            }
-            Value rowSum[2] = {e.fc(0.0), e.fc(0.0)};
-            for (int64_t n = 0; n < keyTiles; ++n)
-              for (int64_t i = 0; i < 4; ++i) {
-                int64_t h = i / 2;
-                s[n][i] = e.exp(e.fsub(s[n][i], mSafe[h]));
-                rowSum[h] = e.fadd(rowSum[h], s[n][i]);
-              }
-            for (int64_t h = 0; h < 2; ++h)
-              next.push_back(e.fadd(e.fmul(carried[2 + h], alpha[h]), rowSum[h]));
-            SmallVector<Acc> acc(dTiles);
-            for (int64_t dn = 0; dn < dTiles; ++dn)
-              for (int64_t i = 0; i < 4; ++i)
-                acc[dn][i] = e.fmul(carried[4 + 4 * dn + i], alpha[i / 2]);
-            // O += P V: P in bf16 from the scores' registers; V's rows are
-            // B's rows (ldmatrix transposed).
-            Value vRow = e.add(buffer, e.rem(at.lane, e.idx(16)));
-            for (int64_t ks = 0; ks < keySteps; ++ks) {
-              const Acc &left = s[2 * ks], &right = s[2 * ks + 1];
-              SmallVector<Value> pa = {
-                  tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
-                  tc.pack(right[0], right[1]), tc.pack(right[2], right[3])};
-              for (int64_t dn = 0; dn < dTiles; ++dn) {
-                SmallVector<Value> vb =
-                    tc.ldmatrix(vt, e.add(e.idx(16 * ks), vRow),
-                                e.idx(8 * dn), 2, /*transpose=*/true);
-                acc[dn] = tc.mma(pa, vb, acc[dn]);
-              }
-            }
-            for (const Acc &a : acc)
-              next.append(a.begin(), a.end());
-            return next;
-          });
+              tc.barrier();
 
-      // out = acc / l; lse = m + log(l) (-inf for a row without keys).
-      for (int64_t h = 0; h < 2; ++h) {
-        Value l = tc.quad(state[2 + h], /*sum=*/true);
-        Value inv = e.select(e.fcmp(CmpFPredicate::OGT, l, e.fc(0.0)),
-                             e.fdiv(e.fc(1.0), l), e.fc(0.0));
-        Value inside = e.cmp(CmpIPredicate::slt, rows[h], e.idx(p.T));
-        auto store = scf::IfOp::create(b, loc, inside, false);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(store.thenBlock());
-        for (int64_t dn = 0; dn < dTiles; ++dn)
-          for (int64_t c = 0; c < 2; ++c) {
-            Value d = e.add(e.idx(8 * dn + c), e.mul(at.t, e.idx(2)));
-            e.store(e.fmul(state[4 + 4 * dn + 2 * h + c], inv), result.out,
-                    {batch, head, rows[h], d});
-          }
-        auto first = scf::IfOp::create(
-            b, loc, e.cmp(CmpIPredicate::eq, at.t, e.idx(0)), false);
-        b.setInsertionPointToStart(first.thenBlock());
-        e.store(e.fadd(state[h], e.log(l)), result.lse,
-                {batch, head, rows[h]});
-      }
-    });
-  });
+              // Carried: m (2 rows), l (2 rows, this lane's partial sums), acc.
+              Value ninf = e.fc(-kInf);
+              SmallVector<Value> init = {ninf, ninf, e.fc(0.0), e.fc(0.0)};
+              for (int64_t i = 0; i < dTiles * 4; ++i)
+                init.push_back(e.fc(0.0));
+              SmallVector<Value> state = e.loop(
+                  begin, end, e.idx(keyCols), init,
+                  [&](Value j0, ValueRange carried) {
+                    Value buffer =
+                        e.mul(e.rem(e.div(e.sub(j0, begin), e.idx(keyCols)),
+                                    e.idx(2)),
+                              e.idx(keyCols));
+                    tc.stage(kt, buffer, k, batch, head, j0, keyCols);
+                    tc.stage(vt, buffer, v, batch, head, j0, keyCols);
+                    tc.barrier();
+                    // S = Q K^T: K's rows are B's columns (ldmatrix, no
+                    // transpose).
+                    SmallVector<Acc> s(keyTiles, tc.zeros());
+                    Value kRow = e.add(buffer, e.rem(at.lane, e.idx(8)));
+                    Value kCol = e.mul(
+                        e.rem(e.div(at.lane, e.idx(8)), e.idx(2)), e.idx(8));
+                    for (int64_t n = 0; n < keyTiles; ++n)
+                      for (int64_t ks = 0; ks < kSteps; ++ks) {
+                        SmallVector<Value> kb =
+                            tc.ldmatrix(kt, e.add(e.idx(8 * n), kRow),
+                                        e.add(e.idx(16 * ks), kCol), 2, false);
+                        s[n] = tc.mma(qa[ks], kb, s[n]);
+                      }
+                    // Scale and mask; the rows' maxima over the tile.
+                    Value scale = e.fc(p.scale);
+                    Value tileMax[2] = {ninf, ninf};
+                    for (int64_t n = 0; n < keyTiles; ++n)
+                      for (int64_t i = 0; i < 4; ++i) {
+                        int64_t h = i / 2;
+                        Value key = e.add(j0, e.add(e.idx(8 * n + i % 2),
+                                                    e.mul(at.t, e.idx(2))));
+                        Value ok =
+                            e.both(e.cmp(CmpIPredicate::sge, key, rowLo[h]),
+                                   e.cmp(CmpIPredicate::sle, key, rowHi[h]));
+                        s[n][i] = e.select(ok, e.fmul(s[n][i], scale), ninf);
+                        tileMax[h] = e.fmax(tileMax[h], s[n][i]);
+                      }
+                    // Online softmax per row: m, alpha, p = exp(s - m), l.
+                    SmallVector<Value> next;
+                    Value alpha[2], mSafe[2];
+                    for (int64_t h = 0; h < 2; ++h) {
+                      Value mNew =
+                          e.fmax(carried[h], tc.quad(tileMax[h], false));
+                      mSafe[h] =
+                          e.select(e.fcmp(CmpFPredicate::OEQ, mNew, ninf),
+                                   e.fc(0.0), mNew);
+                      alpha[h] = e.exp(e.fsub(carried[h], mSafe[h]));
+                      next.push_back(mNew);
+                    }
+                    Value rowSum[2] = {e.fc(0.0), e.fc(0.0)};
+                    for (int64_t n = 0; n < keyTiles; ++n)
+                      for (int64_t i = 0; i < 4; ++i) {
+                        int64_t h = i / 2;
+                        s[n][i] = e.exp(e.fsub(s[n][i], mSafe[h]));
+                        rowSum[h] = e.fadd(rowSum[h], s[n][i]);
+                      }
+                    for (int64_t h = 0; h < 2; ++h)
+                      next.push_back(
+                          e.fadd(e.fmul(carried[2 + h], alpha[h]), rowSum[h]));
+                    SmallVector<Acc> acc(dTiles);
+                    for (int64_t dn = 0; dn < dTiles; ++dn)
+                      for (int64_t i = 0; i < 4; ++i)
+                        acc[dn][i] =
+                            e.fmul(carried[4 + 4 * dn + i], alpha[i / 2]);
+                    // O += P V: P in bf16 from the scores' registers; V's rows
+                    // are B's rows (ldmatrix transposed).
+                    Value vRow = e.add(buffer, e.rem(at.lane, e.idx(16)));
+                    for (int64_t ks = 0; ks < keySteps; ++ks) {
+                      const Acc &left = s[2 * ks], &right = s[2 * ks + 1];
+                      SmallVector<Value> pa = {tc.pack(left[0], left[1]),
+                                               tc.pack(left[2], left[3]),
+                                               tc.pack(right[0], right[1]),
+                                               tc.pack(right[2], right[3])};
+                      for (int64_t dn = 0; dn < dTiles; ++dn) {
+                        SmallVector<Value> vb =
+                            tc.ldmatrix(vt, e.add(e.idx(16 * ks), vRow),
+                                        e.idx(8 * dn), 2, /*transpose=*/true);
+                        acc[dn] = tc.mma(pa, vb, acc[dn]);
+                      }
+                    }
+                    for (const Acc &a : acc)
+                      next.append(a.begin(), a.end());
+                    return next;
+                  });
+
+              // out = acc / l; lse = m + log(l) (-inf for a row without keys).
+              for (int64_t h = 0; h < 2; ++h) {
+                Value l = tc.quad(state[2 + h], /*sum=*/true);
+                Value inv = e.select(e.fcmp(CmpFPredicate::OGT, l, e.fc(0.0)),
+                                     e.fdiv(e.fc(1.0), l), e.fc(0.0));
+                Value inside = e.cmp(CmpIPredicate::slt, rows[h], e.idx(p.T));
+                auto store = scf::IfOp::create(b, loc, inside, false);
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPointToStart(store.thenBlock());
+                for (int64_t dn = 0; dn < dTiles; ++dn)
+                  for (int64_t c = 0; c < 2; ++c) {
+                    Value d = e.add(e.idx(8 * dn + c), e.mul(at.t, e.idx(2)));
+                    e.store(e.fmul(state[4 + 4 * dn + 2 * h + c], inv),
+                            result.out, {batch, head, rows[h], d});
+                  }
+                auto first = scf::IfOp::create(
+                    b, loc, e.cmp(CmpIPredicate::eq, at.t, e.idx(0)), false);
+                b.setInsertionPointToStart(first.thenBlock());
+                e.store(e.fadd(state[h], e.log(l)), result.lse,
+                        {batch, head, rows[h]});
+              }
+            });
+      });
 }
 
 } // namespace gptc::lowering

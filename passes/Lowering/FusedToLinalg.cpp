@@ -287,8 +287,8 @@ struct AttentionToLoops : OpRewritePattern<AttentionOp> {
       in->problem.bf16Probabilities = true;
     }
     if (tensorCores)
-      emitTensorCoreAttentionForward(rewriter, loc, in->problem, in->lo,
-                                     in->hi, in->q, in->k, in->v, result);
+      emitTensorCoreAttentionForward(rewriter, loc, in->problem, in->lo, in->hi,
+                                     in->q, in->k, in->v, result);
     else
       emitAttentionForward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
                            in->k, in->v, result);
