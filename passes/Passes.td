@@ -137,7 +137,12 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
            "gpt.embedding_grad as one kernel over the table's columns and "
            "slices of its rows, each work item adding its rows of its column "
            "in position order (CUDA: no host loop); otherwise a loop over "
-           "the positions adding whole rows (CPU)">
+           "the positions adding whole rows (CPU)">,
+    Option<"tensorCores", "tensor-cores", "bool", "true",
+           "With gpu-kernels: the forward of gpt.attention {products = bf16} "
+           "on tensor cores (mma.sync, AttentionTensorCores.h); off, the "
+           "scalar kernels (a --kernel-marks build, whose kernels must each "
+           "have the CPU's counterpart)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

@@ -120,6 +120,9 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   // embedding gradient's host loop, and host reads and writes of the
   // arena, which that check keeps in page-locked host memory.
   toLinalg.columnEmbeddingGrad = cuda && !options.kernelMarks;
+  // ... and its scalar attention forward: the tensor-core kernel has no
+  // CPU counterpart with the same buffers (bf16 operands).
+  toLinalg.tensorCores = !options.kernelMarks;
   pm->addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
   pm->addPass(createCanonicalizerPass());
   pm->addPass(createCSEPass());

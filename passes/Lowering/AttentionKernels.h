@@ -43,6 +43,9 @@ namespace gptc::lowering {
 struct AttentionTiling {
   int64_t queryRows = 32, keyCols = 64, keyRows = 64, queryCols = 32;
   bool threadPerRow = false;
+  /// GPU: the forward of bf16 products on tensor cores
+  /// (AttentionTensorCores.h).
+  bool tensorCores = false;
   static AttentionTiling cpu() { return {}; }
   static AttentionTiling gpu() { return {128, 32, 128, 32, true}; }
 };

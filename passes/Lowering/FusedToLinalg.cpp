@@ -273,7 +273,7 @@ struct AttentionToLoops : OpRewritePattern<AttentionOp> {
     // bf16 products: q, k, v rounded once; on the GPU in bf16 for the
     // tensor cores, elsewhere back in f32 with the probabilities rounded
     // in the kernel.
-    const bool tensorCores = op.getProducts() && tiling.threadPerRow &&
+    const bool tensorCores = op.getProducts() && tiling.tensorCores &&
                              type.getElementType().isF32() &&
                              tensorCoreAttentionFits(in->problem);
     if (op.getProducts()) {
@@ -403,12 +403,13 @@ struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
 } // namespace
 
 void populateFusedToLinalgPatterns(RewritePatternSet &patterns,
-                                   bool gpuKernels) {
+                                   bool gpuKernels, bool tensorCores) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<RMSNormToLinalg, RMSNormGradToLinalg>(ctx);
   patterns.add<CrossEntropyToLoops, CrossEntropyGradToLoops>(ctx, gpuKernels);
   AttentionTiling tiling =
       gpuKernels ? AttentionTiling::gpu() : AttentionTiling::cpu();
+  tiling.tensorCores = gpuKernels && tensorCores;
   patterns.add<AttentionToLoops, AttentionGradToLoops>(ctx, tiling);
 }
 

@@ -41,7 +41,8 @@ struct LowerToLinalgPass
     gptc::lowering::populateReductionToLinalgPatterns(patterns);
     gptc::lowering::populateDataMovementToLinalgPatterns(patterns,
                                                          columnEmbeddingGrad);
-    gptc::lowering::populateFusedToLinalgPatterns(patterns, gpuKernels);
+    gptc::lowering::populateFusedToLinalgPatterns(patterns, gpuKernels,
+                                                  tensorCores);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<

@@ -18,9 +18,11 @@ void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                           bool columnEmbeddingGrad = false);
 /// rms_norm (linalg), attention, attention_grad, cross_entropy and
 /// cross_entropy_grad (loop nests on buffers; with `gpuKernels` one thread
-/// block per tile, AttentionTiling::gpu(), and per row of logits).
+/// block per tile, AttentionTiling::gpu(), and per row of logits; with
+/// `tensorCores` too, the bf16 attention forward on tensor cores).
 void populateFusedToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                   bool gpuKernels = false);
+                                   bool gpuKernels = false,
+                                   bool tensorCores = false);
 
 } // namespace gptc::lowering
 
