@@ -117,7 +117,9 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
     every product accumulated in the result's type (the softmax statistics,
     max and sum, from the unrounded scores and probabilities). Without it
     the products are exact in the element type. The backward pass
-    (gpt.attention_grad) treats the rounding as the identity.
+    (gpt.attention_grad, which carries the same attribute) treats the
+    rounding as the identity and computes its own products from bf16
+    operands likewise.
 
     The second result, `lse` ([B, H, T]), is each query row's log-sum-exp
     of its allowed scaled scores (-inf for a row without keys): the
@@ -161,7 +163,11 @@ def GPT_AttentionGradOp : GPT_Op<"attention_grad", [Pure,
     probabilities are recomputed from `lse` (nothing of size T x T is kept
     from the forward pass): with `p = exp(scale q k^T + mask - lse)`,
     `dv = p^T dout`, `ds = p * (dout v^T - rowsum(dout * out))`,
-    `dq = scale ds k`, `dk = scale ds^T q`.
+    `dq = scale ds k`, `dk = scale ds^T q`. With `products = bf16` (from
+    the forward gpt.attention) every product takes bf16 operands: q, k, v
+    and dout rounded to bf16, p rounded before it weighs dout, ds before it
+    weighs k and q (rowsum(dout * out) from the rounded dout), with
+    accumulation in the element type.
 
     Example:
     ```mlir
@@ -175,14 +181,15 @@ def GPT_AttentionGradOp : GPT_Op<"attention_grad", [Pure,
                        GPT_FloatTensor:$lse, GPT_FloatTensor:$out_grad,
                        Optional<GPT_IndexTensor>:$tokens,
                        Optional<RankedTensorOf<[I64]>>:$window,
-                       GPT_MaskAttr:$mask, F64Attr:$scale);
+                       GPT_MaskAttr:$mask, F64Attr:$scale,
+                       OptionalAttr<TypeAttr>:$products);
   let results = (outs GPT_FloatTensor:$query_grad, GPT_FloatTensor:$key_grad,
                       GPT_FloatTensor:$value_grad);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $lse `,` $out_grad
     (`tokens` $tokens^ `:` type($tokens))?
     (`window` $window^ `:` type($window))? `mask` `=` $mask
-    `scale` `=` $scale attr-dict `:` type($query)
+    `scale` `=` $scale (`products` `=` $products^)? attr-dict `:` type($query)
   }];
   let hasVerifier = 1;
 }

@@ -63,7 +63,8 @@ LogicalResult AttentionOp::buildVJP(OpBuilder &b, ValueRange grads,
   auto grad = AttentionGradOp::create(b, getLoc(), type, type, type, getQuery(),
                                       getKey(), getValue(), getResult(),
                                       getLse(), grads[0], getTokens(),
-                                      getWindow(), getMask(), getScale());
+                                      getWindow(), getMask(), getScale(),
+                                      getProductsAttr());
   out.push_back(grad.getQueryGrad());
   out.push_back(grad.getKeyGrad());
   out.push_back(grad.getValueGrad());

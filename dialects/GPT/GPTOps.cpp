@@ -240,20 +240,30 @@ static LogicalResult verifyAttention(Operation *op, RankedTensorType q,
   return success();
 }
 
+/// `products`, when given, is bf16 and narrower than the element type.
+static LogicalResult verifyProducts(Operation *op, std::optional<Type> products,
+                                    RankedTensorType type) {
+  if (!products)
+    return success();
+  auto narrow = dyn_cast<FloatType>(*products);
+  auto wide = cast<FloatType>(type.getElementType());
+  if (!narrow || !narrow.isBF16() || wide.getWidth() <= narrow.getWidth())
+    return op->emitOpError("products must be bf16, narrower than the element "
+                           "type ")
+           << wide;
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
-  if (std::optional<Type> products = getProducts()) {
-    auto narrow = dyn_cast<FloatType>(*products);
-    auto wide = cast<FloatType>(getQuery().getType().getElementType());
-    if (!narrow || !narrow.isBF16() || wide.getWidth() <= narrow.getWidth())
-      return emitOpError("products must be bf16, narrower than the element "
-                         "type ")
-             << wide;
-  }
+  if (failed(verifyProducts(*this, getProducts(), getQuery().getType())))
+    return failure();
   return verifyAttention(*this, getQuery().getType(), getMask(), getTokens(),
                          getWindow(), getScale().convertToDouble());
 }
 
 LogicalResult AttentionGradOp::verify() {
+  if (failed(verifyProducts(*this, getProducts(), getQuery().getType())))
+    return failure();
   return verifyAttention(*this, getQuery().getType(), getMask(), getTokens(),
                          getWindow(), getScale().convertToDouble());
 }

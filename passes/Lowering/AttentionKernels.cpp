@@ -621,7 +621,8 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                                     e.fc(0.0));
                 Value ds =
                     e.fmul(e.fmul(pc, e.fsub(e.load(dpr, {c}), delta)), scale);
-                e.store(ds, sr, {c});
+                e.store(p.bf16Probabilities ? roundToBf16(e, ds) : ds, sr,
+                        {c});
               });
             }
             // GPU: K from its shared tile (every thread reads the same
@@ -732,6 +733,10 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                                     e.fc(0.0));
                 Value ds =
                     e.fmul(e.fmul(pr, e.fsub(e.load(dpc, {r}), delta)), scale);
+                if (p.bf16Probabilities) {
+                  pr = roundToBf16(e, pr);
+                  ds = roundToBf16(e, ds);
+                }
                 e.store(pr, sc, {r});
                 e.store(ds, dpc, {r});
               });
@@ -761,6 +766,13 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
 }
 
 } // namespace
+
+void emitAttentionKeyValueGrad(OpBuilder &b, Location loc,
+                               const AttentionProblem &p, Value lo, Value hi,
+                               Value q, Value k, Value v, Value dout, Value lse,
+                               Value delta, Value dk, Value dv) {
+  emitKeyValueGrad(b, loc, p, lo, hi, q, k, v, dout, lse, delta, dk, dv);
+}
 
 void emitAttentionBackward(OpBuilder &b, Location loc,
                            const AttentionProblem &p, Value lo, Value hi,

@@ -58,8 +58,9 @@ struct AttentionProblem {
   double scale = 1.0;
   mlir::Value tokens; ///< memref<BxTxi32/i64> when the mask has documents
   mlir::Value window; ///< memref<i64> when the mask has a window
-  /// gpt.attention {products = bf16}: the forward rounds the probabilities
-  /// to bf16 before they weigh v (q, k and v come rounded already).
+  /// {products = bf16}: the kernels round the probabilities (and, in the
+  /// backward, ds) to bf16 before they weigh v, dout, k or q (q, k, v and
+  /// dout come rounded already).
   bool bf16Probabilities = false;
 };
 
@@ -88,6 +89,15 @@ void emitAttentionBackward(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value v, AttentionOutput forward,
                            mlir::Value dout, mlir::Value dq, mlir::Value dk,
                            mlir::Value dv);
+
+/// The backward's key kernel alone: dk and dv, given delta =
+/// rowsum(dout * out) per row (memref<BxHxTxf>) from a query kernel.
+void emitAttentionKeyValueGrad(mlir::OpBuilder &b, mlir::Location loc,
+                               const AttentionProblem &p, mlir::Value lo,
+                               mlir::Value hi, mlir::Value q, mlir::Value k,
+                               mlir::Value v, mlir::Value dout,
+                               mlir::Value lse, mlir::Value delta,
+                               mlir::Value dk, mlir::Value dv);
 
 } // namespace gptc::lowering
 

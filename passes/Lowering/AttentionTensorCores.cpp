@@ -180,21 +180,39 @@ bool tensorCoreAttentionFits(const AttentionProblem &p) {
   return p.D % 16 == 0 && p.D <= 128 && p.D > 0;
 }
 
-void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
-                                    const AttentionProblem &p, Value lo,
-                                    Value hi, Value q, Value k, Value v,
-                                    AttentionOutput result) {
-  const int64_t D = p.D, dTiles = D / 8, kSteps = D / 16;
-  const int64_t keyCols = keyColsFor(D);
-  const int64_t keyTiles = keyCols / 8, keySteps = keyCols / 16;
+namespace {
+
+/// What every tensor-core kernel over a tile of 64 queries starts from:
+/// this lane's two query rows (g and g + 8 of its warp's 16), their key
+/// bounds (rows clamped to the sequence), the tile's key range, and the
+/// double-buffered K and V tiles.
+struct QueryTile {
+  int64_t keyCols; ///< keys per staged tile
+  Value batch, head, i0;
+  Value rows[2], rowLo[2], rowHi[2];
+  Value begin, end;
+  Value kt, vt;
+};
+
+/// One kernel of (batch, head, 64-query tile) blocks of 128 threads;
+/// `body` emits a thread's work. K and V tiles of `keyCols` keys, in
+/// buffers of at least `bufferRows` rows together.
+void queryTileKernel(
+    OpBuilder &b, Location loc, const AttentionProblem &p, Value lo, Value hi,
+    int64_t keyCols, int64_t bufferRows,
+    llvm::function_ref<void(KernelEmitter &, TensorCoreEmitter &,
+                            const QueryTile &)>
+        body) {
   const int64_t tiles = (p.T + kQueryRows - 1) / kQueryRows;
   Type f32 = b.getF32Type();
   parallelKernel(
       b, loc, f32, p.B * p.H * tiles, [&](KernelEmitter &outer, Value w) {
+        QueryTile qt;
+        qt.keyCols = keyCols;
         Value tile = outer.rem(w, outer.idx(tiles));
         Value bh = outer.div(w, outer.idx(tiles));
-        Value batch = outer.div(bh, outer.idx(p.H)),
-              head = outer.rem(bh, outer.idx(p.H));
+        qt.batch = outer.div(bh, outer.idx(p.H));
+        qt.head = outer.rem(bh, outer.idx(p.H));
         parallelKernel(
             outer.builder(), loc, f32, kThreads,
             [&](KernelEmitter &e, Value thread) {
@@ -208,156 +226,316 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
               // Two buffers each of K and V, used in turn: a tile is staged
               // into one while no warp can still read it (all passed the
               // barrier after the other was staged), so one barrier per tile
-              // suffices; and the fragments' addresses depend on the buffer, so
-              // none is kept live in registers across the loop.
-              Value kt = tc.sharedTile(2 * keyCols),
-                    vt = tc.sharedTile(2 * keyCols);
-
-              // This lane's two query rows (g and g + 8 of its warp's 16),
-              // clamped to the sequence for reading their key bounds.
-              Value i0 = e.mul(tile, e.idx(kQueryRows));
-              Value warpRow = e.add(i0, e.mul(at.warp, e.idx(16)));
-              Value rows[2] = {e.add(warpRow, at.g),
-                               e.add(warpRow, e.add(at.g, e.idx(8)))};
-              Value rowLo[2], rowHi[2];
+              // suffices; and the fragments' addresses depend on the buffer,
+              // so none is kept live in registers across the loop.
+              qt.kt = tc.sharedTile(std::max(2 * keyCols, bufferRows));
+              qt.vt = tc.sharedTile(std::max(2 * keyCols, bufferRows));
+              qt.i0 = e.mul(tile, e.idx(kQueryRows));
+              Value warpRow = e.add(qt.i0, e.mul(at.warp, e.idx(16)));
+              qt.rows[0] = e.add(warpRow, at.g);
+              qt.rows[1] = e.add(warpRow, e.add(at.g, e.idx(8)));
               for (int64_t h = 0; h < 2; ++h) {
-                Value clamped = e.min(rows[h], e.idx(p.T - 1));
-                rowLo[h] = e.load(lo, {batch, clamped});
-                rowHi[h] = e.load(hi, {batch, clamped});
+                Value clamped = e.min(qt.rows[h], e.idx(p.T - 1));
+                qt.rowLo[h] = e.load(lo, {qt.batch, clamped});
+                qt.rowHi[h] = e.load(hi, {qt.batch, clamped});
               }
-              Value last = e.min(e.add(i0, e.idx(kQueryRows)), e.idx(p.T));
-              Value begin = e.load(lo, {batch, i0});
-              Value end =
-                  e.add(e.load(hi, {batch, e.sub(last, e.idx(1))}), e.idx(1));
-
-              // Q's A fragments, staged through the K buffers (2 x keyCols >=
-              // 64 rows).
-              tc.stage(kt, e.idx(0), q, batch, head, i0, kQueryRows);
-              tc.barrier();
-              SmallVector<SmallVector<Value>> qa;
-              Value qRow =
-                  e.add(e.mul(at.warp, e.idx(16)), e.rem(at.lane, e.idx(16)));
-              for (int64_t ks = 0; ks < kSteps; ++ks) {
-                Value col = e.add(e.idx(16 * ks),
-                                  e.mul(e.div(at.lane, e.idx(16)), e.idx(8)));
-                qa.push_back(
-                    tc.ldmatrix(kt, qRow, col, 4, /*transpose=*/false));
-              }
-              tc.barrier();
-
-              // Carried: m (2 rows), l (2 rows, this lane's partial sums), acc.
-              Value ninf = e.fc(-kInf);
-              SmallVector<Value> init = {ninf, ninf, e.fc(0.0), e.fc(0.0)};
-              for (int64_t i = 0; i < dTiles * 4; ++i)
-                init.push_back(e.fc(0.0));
-              SmallVector<Value> state = e.loop(
-                  begin, end, e.idx(keyCols), init,
-                  [&](Value j0, ValueRange carried) {
-                    Value buffer =
-                        e.mul(e.rem(e.div(e.sub(j0, begin), e.idx(keyCols)),
-                                    e.idx(2)),
-                              e.idx(keyCols));
-                    tc.stage(kt, buffer, k, batch, head, j0, keyCols);
-                    tc.stage(vt, buffer, v, batch, head, j0, keyCols);
-                    tc.barrier();
-                    // S = Q K^T: K's rows are B's columns (ldmatrix, no
-                    // transpose).
-                    SmallVector<Acc> s(keyTiles, tc.zeros());
-                    Value kRow = e.add(buffer, e.rem(at.lane, e.idx(8)));
-                    Value kCol = e.mul(
-                        e.rem(e.div(at.lane, e.idx(8)), e.idx(2)), e.idx(8));
-                    for (int64_t n = 0; n < keyTiles; ++n)
-                      for (int64_t ks = 0; ks < kSteps; ++ks) {
-                        SmallVector<Value> kb =
-                            tc.ldmatrix(kt, e.add(e.idx(8 * n), kRow),
-                                        e.add(e.idx(16 * ks), kCol), 2, false);
-                        s[n] = tc.mma(qa[ks], kb, s[n]);
-                      }
-                    // Scale and mask; the rows' maxima over the tile.
-                    Value scale = e.fc(p.scale);
-                    Value tileMax[2] = {ninf, ninf};
-                    for (int64_t n = 0; n < keyTiles; ++n)
-                      for (int64_t i = 0; i < 4; ++i) {
-                        int64_t h = i / 2;
-                        Value key = e.add(j0, e.add(e.idx(8 * n + i % 2),
-                                                    e.mul(at.t, e.idx(2))));
-                        Value ok =
-                            e.both(e.cmp(CmpIPredicate::sge, key, rowLo[h]),
-                                   e.cmp(CmpIPredicate::sle, key, rowHi[h]));
-                        s[n][i] = e.select(ok, e.fmul(s[n][i], scale), ninf);
-                        tileMax[h] = e.fmax(tileMax[h], s[n][i]);
-                      }
-                    // Online softmax per row: m, alpha, p = exp(s - m), l.
-                    SmallVector<Value> next;
-                    Value alpha[2], mSafe[2];
-                    for (int64_t h = 0; h < 2; ++h) {
-                      Value mNew =
-                          e.fmax(carried[h], tc.quad(tileMax[h], false));
-                      mSafe[h] =
-                          e.select(e.fcmp(CmpFPredicate::OEQ, mNew, ninf),
-                                   e.fc(0.0), mNew);
-                      alpha[h] = e.exp(e.fsub(carried[h], mSafe[h]));
-                      next.push_back(mNew);
-                    }
-                    Value rowSum[2] = {e.fc(0.0), e.fc(0.0)};
-                    for (int64_t n = 0; n < keyTiles; ++n)
-                      for (int64_t i = 0; i < 4; ++i) {
-                        int64_t h = i / 2;
-                        s[n][i] = e.exp(e.fsub(s[n][i], mSafe[h]));
-                        rowSum[h] = e.fadd(rowSum[h], s[n][i]);
-                      }
-                    for (int64_t h = 0; h < 2; ++h)
-                      next.push_back(
-                          e.fadd(e.fmul(carried[2 + h], alpha[h]), rowSum[h]));
-                    SmallVector<Acc> acc(dTiles);
-                    for (int64_t dn = 0; dn < dTiles; ++dn)
-                      for (int64_t i = 0; i < 4; ++i)
-                        acc[dn][i] =
-                            e.fmul(carried[4 + 4 * dn + i], alpha[i / 2]);
-                    // O += P V: P in bf16 from the scores' registers; V's rows
-                    // are B's rows (ldmatrix transposed).
-                    Value vRow = e.add(buffer, e.rem(at.lane, e.idx(16)));
-                    for (int64_t ks = 0; ks < keySteps; ++ks) {
-                      const Acc &left = s[2 * ks], &right = s[2 * ks + 1];
-                      SmallVector<Value> pa = {tc.pack(left[0], left[1]),
-                                               tc.pack(left[2], left[3]),
-                                               tc.pack(right[0], right[1]),
-                                               tc.pack(right[2], right[3])};
-                      for (int64_t dn = 0; dn < dTiles; ++dn) {
-                        SmallVector<Value> vb =
-                            tc.ldmatrix(vt, e.add(e.idx(16 * ks), vRow),
-                                        e.idx(8 * dn), 2, /*transpose=*/true);
-                        acc[dn] = tc.mma(pa, vb, acc[dn]);
-                      }
-                    }
-                    for (const Acc &a : acc)
-                      next.append(a.begin(), a.end());
-                    return next;
-                  });
-
-              // out = acc / l; lse = m + log(l) (-inf for a row without keys).
-              for (int64_t h = 0; h < 2; ++h) {
-                Value l = tc.quad(state[2 + h], /*sum=*/true);
-                Value inv = e.select(e.fcmp(CmpFPredicate::OGT, l, e.fc(0.0)),
-                                     e.fdiv(e.fc(1.0), l), e.fc(0.0));
-                Value inside = e.cmp(CmpIPredicate::slt, rows[h], e.idx(p.T));
-                auto store = scf::IfOp::create(b, loc, inside, false);
-                OpBuilder::InsertionGuard guard(b);
-                b.setInsertionPointToStart(store.thenBlock());
-                for (int64_t dn = 0; dn < dTiles; ++dn)
-                  for (int64_t c = 0; c < 2; ++c) {
-                    Value d = e.add(e.idx(8 * dn + c), e.mul(at.t, e.idx(2)));
-                    e.store(e.fmul(state[4 + 4 * dn + 2 * h + c], inv),
-                            result.out, {batch, head, rows[h], d});
-                  }
-                auto first = scf::IfOp::create(
-                    b, loc, e.cmp(CmpIPredicate::eq, at.t, e.idx(0)), false);
-                b.setInsertionPointToStart(first.thenBlock());
-                e.store(e.fadd(state[h], e.log(l)), result.lse,
-                        {batch, head, rows[h]});
-              }
+              Value last = e.min(e.add(qt.i0, e.idx(kQueryRows)), e.idx(p.T));
+              qt.begin = e.load(lo, {qt.batch, qt.i0});
+              qt.end = e.add(e.load(hi, {qt.batch, e.sub(last, e.idx(1))}),
+                             e.idx(1));
+              body(e, tc, qt);
             });
       });
+}
+
+/// a b^T for this warp's 16 rows of `a` (aOf(ks): the A fragment of
+/// columns 16 ks .. 16 ks + 15) and the keyCols rows of `tile` from row
+/// `first` (each row of the tile a column of the product: ldmatrix without
+/// transpose).
+SmallVector<Acc>
+timesRowsOf(KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt,
+            llvm::function_ref<SmallVector<Value>(int64_t)> aOf, Value tile,
+            Value first) {
+  const int64_t keyTiles = qt.keyCols / 8;
+  SmallVector<Acc> s(keyTiles, tc.zeros());
+  Value row = e.add(first, e.rem(tc.at.lane, e.idx(8)));
+  Value col =
+      e.mul(e.rem(e.div(tc.at.lane, e.idx(8)), e.idx(2)), e.idx(8));
+  for (int64_t ks = 0; ks < tc.p.D / 16; ++ks) {
+    SmallVector<Value> a = aOf(ks);
+    for (int64_t n = 0; n < keyTiles; ++n) {
+      SmallVector<Value> bReg = tc.ldmatrix(tile, e.add(e.idx(8 * n), row),
+                                            e.add(e.idx(16 * ks), col), 2,
+                                            /*transpose=*/false);
+      s[n] = tc.mma(a, bReg, s[n]);
+    }
+  }
+  return s;
+}
+
+/// The A fragment of this warp's 16 rows and columns 16 ks .. 16 ks + 15
+/// of a 64-row tile (ldmatrix.x4).
+SmallVector<Value> rowFragment(KernelEmitter &e, TensorCoreEmitter &tc,
+                               Value tile, int64_t ks) {
+  Value row = e.add(e.mul(tc.at.warp, e.idx(16)), e.rem(tc.at.lane, e.idx(16)));
+  Value col = e.add(e.idx(16 * ks),
+                    e.mul(e.div(tc.at.lane, e.idx(16)), e.idx(8)));
+  return tc.ldmatrix(tile, row, col, 4, /*transpose=*/false);
+}
+
+/// The A fragments (16 rows of this lane's warp) of the 64 rows of `src`
+/// from the tile's first query, staged through `through` (>= 64 rows).
+SmallVector<SmallVector<Value>> rowFragments(KernelEmitter &e,
+                                             TensorCoreEmitter &tc,
+                                             const QueryTile &qt, Value src,
+                                             Value through) {
+  tc.stage(through, e.idx(0), src, qt.batch, qt.head, qt.i0, kQueryRows);
+  tc.barrier();
+  SmallVector<SmallVector<Value>> fragments;
+  for (int64_t ks = 0; ks < tc.p.D / 16; ++ks)
+    fragments.push_back(rowFragment(e, tc, through, ks));
+  return fragments;
+}
+
+/// acc[dn] += w tile for the keyCols x keyCols weights `w` (accumulator
+/// registers, rounded to bf16 as A operands) and the keyCols rows of `tile`
+/// from row `first` (B's rows: ldmatrix transposed).
+void accumulateTimesTile(KernelEmitter &e, TensorCoreEmitter &tc,
+                         ArrayRef<Acc> w, Value tile, Value first,
+                         MutableArrayRef<Acc> acc) {
+  Value row = e.add(first, e.rem(tc.at.lane, e.idx(16)));
+  for (int64_t ks = 0; ks < int64_t(w.size()) / 2; ++ks) {
+    const Acc &left = w[2 * ks], &right = w[2 * ks + 1];
+    SmallVector<Value> a = {tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
+                            tc.pack(right[0], right[1]),
+                            tc.pack(right[2], right[3])};
+    for (int64_t dn = 0; dn < int64_t(acc.size()); ++dn) {
+      SmallVector<Value> bReg =
+          tc.ldmatrix(tile, e.add(e.idx(16 * ks), row), e.idx(8 * dn), 2,
+                      /*transpose=*/true);
+      acc[dn] = tc.mma(a, bReg, acc[dn]);
+    }
+  }
+}
+
+/// Whether key j0 + (column of accumulator element i of key tile n) is
+/// allowed for this lane's row i / 2.
+Value allowedAt(KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt,
+                Value j0, int64_t n, int64_t i) {
+  int64_t h = i / 2;
+  Value key =
+      e.add(j0, e.add(e.idx(8 * n + i % 2), e.mul(tc.at.t, e.idx(2))));
+  return e.both(e.cmp(CmpIPredicate::sge, key, qt.rowLo[h]),
+                e.cmp(CmpIPredicate::sle, key, qt.rowHi[h]));
+}
+
+/// The loop over the tile's key range, keyCols keys at a time, K and V
+/// staged into the buffer of the iteration (then one barrier); body(j0,
+/// first row of the buffer, carried) returns the next carried values.
+SmallVector<Value> forKeyTiles(
+    KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt, Value k,
+    Value v, ValueRange init,
+    llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
+  const int64_t keyCols = qt.keyCols;
+  return e.loop(qt.begin, qt.end, e.idx(qt.keyCols), init,
+                [&](Value j0, ValueRange carried) {
+                  Value buffer = e.mul(
+                      e.rem(e.div(e.sub(j0, qt.begin), e.idx(keyCols)),
+                            e.idx(2)),
+                      e.idx(keyCols));
+                  tc.stage(qt.kt, buffer, k, qt.batch, qt.head, j0, keyCols);
+                  tc.stage(qt.vt, buffer, v, qt.batch, qt.head, j0, keyCols);
+                  tc.barrier();
+                  return body(j0, buffer, carried);
+                });
+}
+
+/// body() for this lane's rows that are inside the sequence.
+void ifRowInside(KernelEmitter &e, const QueryTile &qt, int64_t h,
+                 const AttentionProblem &p, llvm::function_ref<void()> body) {
+  OpBuilder &b = e.builder();
+  auto inside = scf::IfOp::create(
+      b, e.location(), e.cmp(CmpIPredicate::slt, qt.rows[h], e.idx(p.T)),
+      false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(inside.thenBlock());
+  body();
+}
+
+} // namespace
+
+void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
+                                    const AttentionProblem &p, Value lo,
+                                    Value hi, Value q, Value k, Value v,
+                                    AttentionOutput result) {
+  const int64_t dTiles = p.D / 8;
+  // The K buffers have room for Q's 64 rows, staged through them.
+  queryTileKernel(b, loc, p, lo, hi, keyColsFor(p.D), kQueryRows,
+                  [&](KernelEmitter &e,
+                                                          TensorCoreEmitter &tc,
+                                                          const QueryTile &qt) {
+    // Q's A fragments, staged through the K buffers (2 x keyCols >= 64
+    // rows); a barrier before K overwrites them.
+    SmallVector<SmallVector<Value>> qa = rowFragments(e, tc, qt, q, qt.kt);
+    tc.barrier();
+    // Carried: m (2 rows), l (2 rows, this lane's partial sums), acc.
+    Value ninf = e.fc(-kInf);
+    SmallVector<Value> init = {ninf, ninf, e.fc(0.0), e.fc(0.0)};
+    for (int64_t i = 0; i < dTiles * 4; ++i)
+      init.push_back(e.fc(0.0));
+    SmallVector<Value> state = forKeyTiles(
+        e, tc, qt, k, v, init,
+        [&](Value j0, Value buffer, ValueRange carried) {
+          SmallVector<Acc> s = timesRowsOf(
+              e, tc, qt, [&](int64_t ks) { return qa[ks]; }, qt.kt, buffer);
+          // Scale and mask; the rows' maxima over the tile.
+          Value scale = e.fc(p.scale);
+          Value tileMax[2] = {ninf, ninf};
+          for (int64_t n = 0; n < int64_t(s.size()); ++n)
+            for (int64_t i = 0; i < 4; ++i) {
+              s[n][i] = e.select(allowedAt(e, tc, qt, j0, n, i),
+                                 e.fmul(s[n][i], scale), ninf);
+              tileMax[i / 2] = e.fmax(tileMax[i / 2], s[n][i]);
+            }
+          // Online softmax per row: m, alpha, p = exp(s - m), l.
+          SmallVector<Value> next;
+          Value alpha[2], mSafe[2];
+          for (int64_t h = 0; h < 2; ++h) {
+            Value mNew = e.fmax(carried[h], tc.quad(tileMax[h], false));
+            mSafe[h] = e.select(e.fcmp(CmpFPredicate::OEQ, mNew, ninf),
+                                e.fc(0.0), mNew);
+            alpha[h] = e.exp(e.fsub(carried[h], mSafe[h]));
+            next.push_back(mNew);
+          }
+          Value rowSum[2] = {e.fc(0.0), e.fc(0.0)};
+          for (Acc &tileScores : s)
+            for (int64_t i = 0; i < 4; ++i) {
+              tileScores[i] = e.exp(e.fsub(tileScores[i], mSafe[i / 2]));
+              rowSum[i / 2] = e.fadd(rowSum[i / 2], tileScores[i]);
+            }
+          for (int64_t h = 0; h < 2; ++h)
+            next.push_back(e.fadd(e.fmul(carried[2 + h], alpha[h]), rowSum[h]));
+          SmallVector<Acc> acc(dTiles);
+          for (int64_t dn = 0; dn < dTiles; ++dn)
+            for (int64_t i = 0; i < 4; ++i)
+              acc[dn][i] = e.fmul(carried[4 + 4 * dn + i], alpha[i / 2]);
+          // O += P V: P in bf16 from the scores' registers.
+          accumulateTimesTile(e, tc, s, qt.vt, buffer, acc);
+          for (const Acc &a : acc)
+            next.append(a.begin(), a.end());
+          return next;
+        });
+    // out = acc / l; lse = m + log(l) (-inf for a row without keys).
+    for (int64_t h = 0; h < 2; ++h) {
+      Value l = tc.quad(state[2 + h], /*sum=*/true);
+      Value inv = e.select(e.fcmp(CmpFPredicate::OGT, l, e.fc(0.0)),
+                           e.fdiv(e.fc(1.0), l), e.fc(0.0));
+      ifRowInside(e, qt, h, p, [&] {
+        for (int64_t dn = 0; dn < dTiles; ++dn)
+          for (int64_t c = 0; c < 2; ++c) {
+            Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
+            e.store(e.fmul(state[4 + 4 * dn + 2 * h + c], inv), result.out,
+                    {qt.batch, qt.head, qt.rows[h], d});
+          }
+        OpBuilder &ob = e.builder();
+        auto first = scf::IfOp::create(
+            ob, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)),
+            false);
+        OpBuilder::InsertionGuard guard(ob);
+        ob.setInsertionPointToStart(first.thenBlock());
+        e.store(e.fadd(state[h], e.log(l)), result.lse,
+                {qt.batch, qt.head, qt.rows[h]});
+      });
+    }
+  });
+}
+
+void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
+                             const AttentionProblem &p, Value lo, Value hi,
+                             Value q, Value k, Value v, AttentionOutput forward,
+                             Value dout, Value dq, Value delta) {
+  const int64_t dTiles = p.D / 8;
+  // Registers: dO's A fragments, dQ's accumulator, S and dP; Q stays in
+  // shared memory (its fragments loaded per use), and the key tiles are
+  // 16 wide over head_dim 64, so that head_dim 128 needs no local memory.
+  const int64_t keyCols = p.D > 64 ? 16 : 64;
+  queryTileKernel(b, loc, p, lo, hi, keyCols, 0, [&](KernelEmitter &e,
+                                                  TensorCoreEmitter &tc,
+                                                  const QueryTile &qt) {
+    Value qTile = tc.sharedTile(kQueryRows);
+    SmallVector<SmallVector<Value>> da = rowFragments(e, tc, qt, dout, qTile);
+    tc.barrier();
+    tc.stage(qTile, e.idx(0), q, qt.batch, qt.head, qt.i0, kQueryRows);
+    tc.barrier();
+    // Per row: the forward's lse, and delta = rowsum(dO * O) over this
+    // lane's columns of the accumulator layout, summed over the quad.
+    Value lse[2], rowDelta[2];
+    for (int64_t h = 0; h < 2; ++h) {
+      Value row = e.min(qt.rows[h], e.idx(p.T - 1));
+      lse[h] = e.load(forward.lse, {qt.batch, qt.head, row});
+      Value sum = e.fc(0.0);
+      for (int64_t dn = 0; dn < dTiles; ++dn)
+        for (int64_t c = 0; c < 2; ++c) {
+          Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
+          Value g = arith::ExtFOp::create(
+              e.builder(), e.location(), e.floatType(),
+              e.load(dout, {qt.batch, qt.head, row, d}));
+          sum = e.fma(g, e.load(forward.out, {qt.batch, qt.head, row, d}), sum);
+        }
+      rowDelta[h] = tc.quad(sum, /*sum=*/true);
+      ifRowInside(e, qt, h, p, [&] {
+        OpBuilder &ob = e.builder();
+        auto first = scf::IfOp::create(
+            ob, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)),
+            false);
+        OpBuilder::InsertionGuard guard(ob);
+        ob.setInsertionPointToStart(first.thenBlock());
+        e.store(rowDelta[h], delta, {qt.batch, qt.head, qt.rows[h]});
+      });
+    }
+    SmallVector<Value> init(dTiles * 4, e.fc(0.0));
+    SmallVector<Value> state = forKeyTiles(
+        e, tc, qt, k, v, init,
+        [&](Value j0, Value buffer, ValueRange carried) {
+          // P = exp(scale q k^T - lse) where allowed; dP = dO V^T;
+          // dS = P (dP - delta) scale.
+          SmallVector<Acc> s = timesRowsOf(
+              e, tc, qt,
+              [&](int64_t ks) { return rowFragment(e, tc, qTile, ks); }, qt.kt,
+              buffer);
+          SmallVector<Acc> dp = timesRowsOf(
+              e, tc, qt, [&](int64_t ks) { return da[ks]; }, qt.vt, buffer);
+          Value scale = e.fc(p.scale);
+          for (int64_t n = 0; n < int64_t(s.size()); ++n)
+            for (int64_t i = 0; i < 4; ++i) {
+              Value pr = e.select(
+                  allowedAt(e, tc, qt, j0, n, i),
+                  e.exp(e.fsub(e.fmul(s[n][i], scale), lse[i / 2])),
+                  e.fc(0.0));
+              s[n][i] = e.fmul(
+                  e.fmul(pr, e.fsub(dp[n][i], rowDelta[i / 2])), scale);
+            }
+          // dQ += dS K: dS in bf16 from its registers, K's rows as B's.
+          SmallVector<Acc> acc(dTiles);
+          for (int64_t dn = 0; dn < dTiles; ++dn)
+            for (int64_t i = 0; i < 4; ++i)
+              acc[dn][i] = carried[4 * dn + i];
+          accumulateTimesTile(e, tc, s, qt.kt, buffer, acc);
+          SmallVector<Value> next;
+          for (const Acc &a : acc)
+            next.append(a.begin(), a.end());
+          return next;
+        });
+    for (int64_t h = 0; h < 2; ++h)
+      ifRowInside(e, qt, h, p, [&] {
+        for (int64_t dn = 0; dn < dTiles; ++dn)
+          for (int64_t c = 0; c < 2; ++c) {
+            Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
+            e.store(state[4 * dn + 2 * h + c], dq,
+                    {qt.batch, qt.head, qt.rows[h], d});
+          }
+      });
+  });
 }
 
 } // namespace gptc::lowering

@@ -34,6 +34,18 @@ void emitTensorCoreAttentionForward(mlir::OpBuilder &b, mlir::Location loc,
                                     mlir::Value k, mlir::Value v,
                                     AttentionOutput result);
 
+/// The backward's query kernel on tensor cores: dq of the attention that
+/// produced `forward` given `dout`, and delta = rowsum(dout * out) per row
+/// (memref<BxHxTxf32>, for emitAttentionKeyValueGrad), from q, k, v and
+/// dout rounded to bf16 (memref<BxHxTxDxbf16>); S, dP = dout v^T and
+/// dq += ds k by mma.sync, ds rounded to bf16 before it weighs k.
+void emitTensorCoreQueryGrad(mlir::OpBuilder &b, mlir::Location loc,
+                             const AttentionProblem &p, mlir::Value lo,
+                             mlir::Value hi, mlir::Value q, mlir::Value k,
+                             mlir::Value v, AttentionOutput forward,
+                             mlir::Value dout, mlir::Value dq,
+                             mlir::Value delta);
+
 } // namespace gptc::lowering
 
 #endif // GPTC_PASSES_LOWERING_ATTENTIONTENSORCORES_H

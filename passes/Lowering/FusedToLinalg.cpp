@@ -314,9 +314,45 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
     Value dv = resultBuffer(rewriter, loc, type);
     AttentionOutput forward{readBuffer(rewriter, loc, op.getOut()),
                             readBuffer(rewriter, loc, op.getLse())};
-    emitAttentionBackward(
-        rewriter, loc, in->problem, in->lo, in->hi, in->q, in->k, in->v,
-        forward, readBuffer(rewriter, loc, op.getOutGrad()), dq, dk, dv);
+    Value dout = readBuffer(rewriter, loc, op.getOutGrad());
+    // bf16 products: q, k, v and dout rounded once, back in f32 for the
+    // scalar kernels; on the GPU the query kernel takes them in bf16 on
+    // tensor cores (the key kernel stays scalar).
+    const bool tensorCores = op.getProducts() && tiling.tensorCores &&
+                             type.getElementType().isF32() &&
+                             tensorCoreAttentionFits(in->problem);
+    if (op.getProducts()) {
+      auto rounded = [&](Value x, bool narrow) {
+        return readBuffer(rewriter, loc,
+                          roundedToBf16(rewriter, loc, x, narrow));
+      };
+      if (tensorCores) {
+        Value delta = memref::AllocOp::create(
+            rewriter, loc, cast<MemRefType>(forward.lse.getType()));
+        emitTensorCoreQueryGrad(
+            rewriter, loc, in->problem, in->lo, in->hi,
+            rounded(op.getQuery(), true), rounded(op.getKey(), true),
+            rounded(op.getValue(), true), forward,
+            rounded(op.getOutGrad(), true), dq, delta);
+        in->problem.bf16Probabilities = true;
+        emitAttentionKeyValueGrad(
+            rewriter, loc, in->problem, in->lo, in->hi,
+            rounded(op.getQuery(), false), rounded(op.getKey(), false),
+            rounded(op.getValue(), false), rounded(op.getOutGrad(), false),
+            forward.lse, delta, dk, dv);
+        rewriter.replaceOp(op, {asTensor(rewriter, loc, type, dq),
+                                asTensor(rewriter, loc, type, dk),
+                                asTensor(rewriter, loc, type, dv)});
+        return success();
+      }
+      in->q = rounded(op.getQuery(), false);
+      in->k = rounded(op.getKey(), false);
+      in->v = rounded(op.getValue(), false);
+      dout = rounded(op.getOutGrad(), false);
+      in->problem.bf16Probabilities = true;
+    }
+    emitAttentionBackward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
+                          in->k, in->v, forward, dout, dq, dk, dv);
     rewriter.replaceOp(op, {asTensor(rewriter, loc, type, dq),
                             asTensor(rewriter, loc, type, dk),
                             asTensor(rewriter, loc, type, dv)});

@@ -62,3 +62,28 @@ func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %
   %o, %lse = gpt.attention %q, %k, %v mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 products = bf16 : tensor<1x2x128x24xf32>
   return %o, %lse : tensor<1x2x128x24xf32>, tensor<1x2x128xf32>
 }
+
+// -----
+
+// The backward with bf16 products: dQ on tensor cores from q, k, v and
+// dout in bf16 (S, dP = dout v^T and dq += ds k by gpt.warp_mma), dK/dV
+// scalar on the operands rounded back to f32; the CPU's scalar kernels on
+// the rounded operands.
+// CHECK-LABEL: func.func @bf16_grad
+// CHECK-COUNT-4: arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         scf.parallel
+// CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
+// CHECK:             scf.for
+// CHECK:               gpt.warp_mma A[
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK:               gpt.warp_mma A[
+// CHECK:         arith.extf %{{.*}} : bf16 to f32
+// CHECK:         return
+// CPU-LABEL: func.func @bf16_grad
+// CPU-COUNT-4: arith.extf %{{.*}} : bf16 to f32
+// CPU-NOT:     gpt.warp_mma
+// CPU:         return
+func.func @bf16_grad(%q: tensor<2x4x256x32xf32>, %k: tensor<2x4x256x32xf32>, %v: tensor<2x4x256x32xf32>, %o: tensor<2x4x256x32xf32>, %lse: tensor<2x4x256xf32>, %do: tensor<2x4x256x32xf32>) -> (tensor<2x4x256x32xf32>, tensor<2x4x256x32xf32>, tensor<2x4x256x32xf32>) {
+  %dq, %dk, %dv = gpt.attention_grad %q, %k, %v, %o, %lse, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 products = bf16 : tensor<2x4x256x32xf32>
+  return %dq, %dk, %dv : tensor<2x4x256x32xf32>, tensor<2x4x256x32xf32>, tensor<2x4x256x32xf32>
+}
