@@ -60,11 +60,10 @@ LogicalResult AttentionOp::buildVJP(OpBuilder &b, ValueRange grads,
     return success();
   }
   RankedTensorType type = getQuery().getType();
-  auto grad = AttentionGradOp::create(b, getLoc(), type, type, type, getQuery(),
-                                      getKey(), getValue(), getResult(),
-                                      getLse(), grads[0], getTokens(),
-                                      getWindow(), getMask(), getScale(),
-                                      getProductsAttr());
+  auto grad = AttentionGradOp::create(
+      b, getLoc(), type, type, type, getQuery(), getKey(), getValue(),
+      getResult(), getLse(), grads[0], getTokens(), getWindow(), getMask(),
+      getScale(), getProductsAttr());
   out.push_back(grad.getQueryGrad());
   out.push_back(grad.getKeyGrad());
   out.push_back(grad.getValueGrad());

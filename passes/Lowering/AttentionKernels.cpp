@@ -621,8 +621,7 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
                                     e.fc(0.0));
                 Value ds =
                     e.fmul(e.fmul(pc, e.fsub(e.load(dpr, {c}), delta)), scale);
-                e.store(p.bf16Probabilities ? roundToBf16(e, ds) : ds, sr,
-                        {c});
+                e.store(p.bf16Probabilities ? roundToBf16(e, ds) : ds, sr, {c});
               });
             }
             // GPU: K from its shared tile (every thread reads the same
@@ -766,6 +765,16 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
 }
 
 } // namespace
+
+void markAttentionSpan(KernelEmitter &e, const AttentionProblem &p,
+                       int64_t rows) {
+  markMaskedSpan(e, p, rows);
+}
+
+Value firstRowWhere(KernelEmitter &e, int64_t n,
+                    llvm::function_ref<Value(Value)> holds) {
+  return firstWhere(e, n, holds);
+}
 
 void emitAttentionKeyValueGrad(OpBuilder &b, Location loc,
                                const AttentionProblem &p, Value lo, Value hi,

@@ -90,14 +90,27 @@ void emitAttentionBackward(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value dout, mlir::Value dq, mlir::Value dk,
                            mlir::Value dv);
 
+class KernelEmitter;
+
+/// Marks the scf.for just emitted by `e` (over the key or query tiles a
+/// mask selects at run time, `rows` rows a work item) for the cost model
+/// (kMaskedSpanAttr in KernelEmitter.h).
+void markAttentionSpan(KernelEmitter &e, const AttentionProblem &p,
+                       int64_t rows);
+
+/// The first i in [0, n) where the monotone predicate `holds(i)` (false,
+/// then true) is true, or n: a bisection.
+mlir::Value firstRowWhere(KernelEmitter &e, int64_t n,
+                          llvm::function_ref<mlir::Value(mlir::Value)> holds);
+
 /// The backward's key kernel alone: dk and dv, given delta =
 /// rowsum(dout * out) per row (memref<BxHxTxf>) from a query kernel.
 void emitAttentionKeyValueGrad(mlir::OpBuilder &b, mlir::Location loc,
                                const AttentionProblem &p, mlir::Value lo,
                                mlir::Value hi, mlir::Value q, mlir::Value k,
-                               mlir::Value v, mlir::Value dout,
-                               mlir::Value lse, mlir::Value delta,
-                               mlir::Value dk, mlir::Value dv);
+                               mlir::Value v, mlir::Value dout, mlir::Value lse,
+                               mlir::Value delta, mlir::Value dk,
+                               mlir::Value dv);
 
 } // namespace gptc::lowering
 

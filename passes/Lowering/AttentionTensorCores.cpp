@@ -56,8 +56,10 @@ struct Lane {
 
 class TensorCoreEmitter {
 public:
-  TensorCoreEmitter(KernelEmitter &e, const AttentionProblem &p, Lane at)
-      : e(e), b(e.builder()), loc(e.location()), p(p), at(at) {}
+  TensorCoreEmitter(KernelEmitter &e, const AttentionProblem &p, Lane at,
+                    int64_t threads = kThreads)
+      : e(e), b(e.builder()), loc(e.location()), p(p), at(at),
+        threads(threads) {}
 
   Value i32(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
@@ -85,10 +87,10 @@ public:
     const int64_t perRow = p.D / kChunk;
     const int64_t chunks = rows * perRow;
     auto vec = VectorType::get({kChunk}, b.getBF16Type());
-    for (int64_t k = 0; k * kThreads < chunks; ++k) {
-      Value x = e.add(at.thread, e.idx(k * kThreads));
+    for (int64_t k = 0; k * threads < chunks; ++k) {
+      Value x = e.add(at.thread, e.idx(k * threads));
       OpBuilder::InsertionGuard guard(b);
-      if ((k + 1) * kThreads > chunks) {
+      if ((k + 1) * threads > chunks) {
         auto inside = scf::IfOp::create(
             b, loc, e.cmp(arith::CmpIPredicate::slt, x, e.idx(chunks)), false);
         b.setInsertionPointToStart(inside.thenBlock());
@@ -172,6 +174,7 @@ public:
   Location loc;
   const AttentionProblem &p;
   Lane at;
+  int64_t threads; ///< of the block, which stage() shares the work among
 };
 
 } // namespace
@@ -253,14 +256,13 @@ void queryTileKernel(
 /// `first` (each row of the tile a column of the product: ldmatrix without
 /// transpose).
 SmallVector<Acc>
-timesRowsOf(KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt,
+timesRowsOf(KernelEmitter &e, TensorCoreEmitter &tc, int64_t cols,
             llvm::function_ref<SmallVector<Value>(int64_t)> aOf, Value tile,
             Value first) {
-  const int64_t keyTiles = qt.keyCols / 8;
+  const int64_t keyTiles = cols / 8;
   SmallVector<Acc> s(keyTiles, tc.zeros());
   Value row = e.add(first, e.rem(tc.at.lane, e.idx(8)));
-  Value col =
-      e.mul(e.rem(e.div(tc.at.lane, e.idx(8)), e.idx(2)), e.idx(8));
+  Value col = e.mul(e.rem(e.div(tc.at.lane, e.idx(8)), e.idx(2)), e.idx(8));
   for (int64_t ks = 0; ks < tc.p.D / 16; ++ks) {
     SmallVector<Value> a = aOf(ks);
     for (int64_t n = 0; n < keyTiles; ++n) {
@@ -278,8 +280,8 @@ timesRowsOf(KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt,
 SmallVector<Value> rowFragment(KernelEmitter &e, TensorCoreEmitter &tc,
                                Value tile, int64_t ks) {
   Value row = e.add(e.mul(tc.at.warp, e.idx(16)), e.rem(tc.at.lane, e.idx(16)));
-  Value col = e.add(e.idx(16 * ks),
-                    e.mul(e.div(tc.at.lane, e.idx(16)), e.idx(8)));
+  Value col =
+      e.add(e.idx(16 * ks), e.mul(e.div(tc.at.lane, e.idx(16)), e.idx(8)));
   return tc.ldmatrix(tile, row, col, 4, /*transpose=*/false);
 }
 
@@ -306,9 +308,9 @@ void accumulateTimesTile(KernelEmitter &e, TensorCoreEmitter &tc,
   Value row = e.add(first, e.rem(tc.at.lane, e.idx(16)));
   for (int64_t ks = 0; ks < int64_t(w.size()) / 2; ++ks) {
     const Acc &left = w[2 * ks], &right = w[2 * ks + 1];
-    SmallVector<Value> a = {tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
-                            tc.pack(right[0], right[1]),
-                            tc.pack(right[2], right[3])};
+    SmallVector<Value> a = {
+        tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
+        tc.pack(right[0], right[1]), tc.pack(right[2], right[3])};
     for (int64_t dn = 0; dn < int64_t(acc.size()); ++dn) {
       SmallVector<Value> bReg =
           tc.ldmatrix(tile, e.add(e.idx(16 * ks), row), e.idx(8 * dn), 2,
@@ -323,8 +325,7 @@ void accumulateTimesTile(KernelEmitter &e, TensorCoreEmitter &tc,
 Value allowedAt(KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt,
                 Value j0, int64_t n, int64_t i) {
   int64_t h = i / 2;
-  Value key =
-      e.add(j0, e.add(e.idx(8 * n + i % 2), e.mul(tc.at.t, e.idx(2))));
+  Value key = e.add(j0, e.add(e.idx(8 * n + i % 2), e.mul(tc.at.t, e.idx(2))));
   return e.both(e.cmp(CmpIPredicate::sge, key, qt.rowLo[h]),
                 e.cmp(CmpIPredicate::sle, key, qt.rowHi[h]));
 }
@@ -337,17 +338,19 @@ SmallVector<Value> forKeyTiles(
     Value v, ValueRange init,
     llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
   const int64_t keyCols = qt.keyCols;
-  return e.loop(qt.begin, qt.end, e.idx(qt.keyCols), init,
-                [&](Value j0, ValueRange carried) {
-                  Value buffer = e.mul(
-                      e.rem(e.div(e.sub(j0, qt.begin), e.idx(keyCols)),
-                            e.idx(2)),
-                      e.idx(keyCols));
-                  tc.stage(qt.kt, buffer, k, qt.batch, qt.head, j0, keyCols);
-                  tc.stage(qt.vt, buffer, v, qt.batch, qt.head, j0, keyCols);
-                  tc.barrier();
-                  return body(j0, buffer, carried);
-                });
+  SmallVector<Value> results =
+      e.loop(qt.begin, qt.end, e.idx(qt.keyCols), init,
+             [&](Value j0, ValueRange carried) {
+               Value buffer = e.mul(
+                   e.rem(e.div(e.sub(j0, qt.begin), e.idx(keyCols)), e.idx(2)),
+                   e.idx(keyCols));
+               tc.stage(qt.kt, buffer, k, qt.batch, qt.head, j0, keyCols);
+               tc.stage(qt.vt, buffer, v, qt.batch, qt.head, j0, keyCols);
+               tc.barrier();
+               return body(j0, buffer, carried);
+             });
+  markAttentionSpan(e, tc.p, kQueryRows);
+  return results;
 }
 
 /// body() for this lane's rows that are inside the sequence.
@@ -370,84 +373,85 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
                                     AttentionOutput result) {
   const int64_t dTiles = p.D / 8;
   // The K buffers have room for Q's 64 rows, staged through them.
-  queryTileKernel(b, loc, p, lo, hi, keyColsFor(p.D), kQueryRows,
-                  [&](KernelEmitter &e,
-                                                          TensorCoreEmitter &tc,
-                                                          const QueryTile &qt) {
-    // Q's A fragments, staged through the K buffers (2 x keyCols >= 64
-    // rows); a barrier before K overwrites them.
-    SmallVector<SmallVector<Value>> qa = rowFragments(e, tc, qt, q, qt.kt);
-    tc.barrier();
-    // Carried: m (2 rows), l (2 rows, this lane's partial sums), acc.
-    Value ninf = e.fc(-kInf);
-    SmallVector<Value> init = {ninf, ninf, e.fc(0.0), e.fc(0.0)};
-    for (int64_t i = 0; i < dTiles * 4; ++i)
-      init.push_back(e.fc(0.0));
-    SmallVector<Value> state = forKeyTiles(
-        e, tc, qt, k, v, init,
-        [&](Value j0, Value buffer, ValueRange carried) {
-          SmallVector<Acc> s = timesRowsOf(
-              e, tc, qt, [&](int64_t ks) { return qa[ks]; }, qt.kt, buffer);
-          // Scale and mask; the rows' maxima over the tile.
-          Value scale = e.fc(p.scale);
-          Value tileMax[2] = {ninf, ninf};
-          for (int64_t n = 0; n < int64_t(s.size()); ++n)
-            for (int64_t i = 0; i < 4; ++i) {
-              s[n][i] = e.select(allowedAt(e, tc, qt, j0, n, i),
-                                 e.fmul(s[n][i], scale), ninf);
-              tileMax[i / 2] = e.fmax(tileMax[i / 2], s[n][i]);
-            }
-          // Online softmax per row: m, alpha, p = exp(s - m), l.
-          SmallVector<Value> next;
-          Value alpha[2], mSafe[2];
-          for (int64_t h = 0; h < 2; ++h) {
-            Value mNew = e.fmax(carried[h], tc.quad(tileMax[h], false));
-            mSafe[h] = e.select(e.fcmp(CmpFPredicate::OEQ, mNew, ninf),
-                                e.fc(0.0), mNew);
-            alpha[h] = e.exp(e.fsub(carried[h], mSafe[h]));
-            next.push_back(mNew);
-          }
-          Value rowSum[2] = {e.fc(0.0), e.fc(0.0)};
-          for (Acc &tileScores : s)
-            for (int64_t i = 0; i < 4; ++i) {
-              tileScores[i] = e.exp(e.fsub(tileScores[i], mSafe[i / 2]));
-              rowSum[i / 2] = e.fadd(rowSum[i / 2], tileScores[i]);
-            }
-          for (int64_t h = 0; h < 2; ++h)
-            next.push_back(e.fadd(e.fmul(carried[2 + h], alpha[h]), rowSum[h]));
-          SmallVector<Acc> acc(dTiles);
-          for (int64_t dn = 0; dn < dTiles; ++dn)
-            for (int64_t i = 0; i < 4; ++i)
-              acc[dn][i] = e.fmul(carried[4 + 4 * dn + i], alpha[i / 2]);
-          // O += P V: P in bf16 from the scores' registers.
-          accumulateTimesTile(e, tc, s, qt.vt, buffer, acc);
-          for (const Acc &a : acc)
-            next.append(a.begin(), a.end());
-          return next;
-        });
-    // out = acc / l; lse = m + log(l) (-inf for a row without keys).
-    for (int64_t h = 0; h < 2; ++h) {
-      Value l = tc.quad(state[2 + h], /*sum=*/true);
-      Value inv = e.select(e.fcmp(CmpFPredicate::OGT, l, e.fc(0.0)),
-                           e.fdiv(e.fc(1.0), l), e.fc(0.0));
-      ifRowInside(e, qt, h, p, [&] {
-        for (int64_t dn = 0; dn < dTiles; ++dn)
-          for (int64_t c = 0; c < 2; ++c) {
-            Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
-            e.store(e.fmul(state[4 + 4 * dn + 2 * h + c], inv), result.out,
-                    {qt.batch, qt.head, qt.rows[h], d});
-          }
-        OpBuilder &ob = e.builder();
-        auto first = scf::IfOp::create(
-            ob, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)),
-            false);
-        OpBuilder::InsertionGuard guard(ob);
-        ob.setInsertionPointToStart(first.thenBlock());
-        e.store(e.fadd(state[h], e.log(l)), result.lse,
-                {qt.batch, qt.head, qt.rows[h]});
+  queryTileKernel(
+      b, loc, p, lo, hi, keyColsFor(p.D), kQueryRows,
+      [&](KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt) {
+        // Q's A fragments, staged through the K buffers (2 x keyCols >= 64
+        // rows); a barrier before K overwrites them.
+        SmallVector<SmallVector<Value>> qa = rowFragments(e, tc, qt, q, qt.kt);
+        tc.barrier();
+        // Carried: m (2 rows), l (2 rows, this lane's partial sums), acc.
+        Value ninf = e.fc(-kInf);
+        SmallVector<Value> init = {ninf, ninf, e.fc(0.0), e.fc(0.0)};
+        for (int64_t i = 0; i < dTiles * 4; ++i)
+          init.push_back(e.fc(0.0));
+        SmallVector<Value> state = forKeyTiles(
+            e, tc, qt, k, v, init,
+            [&](Value j0, Value buffer, ValueRange carried) {
+              SmallVector<Acc> s = timesRowsOf(
+                  e, tc, qt.keyCols, [&](int64_t ks) { return qa[ks]; }, qt.kt,
+                  buffer);
+              // Scale and mask; the rows' maxima over the tile.
+              Value scale = e.fc(p.scale);
+              Value tileMax[2] = {ninf, ninf};
+              for (int64_t n = 0; n < int64_t(s.size()); ++n)
+                for (int64_t i = 0; i < 4; ++i) {
+                  s[n][i] = e.select(allowedAt(e, tc, qt, j0, n, i),
+                                     e.fmul(s[n][i], scale), ninf);
+                  tileMax[i / 2] = e.fmax(tileMax[i / 2], s[n][i]);
+                }
+              // Online softmax per row: m, alpha, p = exp(s - m), l.
+              SmallVector<Value> next;
+              Value alpha[2], mSafe[2];
+              for (int64_t h = 0; h < 2; ++h) {
+                Value mNew = e.fmax(carried[h], tc.quad(tileMax[h], false));
+                mSafe[h] = e.select(e.fcmp(CmpFPredicate::OEQ, mNew, ninf),
+                                    e.fc(0.0), mNew);
+                alpha[h] = e.exp(e.fsub(carried[h], mSafe[h]));
+                next.push_back(mNew);
+              }
+              Value rowSum[2] = {e.fc(0.0), e.fc(0.0)};
+              for (Acc &tileScores : s)
+                for (int64_t i = 0; i < 4; ++i) {
+                  tileScores[i] = e.exp(e.fsub(tileScores[i], mSafe[i / 2]));
+                  rowSum[i / 2] = e.fadd(rowSum[i / 2], tileScores[i]);
+                }
+              for (int64_t h = 0; h < 2; ++h)
+                next.push_back(
+                    e.fadd(e.fmul(carried[2 + h], alpha[h]), rowSum[h]));
+              SmallVector<Acc> acc(dTiles);
+              for (int64_t dn = 0; dn < dTiles; ++dn)
+                for (int64_t i = 0; i < 4; ++i)
+                  acc[dn][i] = e.fmul(carried[4 + 4 * dn + i], alpha[i / 2]);
+              // O += P V: P in bf16 from the scores' registers.
+              accumulateTimesTile(e, tc, s, qt.vt, buffer, acc);
+              for (const Acc &a : acc)
+                next.append(a.begin(), a.end());
+              return next;
+            });
+        // out = acc / l; lse = m + log(l) (-inf for a row without keys).
+        for (int64_t h = 0; h < 2; ++h) {
+          Value l = tc.quad(state[2 + h], /*sum=*/true);
+          Value inv = e.select(e.fcmp(CmpFPredicate::OGT, l, e.fc(0.0)),
+                               e.fdiv(e.fc(1.0), l), e.fc(0.0));
+          ifRowInside(e, qt, h, p, [&] {
+            for (int64_t dn = 0; dn < dTiles; ++dn)
+              for (int64_t c = 0; c < 2; ++c) {
+                Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
+                e.store(e.fmul(state[4 + 4 * dn + 2 * h + c], inv), result.out,
+                        {qt.batch, qt.head, qt.rows[h], d});
+              }
+            OpBuilder &ob = e.builder();
+            auto first = scf::IfOp::create(
+                ob, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)),
+                false);
+            OpBuilder::InsertionGuard guard(ob);
+            ob.setInsertionPointToStart(first.thenBlock());
+            e.store(e.fadd(state[h], e.log(l)), result.lse,
+                    {qt.batch, qt.head, qt.rows[h]});
+          });
+        }
       });
-    }
-  });
 }
 
 void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
@@ -459,83 +463,227 @@ void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
   // shared memory (its fragments loaded per use), and the key tiles are
   // 16 wide over head_dim 64, so that head_dim 128 needs no local memory.
   const int64_t keyCols = p.D > 64 ? 16 : 64;
-  queryTileKernel(b, loc, p, lo, hi, keyCols, 0, [&](KernelEmitter &e,
-                                                  TensorCoreEmitter &tc,
-                                                  const QueryTile &qt) {
-    Value qTile = tc.sharedTile(kQueryRows);
-    SmallVector<SmallVector<Value>> da = rowFragments(e, tc, qt, dout, qTile);
-    tc.barrier();
-    tc.stage(qTile, e.idx(0), q, qt.batch, qt.head, qt.i0, kQueryRows);
-    tc.barrier();
-    // Per row: the forward's lse, and delta = rowsum(dO * O) over this
-    // lane's columns of the accumulator layout, summed over the quad.
-    Value lse[2], rowDelta[2];
-    for (int64_t h = 0; h < 2; ++h) {
-      Value row = e.min(qt.rows[h], e.idx(p.T - 1));
-      lse[h] = e.load(forward.lse, {qt.batch, qt.head, row});
-      Value sum = e.fc(0.0);
-      for (int64_t dn = 0; dn < dTiles; ++dn)
-        for (int64_t c = 0; c < 2; ++c) {
-          Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
-          Value g = arith::ExtFOp::create(
-              e.builder(), e.location(), e.floatType(),
-              e.load(dout, {qt.batch, qt.head, row, d}));
-          sum = e.fma(g, e.load(forward.out, {qt.batch, qt.head, row, d}), sum);
-        }
-      rowDelta[h] = tc.quad(sum, /*sum=*/true);
-      ifRowInside(e, qt, h, p, [&] {
-        OpBuilder &ob = e.builder();
-        auto first = scf::IfOp::create(
-            ob, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)),
-            false);
-        OpBuilder::InsertionGuard guard(ob);
-        ob.setInsertionPointToStart(first.thenBlock());
-        e.store(rowDelta[h], delta, {qt.batch, qt.head, qt.rows[h]});
-      });
-    }
-    SmallVector<Value> init(dTiles * 4, e.fc(0.0));
-    SmallVector<Value> state = forKeyTiles(
-        e, tc, qt, k, v, init,
-        [&](Value j0, Value buffer, ValueRange carried) {
-          // P = exp(scale q k^T - lse) where allowed; dP = dO V^T;
-          // dS = P (dP - delta) scale.
-          SmallVector<Acc> s = timesRowsOf(
-              e, tc, qt,
-              [&](int64_t ks) { return rowFragment(e, tc, qTile, ks); }, qt.kt,
-              buffer);
-          SmallVector<Acc> dp = timesRowsOf(
-              e, tc, qt, [&](int64_t ks) { return da[ks]; }, qt.vt, buffer);
-          Value scale = e.fc(p.scale);
-          for (int64_t n = 0; n < int64_t(s.size()); ++n)
-            for (int64_t i = 0; i < 4; ++i) {
-              Value pr = e.select(
-                  allowedAt(e, tc, qt, j0, n, i),
-                  e.exp(e.fsub(e.fmul(s[n][i], scale), lse[i / 2])),
-                  e.fc(0.0));
-              s[n][i] = e.fmul(
-                  e.fmul(pr, e.fsub(dp[n][i], rowDelta[i / 2])), scale);
-            }
-          // dQ += dS K: dS in bf16 from its registers, K's rows as B's.
-          SmallVector<Acc> acc(dTiles);
+  queryTileKernel(
+      b, loc, p, lo, hi, keyCols, 0,
+      [&](KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt) {
+        Value qTile = tc.sharedTile(kQueryRows);
+        SmallVector<SmallVector<Value>> da =
+            rowFragments(e, tc, qt, dout, qTile);
+        tc.barrier();
+        tc.stage(qTile, e.idx(0), q, qt.batch, qt.head, qt.i0, kQueryRows);
+        tc.barrier();
+        // Per row: the forward's lse, and delta = rowsum(dO * O) over this
+        // lane's columns of the accumulator layout, summed over the quad.
+        Value lse[2], rowDelta[2];
+        for (int64_t h = 0; h < 2; ++h) {
+          Value row = e.min(qt.rows[h], e.idx(p.T - 1));
+          lse[h] = e.load(forward.lse, {qt.batch, qt.head, row});
+          Value sum = e.fc(0.0);
           for (int64_t dn = 0; dn < dTiles; ++dn)
-            for (int64_t i = 0; i < 4; ++i)
-              acc[dn][i] = carried[4 * dn + i];
-          accumulateTimesTile(e, tc, s, qt.kt, buffer, acc);
-          SmallVector<Value> next;
-          for (const Acc &a : acc)
-            next.append(a.begin(), a.end());
-          return next;
-        });
-    for (int64_t h = 0; h < 2; ++h)
-      ifRowInside(e, qt, h, p, [&] {
-        for (int64_t dn = 0; dn < dTiles; ++dn)
-          for (int64_t c = 0; c < 2; ++c) {
-            Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
-            e.store(state[4 * dn + 2 * h + c], dq,
-                    {qt.batch, qt.head, qt.rows[h], d});
-          }
+            for (int64_t c = 0; c < 2; ++c) {
+              Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
+              Value g = arith::ExtFOp::create(
+                  e.builder(), e.location(), e.floatType(),
+                  e.load(dout, {qt.batch, qt.head, row, d}));
+              sum = e.fma(g, e.load(forward.out, {qt.batch, qt.head, row, d}),
+                          sum);
+            }
+          rowDelta[h] = tc.quad(sum, /*sum=*/true);
+          ifRowInside(e, qt, h, p, [&] {
+            OpBuilder &ob = e.builder();
+            auto first = scf::IfOp::create(
+                ob, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)),
+                false);
+            OpBuilder::InsertionGuard guard(ob);
+            ob.setInsertionPointToStart(first.thenBlock());
+            e.store(rowDelta[h], delta, {qt.batch, qt.head, qt.rows[h]});
+          });
+        }
+        SmallVector<Value> init(dTiles * 4, e.fc(0.0));
+        SmallVector<Value> state = forKeyTiles(
+            e, tc, qt, k, v, init,
+            [&](Value j0, Value buffer, ValueRange carried) {
+              // P = exp(scale q k^T - lse) where allowed; dP = dO V^T;
+              // dS = P (dP - delta) scale.
+              SmallVector<Acc> s = timesRowsOf(
+                  e, tc, qt.keyCols,
+                  [&](int64_t ks) { return rowFragment(e, tc, qTile, ks); },
+                  qt.kt, buffer);
+              SmallVector<Acc> dp = timesRowsOf(
+                  e, tc, qt.keyCols, [&](int64_t ks) { return da[ks]; }, qt.vt,
+                  buffer);
+              Value scale = e.fc(p.scale);
+              for (int64_t n = 0; n < int64_t(s.size()); ++n)
+                for (int64_t i = 0; i < 4; ++i) {
+                  Value pr = e.select(
+                      allowedAt(e, tc, qt, j0, n, i),
+                      e.exp(e.fsub(e.fmul(s[n][i], scale), lse[i / 2])),
+                      e.fc(0.0));
+                  s[n][i] = e.fmul(
+                      e.fmul(pr, e.fsub(dp[n][i], rowDelta[i / 2])), scale);
+                }
+              // dQ += dS K: dS in bf16 from its registers, K's rows as B's.
+              SmallVector<Acc> acc(dTiles);
+              for (int64_t dn = 0; dn < dTiles; ++dn)
+                for (int64_t i = 0; i < 4; ++i)
+                  acc[dn][i] = carried[4 * dn + i];
+              accumulateTimesTile(e, tc, s, qt.kt, buffer, acc);
+              SmallVector<Value> next;
+              for (const Acc &a : acc)
+                next.append(a.begin(), a.end());
+              return next;
+            });
+        for (int64_t h = 0; h < 2; ++h)
+          ifRowInside(e, qt, h, p, [&] {
+            for (int64_t dn = 0; dn < dTiles; ++dn)
+              for (int64_t c = 0; c < 2; ++c) {
+                Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
+                e.store(state[4 * dn + 2 * h + c], dq,
+                        {qt.batch, qt.head, qt.rows[h], d});
+              }
+          });
       });
-  });
+}
+
+void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
+                                const AttentionProblem &p, Value lo, Value hi,
+                                Value q, Value k, Value v, Value dout,
+                                Value lse, Value delta, Value dk, Value dv) {
+  const int64_t dTiles = p.D / 8;
+  // A warp per 16 keys; K and V stay in shared memory (their A fragments
+  // loaded per use), Q and dO are staged a tile of queries at a time into
+  // two buffers each. Over head_dim 64: 2 warps (32 keys) a block and
+  // 16-query tiles, so that the four tiles stay within 48 KiB and dK's and
+  // dV's accumulators (head_dim / 2 registers each) fit beside the rest.
+  const int64_t warps = p.D > 64 ? 2 : 4, threads = 32 * warps;
+  const int64_t keyRows = 16 * warps, queryCols = p.D > 64 ? 16 : 64;
+  const int64_t tiles = (p.T + keyRows - 1) / keyRows;
+  Type f32 = b.getF32Type();
+  parallelKernel(
+      b, loc, f32, p.B * p.H * tiles, [&](KernelEmitter &outer, Value w) {
+        Value tile = outer.rem(w, outer.idx(tiles));
+        Value bh = outer.div(w, outer.idx(tiles));
+        Value batch = outer.div(bh, outer.idx(p.H));
+        Value head = outer.rem(bh, outer.idx(p.H));
+        parallelKernel(
+            outer.builder(), loc, f32, threads,
+            [&](KernelEmitter &e, Value thread) {
+              Lane at;
+              at.thread = thread;
+              at.lane = e.rem(thread, e.idx(32));
+              at.warp = e.div(thread, e.idx(32));
+              at.g = e.div(at.lane, e.idx(4));
+              at.t = e.rem(at.lane, e.idx(4));
+              TensorCoreEmitter tc(e, p, at, threads);
+              Value kTile = tc.sharedTile(keyRows),
+                    vTile = tc.sharedTile(keyRows);
+              Value qBuf = tc.sharedTile(2 * queryCols);
+              Value dBuf = tc.sharedTile(2 * queryCols);
+              Value j0 = e.mul(tile, e.idx(keyRows));
+              Value warpKey = e.add(j0, e.mul(at.warp, e.idx(16)));
+              Value keys[2] = {e.add(warpKey, at.g),
+                               e.add(warpKey, e.add(at.g, e.idx(8)))};
+              Value jLast =
+                  e.sub(e.min(e.add(j0, e.idx(keyRows)), e.idx(p.T)), e.idx(1));
+              // The queries that see a key of the block: hi >= j0 and lo <=
+              // jLast, one range since both bounds are non-decreasing
+              // (bisection).
+              Value qBegin = firstRowWhere(e, p.T, [&](Value i) {
+                return e.cmp(CmpIPredicate::sge, e.load(hi, {batch, i}), j0);
+              });
+              Value qEnd = firstRowWhere(e, p.T, [&](Value i) {
+                return e.cmp(CmpIPredicate::sgt, e.load(lo, {batch, i}), jLast);
+              });
+              // The block's K and V (read after the first tile's barrier).
+              tc.stage(kTile, e.idx(0), k, batch, head, j0, keyRows);
+              tc.stage(vTile, e.idx(0), v, batch, head, j0, keyRows);
+              SmallVector<Value> init(2 * dTiles * 4, e.fc(0.0));
+              SmallVector<Value> state = e.loop(
+                  qBegin, qEnd, e.idx(queryCols), init,
+                  [&](Value i0, ValueRange carried) {
+                    Value buffer =
+                        e.mul(e.rem(e.div(e.sub(i0, qBegin), e.idx(queryCols)),
+                                    e.idx(2)),
+                              e.idx(queryCols));
+                    tc.stage(qBuf, buffer, q, batch, head, i0, queryCols);
+                    tc.stage(dBuf, buffer, dout, batch, head, i0, queryCols);
+                    tc.barrier();
+                    // S^T = K Q^T and dP^T = V dO^T (this warp's 16 keys by the
+                    // tile's queries); P^T = exp(scale S^T - lse) where
+                    // allowed; dS^T = P^T (dP^T - delta) scale.
+                    SmallVector<Acc> s = timesRowsOf(
+                        e, tc, queryCols,
+                        [&](int64_t ks) {
+                          return rowFragment(e, tc, kTile, ks);
+                        },
+                        qBuf, buffer);
+                    SmallVector<Acc> dp = timesRowsOf(
+                        e, tc, queryCols,
+                        [&](int64_t ks) {
+                          return rowFragment(e, tc, vTile, ks);
+                        },
+                        dBuf, buffer);
+                    Value scale = e.fc(p.scale);
+                    for (int64_t n = 0; n < int64_t(s.size()); ++n)
+                      for (int64_t i = 0; i < 4; ++i) {
+                        Value query = e.add(i0, e.add(e.idx(8 * n + i % 2),
+                                                      e.mul(at.t, e.idx(2))));
+                        Value row = e.min(query, e.idx(p.T - 1));
+                        Value key = keys[i / 2];
+                        Value ok =
+                            e.both(e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
+                                   e.both(e.cmp(CmpIPredicate::sge, key,
+                                                e.load(lo, {batch, row})),
+                                          e.cmp(CmpIPredicate::sle, key,
+                                                e.load(hi, {batch, row}))));
+                        Value pr = e.select(
+                            ok,
+                            e.exp(e.fsub(e.fmul(s[n][i], scale),
+                                         e.load(lse, {batch, head, row}))),
+                            e.fc(0.0));
+                        dp[n][i] = e.fmul(
+                            e.fmul(pr,
+                                   e.fsub(dp[n][i],
+                                          e.load(delta, {batch, head, row}))),
+                            scale);
+                        s[n][i] = pr;
+                      }
+                    // dK += dS^T Q and dV += P^T dO (bf16 weights from their
+                    // registers; Q's and dO's rows as B's rows).
+                    SmallVector<Acc> dkAcc(dTiles), dvAcc(dTiles);
+                    for (int64_t dn = 0; dn < dTiles; ++dn)
+                      for (int64_t i = 0; i < 4; ++i) {
+                        dkAcc[dn][i] = carried[4 * dn + i];
+                        dvAcc[dn][i] = carried[4 * (dTiles + dn) + i];
+                      }
+                    accumulateTimesTile(e, tc, dp, qBuf, buffer, dkAcc);
+                    accumulateTimesTile(e, tc, s, dBuf, buffer, dvAcc);
+                    SmallVector<Value> next;
+                    for (const Acc &a : dkAcc)
+                      next.append(a.begin(), a.end());
+                    for (const Acc &a : dvAcc)
+                      next.append(a.begin(), a.end());
+                    return next;
+                  });
+              markAttentionSpan(e, p, keyRows);
+              for (int64_t h = 0; h < 2; ++h) {
+                OpBuilder &ob = e.builder();
+                auto inside = scf::IfOp::create(
+                    ob, loc, e.cmp(CmpIPredicate::slt, keys[h], e.idx(p.T)),
+                    false);
+                OpBuilder::InsertionGuard guard(ob);
+                ob.setInsertionPointToStart(inside.thenBlock());
+                for (int64_t dn = 0; dn < dTiles; ++dn)
+                  for (int64_t c = 0; c < 2; ++c) {
+                    Value d = e.add(e.idx(8 * dn + c), e.mul(at.t, e.idx(2)));
+                    e.store(state[4 * dn + 2 * h + c], dk,
+                            {batch, head, keys[h], d});
+                    e.store(state[4 * (dTiles + dn) + 2 * h + c], dv,
+                            {batch, head, keys[h], d});
+                  }
+              }
+            });
+      });
 }
 
 } // namespace gptc::lowering

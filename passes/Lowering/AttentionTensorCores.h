@@ -46,6 +46,17 @@ void emitTensorCoreQueryGrad(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value dout, mlir::Value dq,
                              mlir::Value delta);
 
+/// The backward's key kernel on tensor cores: dk and dv from q, k, v and
+/// dout in bf16, the forward's lse and emitTensorCoreQueryGrad's delta:
+/// S^T = k q^T, dP^T = v dout^T, dv += p^T dout and dk += ds^T q by
+/// mma.sync, p and ds rounded to bf16 before they weigh.
+void emitTensorCoreKeyValueGrad(mlir::OpBuilder &b, mlir::Location loc,
+                                const AttentionProblem &p, mlir::Value lo,
+                                mlir::Value hi, mlir::Value q, mlir::Value k,
+                                mlir::Value v, mlir::Value dout,
+                                mlir::Value lse, mlir::Value delta,
+                                mlir::Value dk, mlir::Value dv);
+
 } // namespace gptc::lowering
 
 #endif // GPTC_PASSES_LOWERING_ATTENTIONTENSORCORES_H

@@ -316,8 +316,8 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
                             readBuffer(rewriter, loc, op.getLse())};
     Value dout = readBuffer(rewriter, loc, op.getOutGrad());
     // bf16 products: q, k, v and dout rounded once, back in f32 for the
-    // scalar kernels; on the GPU the query kernel takes them in bf16 on
-    // tensor cores (the key kernel stays scalar).
+    // scalar kernels; on the GPU both kernels take them in bf16 on tensor
+    // cores.
     const bool tensorCores = op.getProducts() && tiling.tensorCores &&
                              type.getElementType().isF32() &&
                              tensorCoreAttentionFits(in->problem);
@@ -329,17 +329,15 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
       if (tensorCores) {
         Value delta = memref::AllocOp::create(
             rewriter, loc, cast<MemRefType>(forward.lse.getType()));
-        emitTensorCoreQueryGrad(
-            rewriter, loc, in->problem, in->lo, in->hi,
-            rounded(op.getQuery(), true), rounded(op.getKey(), true),
-            rounded(op.getValue(), true), forward,
-            rounded(op.getOutGrad(), true), dq, delta);
-        in->problem.bf16Probabilities = true;
-        emitAttentionKeyValueGrad(
-            rewriter, loc, in->problem, in->lo, in->hi,
-            rounded(op.getQuery(), false), rounded(op.getKey(), false),
-            rounded(op.getValue(), false), rounded(op.getOutGrad(), false),
-            forward.lse, delta, dk, dv);
+        Value q16 = rounded(op.getQuery(), true);
+        Value k16 = rounded(op.getKey(), true);
+        Value v16 = rounded(op.getValue(), true);
+        Value dout16 = rounded(op.getOutGrad(), true);
+        emitTensorCoreQueryGrad(rewriter, loc, in->problem, in->lo, in->hi, q16,
+                                k16, v16, forward, dout16, dq, delta);
+        emitTensorCoreKeyValueGrad(rewriter, loc, in->problem, in->lo, in->hi,
+                                   q16, k16, v16, dout16, forward.lse, delta,
+                                   dk, dv);
         rewriter.replaceOp(op, {asTensor(rewriter, loc, type, dq),
                                 asTensor(rewriter, loc, type, dk),
                                 asTensor(rewriter, loc, type, dv)});
@@ -438,8 +436,8 @@ struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
 
 } // namespace
 
-void populateFusedToLinalgPatterns(RewritePatternSet &patterns,
-                                   bool gpuKernels, bool tensorCores) {
+void populateFusedToLinalgPatterns(RewritePatternSet &patterns, bool gpuKernels,
+                                   bool tensorCores) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<RMSNormToLinalg, RMSNormGradToLinalg>(ctx);
   patterns.add<CrossEntropyToLoops, CrossEntropyGradToLoops>(ctx, gpuKernels);

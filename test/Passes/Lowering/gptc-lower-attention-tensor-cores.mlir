@@ -65,10 +65,10 @@ func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %
 
 // -----
 
-// The backward with bf16 products: dQ on tensor cores from q, k, v and
-// dout in bf16 (S, dP = dout v^T and dq += ds k by gpt.warp_mma), dK/dV
-// scalar on the operands rounded back to f32; the CPU's scalar kernels on
-// the rounded operands.
+// The backward with bf16 products: dQ and dK/dV on tensor cores from q, k,
+// v and dout in bf16 (dQ: S, dP = dout v^T and dq += ds k; dK/dV: S^T,
+// dP^T, dv += p^T dout and dk += ds^T q, by gpt.warp_mma, a block of 64
+// keys, 4 warps); the CPU's scalar kernels on the rounded operands.
 // CHECK-LABEL: func.func @bf16_grad
 // CHECK-COUNT-4: arith.truncf %{{.*}} : f32 to bf16
 // CHECK:         scf.parallel
@@ -77,7 +77,14 @@ func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %
 // CHECK:               gpt.warp_mma A[
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK:               gpt.warp_mma A[
-// CHECK:         arith.extf %{{.*}} : bf16 to f32
+// CHECK:         scf.parallel
+// CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
+// CHECK:             scf.for
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK:               gpt.warp_mma A[
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK:               gpt.warp_mma A[
+// CHECK-NOT:     arith.extf %{{.*}} : bf16 to f32
 // CHECK:         return
 // CPU-LABEL: func.func @bf16_grad
 // CPU-COUNT-4: arith.extf %{{.*}} : bf16 to f32
