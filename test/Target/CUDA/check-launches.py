@@ -6,7 +6,9 @@ usage: check-launches.py STATS [--gemm-calls N]
 
 Checks, and prints one summary line when all hold:
 - every kernel with at least 4096 work items launches blocks of at least
-  128 threads;
+  128 threads, but for kernels that stage shared tiles (smem > 0), whose
+  block is a team of whole warps sized to fit its tiles: at least 64 (the
+  tensor-core dK/dV kernel over head_dim 64 runs 2 warps a block);
 - every grid and block is within the device limits (grid x < 2^31,
   y and z <= 65535; block x, y <= 1024, z <= 64, at most 1024 threads);
 - every launch site launches once per call of its entry point (no kernel
@@ -64,19 +66,20 @@ def main():
         gx, gy, gz, bx, by, bz = (int(m.group(i)) for i in range(3, 9))
         items = None if m.group(9) == "-" else int(m.group(9))
         threads = bx * by * bz
+        # smem, then occ FLOPs bytes instr shared-B local-B roof est bound.
+        smem = line.split()[-10]
+        staged = smem.isdigit() and int(smem) > 0
         if items is not None and items >= 4096:
             busy += 1
-            if threads < 128:
+            if threads < (64 if staged else 128):
                 failures.append(f"{name} ({origin}): {items} work items in "
                                 f"blocks of {threads} threads")
         if not (gx < 2**31 and gy <= 65535 and gz <= 65535):
             failures.append(f"{name}: grid {gx}x{gy}x{gz} over the limits")
         if not (bx <= 1024 and by <= 1024 and bz <= 64 and threads <= 1024):
             failures.append(f"{name}: block {bx}x{by}x{bz} over the limits")
-        # smem, then occ FLOPs bytes instr shared-B local-B roof est bound.
-        smem = line.split()[-10]
         if (entry == "gptc_grad_step" and origin.endswith(".attn.sdpa") and
-                smem.isdigit() and int(smem) > 0):
+                staged):
             attention += 1
     if not kernels:
         sys.exit("no kernel rows in the stats report")
@@ -99,7 +102,7 @@ def main():
         print("\n".join(failures[:20]))
         sys.exit(f"{len(failures)} failures")
     print(f"{kernels} kernels: {busy} with >= 4096 work items, all in blocks "
-          f">= 128 threads; grids and blocks within the limits; "
+          f">= 128 threads (64 with shared tiles); grids and blocks within the limits; "
           f"{'; '.join(launches)}; {attention} grad-step attention kernels "
           f"with shared tiles; {step_gemms} GEMM calls per step")
 
