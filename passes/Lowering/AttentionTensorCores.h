@@ -1,15 +1,17 @@
 //===- AttentionTensorCores.h - Tensor-core flash attention -----*- C++ -*-===//
 //
-// The forward kernel of gpt.attention {products = bf16} for NVIDIA tensor
-// cores (sm_80 and later), in the FlashAttention-2 partition: a block of
-// four warps per tile of 64 queries, each warp owning 16 query rows; K and
-// V staged in shared memory 64 keys at a time (32 for head dimensions over
-// 64), into two buffers used in turn (one barrier per tile); both products by
-// mma.sync.m16n8k16 (bf16 x bf16, f32 accumulation) with operands loaded by
-// ldmatrix; the scores, the online softmax's statistics and the output
-// accumulator in registers (no local memory). Keys the mask excludes for
-// the whole tile are never visited (the tile's key range from the key
-// bounds, as the scalar kernels); the rest are masked element by element.
+// The kernels of gpt.attention and gpt.attention_grad {products = bf16}
+// for NVIDIA tensor cores (sm_80 and later), in the FlashAttention-2
+// partition. Forward and dQ: a block of four warps per tile of 64 queries,
+// each warp owning 16 query rows; K and V staged in shared memory 64 keys
+// at a time (32 for the forward, 16 for dQ over head_dim 64), into two
+// buffers used in turn (one barrier per tile). dK/dV: a warp per 16 keys,
+// Q and dO staged per tile of queries the same way. Every product by
+// mma.sync.m16n8k16 (bf16 x bf16, f32 accumulation) with operands loaded
+// by ldmatrix; scores, softmax statistics and accumulators in registers
+// (no local memory). Tiles outside a tile's key (or query) range are never
+// visited (the range from the key bounds, as the scalar kernels); the rest
+// are masked element by element.
 //
 //===----------------------------------------------------------------------===//
 
