@@ -551,12 +551,13 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                                 Value lse, Value delta, Value dk, Value dv) {
   const int64_t dTiles = p.D / 8;
   // A warp per 16 keys; K and V stay in shared memory (their A fragments
-  // loaded per use), Q and dO are staged a tile of queries at a time into
-  // two buffers each. Over head_dim 64: 2 warps (32 keys) a block and
-  // 16-query tiles, so that the four tiles stay within 48 KiB and dK's and
-  // dV's accumulators (head_dim / 2 registers each) fit beside the rest.
+  // loaded per use), Q and dO are staged 16 queries at a time into two
+  // buffers each (a lane's scores, their masks and the queries' lse and
+  // delta stay few registers beside dK's and dV's accumulators). Over
+  // head_dim 64: 2 warps (32 keys) a block, so that the four tiles stay
+  // within 48 KiB.
   const int64_t warps = p.D > 64 ? 2 : 4, threads = 32 * warps;
-  const int64_t keyRows = 16 * warps, queryCols = p.D > 64 ? 16 : 64;
+  const int64_t keyRows = 16 * warps, queryCols = 16;
   const int64_t tiles = (p.T + keyRows - 1) / keyRows;
   Type f32 = b.getF32Type();
   parallelKernel(
