@@ -54,6 +54,18 @@ struct Lane {
   Value thread, lane, warp, g, t;
 };
 
+/// Thread `thread` of a block as a lane of its warp (g = lane / 4,
+/// t = lane mod 4: the fragments' row and column pair).
+Lane laneOf(KernelEmitter &e, Value thread) {
+  Lane at;
+  at.thread = thread;
+  at.lane = e.rem(thread, e.idx(32));
+  at.warp = e.div(thread, e.idx(32));
+  at.g = e.div(at.lane, e.idx(4));
+  at.t = e.rem(at.lane, e.idx(4));
+  return at;
+}
+
 class TensorCoreEmitter {
 public:
   TensorCoreEmitter(KernelEmitter &e, const AttentionProblem &p, Lane at,
@@ -219,12 +231,7 @@ void queryTileKernel(
         parallelKernel(
             outer.builder(), loc, f32, kThreads,
             [&](KernelEmitter &e, Value thread) {
-              Lane at;
-              at.thread = thread;
-              at.lane = e.rem(thread, e.idx(32));
-              at.warp = e.div(thread, e.idx(32));
-              at.g = e.div(at.lane, e.idx(4));
-              at.t = e.rem(at.lane, e.idx(4));
+              Lane at = laneOf(e, thread);
               TensorCoreEmitter tc(e, p, at);
               // Two buffers each of K and V, used in turn: a tile is staged
               // into one while no warp can still read it (all passed the
@@ -569,12 +576,7 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
         parallelKernel(
             outer.builder(), loc, f32, threads,
             [&](KernelEmitter &e, Value thread) {
-              Lane at;
-              at.thread = thread;
-              at.lane = e.rem(thread, e.idx(32));
-              at.warp = e.div(thread, e.idx(32));
-              at.g = e.div(at.lane, e.idx(4));
-              at.t = e.rem(at.lane, e.idx(4));
+              Lane at = laneOf(e, thread);
               TensorCoreEmitter tc(e, p, at, threads);
               Value kTile = tc.sharedTile(keyRows),
                     vTile = tc.sharedTile(keyRows);
