@@ -372,6 +372,18 @@ void ifRowInside(KernelEmitter &e, const QueryTile &qt, int64_t h,
   body();
 }
 
+/// body() in the first lane of each quad (a row's value, which the four
+/// lanes of its quad hold alike, written once).
+void ifFirstOfQuad(KernelEmitter &e, TensorCoreEmitter &tc,
+                   llvm::function_ref<void()> body) {
+  OpBuilder &b = e.builder();
+  auto first = scf::IfOp::create(
+      b, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(first.thenBlock());
+  body();
+}
+
 } // namespace
 
 void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
@@ -448,14 +460,10 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
                 e.store(e.fmul(state[4 + 4 * dn + 2 * h + c], inv), result.out,
                         {qt.batch, qt.head, qt.rows[h], d});
               }
-            OpBuilder &ob = e.builder();
-            auto first = scf::IfOp::create(
-                ob, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)),
-                false);
-            OpBuilder::InsertionGuard guard(ob);
-            ob.setInsertionPointToStart(first.thenBlock());
-            e.store(e.fadd(state[h], e.log(l)), result.lse,
-                    {qt.batch, qt.head, qt.rows[h]});
+            ifFirstOfQuad(e, tc, [&] {
+              e.store(e.fadd(state[h], e.log(l)), result.lse,
+                      {qt.batch, qt.head, qt.rows[h]});
+            });
           });
         }
       });
@@ -497,13 +505,9 @@ void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
             }
           rowDelta[h] = tc.quad(sum, /*sum=*/true);
           ifRowInside(e, qt, h, p, [&] {
-            OpBuilder &ob = e.builder();
-            auto first = scf::IfOp::create(
-                ob, e.location(), e.cmp(CmpIPredicate::eq, tc.at.t, e.idx(0)),
-                false);
-            OpBuilder::InsertionGuard guard(ob);
-            ob.setInsertionPointToStart(first.thenBlock());
-            e.store(rowDelta[h], delta, {qt.batch, qt.head, qt.rows[h]});
+            ifFirstOfQuad(e, tc, [&] {
+              e.store(rowDelta[h], delta, {qt.batch, qt.head, qt.rows[h]});
+            });
           });
         }
         SmallVector<Value> init(dTiles * 4, e.fc(0.0));
