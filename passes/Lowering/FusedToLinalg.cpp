@@ -256,6 +256,16 @@ Value roundedToBf16(OpBuilder &b, Location loc, Value x, bool narrow) {
       });
 }
 
+/// Whether `op` (attention or its gradient) runs on the tensor-core
+/// kernels: bf16 products of f32 tensors, a GPU build that allows them,
+/// and a head dimension they fit.
+template <typename OpT>
+bool onTensorCores(OpT op, AttentionTiling tiling, const AttentionProblem &p) {
+  return op.getProducts() && tiling.tensorCores &&
+         op.getQuery().getType().getElementType().isF32() &&
+         tensorCoreAttentionFits(p);
+}
+
 struct AttentionToLoops : OpRewritePattern<AttentionOp> {
   AttentionToLoops(MLIRContext *ctx, AttentionTiling tiling)
       : OpRewritePattern(ctx), tiling(tiling) {}
@@ -273,9 +283,7 @@ struct AttentionToLoops : OpRewritePattern<AttentionOp> {
     // bf16 products: q, k, v rounded once; on the GPU in bf16 for the
     // tensor cores, elsewhere back in f32 with the probabilities rounded
     // in the kernel.
-    const bool tensorCores = op.getProducts() && tiling.tensorCores &&
-                             type.getElementType().isF32() &&
-                             tensorCoreAttentionFits(in->problem);
+    const bool tensorCores = onTensorCores(op, tiling, in->problem);
     if (op.getProducts()) {
       auto rounded = [&](Value x) {
         return readBuffer(rewriter, loc,
@@ -318,9 +326,7 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
     // bf16 products: q, k, v and dout rounded once, back in f32 for the
     // scalar kernels; on the GPU both kernels take them in bf16 on tensor
     // cores.
-    const bool tensorCores = op.getProducts() && tiling.tensorCores &&
-                             type.getElementType().isF32() &&
-                             tensorCoreAttentionFits(in->problem);
+    const bool tensorCores = onTensorCores(op, tiling, in->problem);
     if (op.getProducts()) {
       auto rounded = [&](Value x, bool narrow) {
         return readBuffer(rewriter, loc,
@@ -338,19 +344,17 @@ struct AttentionGradToLoops : OpRewritePattern<AttentionGradOp> {
         emitTensorCoreKeyValueGrad(rewriter, loc, in->problem, in->lo, in->hi,
                                    q16, k16, v16, dout16, forward.lse, delta,
                                    dk, dv);
-        rewriter.replaceOp(op, {asTensor(rewriter, loc, type, dq),
-                                asTensor(rewriter, loc, type, dk),
-                                asTensor(rewriter, loc, type, dv)});
-        return success();
+      } else {
+        in->q = rounded(op.getQuery(), false);
+        in->k = rounded(op.getKey(), false);
+        in->v = rounded(op.getValue(), false);
+        dout = rounded(op.getOutGrad(), false);
+        in->problem.bf16Probabilities = true;
       }
-      in->q = rounded(op.getQuery(), false);
-      in->k = rounded(op.getKey(), false);
-      in->v = rounded(op.getValue(), false);
-      dout = rounded(op.getOutGrad(), false);
-      in->problem.bf16Probabilities = true;
     }
-    emitAttentionBackward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
-                          in->k, in->v, forward, dout, dq, dk, dv);
+    if (!tensorCores)
+      emitAttentionBackward(rewriter, loc, in->problem, in->lo, in->hi, in->q,
+                            in->k, in->v, forward, dout, dq, dk, dv);
     rewriter.replaceOp(op, {asTensor(rewriter, loc, type, dq),
                             asTensor(rewriter, loc, type, dk),
                             asTensor(rewriter, loc, type, dv)});
