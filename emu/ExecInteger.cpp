@@ -174,6 +174,9 @@ template <class T> ExecFn pickBin(const std::string &op, const Instr &in) {
 ExecFn pickByType(const std::string &op, const Instr &in, Ty t) {
   switch (t) {
   case Ty::Pred:
+    // Predicates hold 0 or 1: `not` is the logical negation (~1 would be
+    // true), the other logic ops keep 0/1 as they are.
+    return op == "not" ? unop<uint8_t, Cnot> : pickBin<uint8_t>(op, in);
   case Ty::B8:
   case Ty::U8:
     return pickBin<uint8_t>(op, in);

@@ -2,7 +2,8 @@
 //
 // bfe, bfi, prmt, shf, bfind, clz, brev, popc, mul.hi, mul.wide, mad.hi,
 // sad, add.sat, the carry chain (add.cc/addc, sub.cc/subc, mad.lo.cc/madc)
-// and shifts past the width, on random operands against the host.
+// and shifts past the width, on random operands against the host; the
+// logic of predicates (not, and, or, xor on .pred) for every input pair.
 //
 //===----------------------------------------------------------------------===//
 
@@ -168,6 +169,58 @@ TEST(EmuInteger, BitAndCarryOperations) {
     std::memcpy(wide, &r[32], 16);
     EXPECT_EQ((int64_t)wide[0], (int64_t)sa * sb);
     EXPECT_EQ(wide[1], (uint64_t)a * b);
+  }
+}
+
+/// Thread t: p = bit 0 of t, q = bit 1; each predicate result stored as
+/// 0 or 1 by selp (`not.pred` of a true predicate is false: not ~1).
+const char *kPredicates = R"(
+.visible .entry predicates(.param .u64 pout)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  and.b32 %r3, %r1, 2;
+  setp.ne.u32 %p1, %r2, 0;
+  setp.ne.u32 %p2, %r3, 0;
+  not.pred %p3, %p1;
+  and.pred %p4, %p1, %p2;
+  or.pred %p5, %p1, %p2;
+  xor.pred %p6, %p1, %p2;
+  not.pred %p7, %p6;
+  selp.u32 %r4, 1, 0, %p3;
+  selp.u32 %r5, 1, 0, %p4;
+  selp.u32 %r6, 1, 0, %p5;
+  selp.u32 %r7, 1, 0, %p6;
+  selp.u32 %r8, 1, 0, %p7;
+  mov.u32 %r9, 7;
+  @%p7 mov.u32 %r9, 9;
+  mul.wide.u32 %rd2, %r1, 32;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r4, %r5, %r6, %r7};
+  st.global.v2.u32 [%rd3+16], {%r8, %r9};
+  ret;
+}
+)";
+
+TEST(EmuInteger, PredicateLogic) {
+  PtxModule m(ptx(kPredicates));
+  ASSERT_EQ(m.result, CUDA_SUCCESS);
+  DeviceBuffer<uint32_t> dout(4 * 8);
+  ASSERT_EQ(launch(m.function("predicates"), 1, 4, {&dout.ptr}), CUDA_SUCCESS);
+  std::vector<uint32_t> o = dout.read();
+  for (unsigned t = 0; t < 4; ++t) {
+    bool p = t & 1, q = t & 2;
+    const uint32_t *r = &o[8 * t];
+    EXPECT_EQ(r[0], !p) << "not.pred, thread " << t;
+    EXPECT_EQ(r[1], p && q) << "and.pred, thread " << t;
+    EXPECT_EQ(r[2], p || q) << "or.pred, thread " << t;
+    EXPECT_EQ(r[3], p != q) << "xor.pred, thread " << t;
+    EXPECT_EQ(r[4], p == q) << "not.pred of xor.pred, thread " << t;
+    EXPECT_EQ(r[5], p == q ? 9u : 7u) << "guard by a negated predicate";
   }
 }
 
