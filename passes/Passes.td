@@ -133,11 +133,12 @@ def LowerToLinalgPass : Pass<"gptc-lower-to-linalg", "mlir::func::FuncOp"> {
            "loaded by the whole block between barriers, and the "
            "cross-entropy kernels with a thread block per row of logits "
            "(CPU: the work item loops over its rows)">,
-    Option<"columnEmbeddingGrad", "column-embedding-grad", "bool", "false",
-           "gpt.embedding_grad as one kernel over the table's columns and "
-           "slices of its rows, each work item adding its rows of its column "
-           "in position order (CUDA: no host loop); otherwise a loop over "
-           "the positions adding whole rows (CPU)">,
+    Option<"sortedEmbeddingGrad", "sorted-embedding-grad", "bool", "false",
+           "gpt.embedding_grad as a segmented sum over the positions sorted "
+           "by token (a bitonic sort shared by the gradients of the same "
+           "ids, then a work item per table element adding its positions "
+           "in order: CUDA); otherwise a loop over the positions adding "
+           "whole rows (CPU)">,
     Option<"tensorCores", "tensor-cores", "bool", "true",
            "With gpu-kernels: the forward of gpt.attention {products = bf16} "
            "on tensor cores (mma.sync, AttentionTensorCores.h); off, the "

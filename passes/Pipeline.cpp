@@ -115,13 +115,14 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   const bool cuda = options.target == Target::CUDA;
   LowerToLinalgPassOptions toLinalg;
   toLinalg.gpuKernels = cuda;
-  // A --kernel-marks build (gptc-emu-check) keeps the CPU's host structure
-  // on CUDA, so that every kernel nest has its CPU counterpart: the
-  // embedding gradient's host loop, and host reads and writes of the
-  // arena, which that check keeps in page-locked host memory.
-  toLinalg.columnEmbeddingGrad = cuda && !options.kernelMarks;
-  // ... and its scalar attention forward: the tensor-core kernel has no
-  // CPU counterpart with the same buffers (bf16 operands).
+  // The embedding gradient by sorted positions on both targets: the same
+  // kernels (so a --kernel-marks build pairs each with the CPU's), and on
+  // the CPU parallel over the table instead of a serial loop over the
+  // positions with a parallel region per row.
+  toLinalg.sortedEmbeddingGrad = true;
+  // A --kernel-marks build (gptc-emu-check) keeps the CPU's scalar
+  // attention forward: the tensor-core kernel has no CPU counterpart with
+  // the same buffers (bf16 operands).
   toLinalg.tensorCores = !options.kernelMarks;
   pm->addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
   pm->addPass(createCanonicalizerPass());

@@ -272,13 +272,26 @@ std::optional<int64_t> iterations(BodyCounter &c, scf::ForOp loop) {
   return *ub <= from ? 0 : (*ub - from + *step - 1) / *step;
 }
 
+/// The mean iterations of a loop over a segment of sorted positions
+/// (kSegmentsAttr): positions / segments, exactly, over the work items.
+std::optional<double> meanSegmentIterations(scf::ForOp loop) {
+  auto segments =
+      loop->getAttrOfType<DenseI64ArrayAttr>(gptc::lowering::kSegmentsAttr);
+  if (!segments || segments.size() != 2 || segments[1] <= 0)
+    return std::nullopt;
+  return static_cast<double>(segments[0]) / static_cast<double>(segments[1]);
+}
+
 void BodyCounter::count(Block &block, double times) {
   for (Operation &op : block) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      std::optional<int64_t> n = iterations(*this, loop);
+      std::optional<double> n = meanSegmentIterations(loop);
+      if (!n)
+        if (std::optional<int64_t> i = iterations(*this, loop))
+          n = static_cast<double>(*i);
       if (!n)
         cost.approximate = true;
-      double trips = static_cast<double>(n.value_or(1));
+      double trips = n.value_or(1.0);
       cost.instructions += times * (2 + 3 * trips);
       count(*loop.getBody(), times * trips);
       continue;
@@ -320,39 +333,66 @@ void BodyCounter::count(Block &block, double times) {
   }
 }
 
-/// The one dimension whose ids `v` is computed from with arith ops, or -1.
-int dimensionOf(Value v) {
+/// The ids an index is computed from (with arith ops): their one
+/// dimension (-1 for none or several, or another operation) and whether
+/// they are thread ids only (an index within the block).
+struct IdsOf {
+  int dim = -1;
+  bool threadOnly = true;
+};
+
+IdsOf idsOf(Value v) {
+  IdsOf ids;
   llvm::SmallSet<int, 3> dims;
   SmallVector<Value> work = {v};
   llvm::SmallPtrSet<Operation *, 16> seen;
   while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
+    Value next = work.pop_back_val();
+    Operation *def = next.getDefiningOp();
+    // A kernel argument (a block size outlined with the launch) is the
+    // same for every thread.
+    if (auto arg = dyn_cast<BlockArgument>(next);
+        arg && isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))
+      continue;
     if (!def)
-      return -1;
+      return {};
     if (!seen.insert(def).second)
       continue;
-    if (auto id = dyn_cast<gpu::BlockIdOp>(def))
+    if (auto id = dyn_cast<gpu::ThreadIdOp>(def)) {
       dims.insert(static_cast<int>(id.getDimension()));
-    else if (auto id = dyn_cast<gpu::ThreadIdOp>(def))
+    } else if (auto id = dyn_cast<gpu::BlockIdOp>(def)) {
       dims.insert(static_cast<int>(id.getDimension()));
-    else if (auto id = dyn_cast<gpu::GlobalIdOp>(def))
+      ids.threadOnly = false;
+    } else if (auto id = dyn_cast<gpu::GlobalIdOp>(def)) {
       dims.insert(static_cast<int>(id.getDimension()));
-    else if (isa<gpu::BlockDimOp, gpu::GridDimOp>(def) ||
-             isa<arith::ArithDialect>(def->getDialect()))
+      ids.threadOnly = false;
+    } else if (isa<gpu::BlockDimOp, gpu::GridDimOp>(def) ||
+               isa<arith::ArithDialect>(def->getDialect())) {
       llvm::append_range(work, def->getOperands());
-    else
-      return -1;
+    } else {
+      return {};
+    }
   }
-  return dims.size() == 1 ? *dims.begin() : -1;
+  if (dims.size() == 1)
+    ids.dim = *dims.begin();
+  return ids;
 }
 
-/// Caps `extent` with the conjuncts of `cond`; false if one has another
+/// The caps of a guard per dimension: on the index in the grid (block and
+/// thread ids), and on the index in the block (thread ids only).
+struct GuardCaps {
+  std::array<int64_t, 3> grid, block;
+};
+
+/// Caps `caps` with the conjuncts of `cond`; false if one has another
 /// form.
-bool applyGuard(Value cond, std::array<int64_t, 3> &extent) {
+bool applyGuard(Value cond,
+                llvm::function_ref<std::optional<int64_t>(Value)> constant,
+                GuardCaps &caps) {
   Operation *def = cond.getDefiningOp();
   if (auto conj = dyn_cast_or_null<arith::AndIOp>(def))
-    return applyGuard(conj.getLhs(), extent) &&
-           applyGuard(conj.getRhs(), extent);
+    return applyGuard(conj.getLhs(), constant, caps) &&
+           applyGuard(conj.getRhs(), constant, caps);
   auto cmp = dyn_cast_or_null<arith::CmpIOp>(def);
   if (!cmp)
     return false;
@@ -362,20 +402,23 @@ bool applyGuard(Value cond, std::array<int64_t, 3> &extent) {
   case arith::CmpIPredicate::slt:
   case arith::CmpIPredicate::ult:
     index = cmp.getLhs();
-    bound = getConstantIntValue(cmp.getRhs());
+    bound = constant(cmp.getRhs());
     break;
   case arith::CmpIPredicate::sgt:
   case arith::CmpIPredicate::ugt:
     index = cmp.getRhs();
-    bound = getConstantIntValue(cmp.getLhs());
+    bound = constant(cmp.getLhs());
     break;
   default:
     return false;
   }
-  int dim = bound ? dimensionOf(index) : -1;
-  if (dim < 0)
+  if (!bound)
     return false;
-  extent[dim] = std::min(extent[dim], std::max<int64_t>(*bound, 0));
+  IdsOf ids = idsOf(index);
+  if (ids.dim < 0)
+    return false;
+  int64_t &cap = ids.threadOnly ? caps.block[ids.dim] : caps.grid[ids.dim];
+  cap = std::min(cap, std::max<int64_t>(*bound, 0));
   return true;
 }
 
@@ -392,23 +435,42 @@ BodyCost kernelBodyCost(gpu::GPUFuncOp func,
   return counter.cost;
 }
 
-std::optional<int64_t> workItems(
-    gpu::GPUFuncOp func, const std::array<std::optional<int64_t>, 3> &grid,
-    const std::array<std::optional<int64_t>, 3> &block, bool &guardUnknown) {
+std::optional<int64_t>
+workItems(gpu::GPUFuncOp func, ArrayRef<std::optional<int64_t>> arguments,
+          const std::array<std::optional<int64_t>, 3> &grid,
+          const std::array<std::optional<int64_t>, 3> &block,
+          bool &guardUnknown) {
   guardUnknown = false;
-  std::array<int64_t, 3> extent;
+  // A bound outlined as an argument (a merged kernel's) has the launch's
+  // constant.
+  BodyCounter counter{func, arguments, std::nullopt, {}};
+  auto constant = [&](Value v) { return counter.constant(v); };
+  GuardCaps caps;
   for (int d = 0; d < 3; ++d) {
     if (!grid[d] || !block[d])
       return std::nullopt;
-    extent[d] = *grid[d] * *block[d];
+    caps.grid[d] = *grid[d] * *block[d];
+    caps.block[d] = *block[d];
   }
+  // gptc-thread-blocks' guard (kWorkItemGuardAttr) has its bound in an
+  // argument when outlining passed the constant; another guard's bound is
+  // a constant of the kernel (an argument may vary per thread's role).
+  auto onlyConstant = [](Value v) { return getConstantIntValue(v); };
   if (!func.getBody().empty())
     for (Operation &op : func.getBody().front())
       if (auto guard = dyn_cast<scf::IfOp>(op);
           guard && guard.getElseRegion().empty() &&
-          !applyGuard(guard.getCondition(), extent))
+          !applyGuard(
+              guard.getCondition(),
+              guard->hasAttr(gptc::lowering::kWorkItemGuardAttr)
+                  ? llvm::function_ref<std::optional<int64_t>(Value)>(constant)
+                  : onlyConstant,
+              caps))
         guardUnknown = true;
-  return extent[0] * extent[1] * extent[2];
+  int64_t items = 1;
+  for (int d = 0; d < 3; ++d)
+    items *= std::min(caps.grid[d], *grid[d] * caps.block[d]);
+  return items;
 }
 
 /// The keys a query sees under the spec's sliding window, or nullopt

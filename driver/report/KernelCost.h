@@ -54,6 +54,11 @@ struct BodyCost {
 /// nullopt when not constant): outlining passes loop bounds defined outside the
 /// launch as arguments.
 ///
+/// A loop marked gptc.segments = [positions, segments] (the embedding
+/// gradient's sum over a token's sorted positions) runs positions /
+/// segments times: the exact mean over the work items, every position in
+/// one segment.
+///
 /// A loop marked gptc.masked_span = [T, rows, causal] (the key or query
 /// tiles of a flash-attention kernel, passes/Lowering/KernelEmitter.h)
 /// whose trip count is not constant covers at most the mask's span of T:
@@ -73,15 +78,17 @@ std::optional<int64_t> windowKeys(const ModelSpec &spec);
 /// Threads of a launch of `func` with `grid` x `block` that pass its guard:
 /// an scf.if at the top of the body whose condition is cmpi slt/ult
 /// (or an andi of them) of an index built from the ids of one dimension
-/// (block_id, thread_id, global_id) against a constant C caps that
-/// dimension's extent (grid x block) at C. Unknown when a size is not
+/// (block_id, thread_id, global_id) against a constant C (for
+/// gptc-thread-blocks' guard, kWorkItemGuardAttr, also an argument with a
+/// constant value in `arguments`, as for kernelBodyCost) caps that
+/// dimension's extent (grid x block) at C; of thread ids alone, the
+/// block's extent (grid x min(block, C)). Unknown when a size is not
 /// constant; `guardUnknown` when some guard condition has another form
 /// (then every thread counts).
-std::optional<int64_t>
-workItems(mlir::gpu::GPUFuncOp func,
-          const std::array<std::optional<int64_t>, 3> &grid,
-          const std::array<std::optional<int64_t>, 3> &block,
-          bool &guardUnknown);
+std::optional<int64_t> workItems(
+    mlir::gpu::GPUFuncOp func, llvm::ArrayRef<std::optional<int64_t>> arguments,
+    const std::array<std::optional<int64_t>, 3> &grid,
+    const std::array<std::optional<int64_t>, 3> &block, bool &guardUnknown);
 
 } // namespace gptc
 

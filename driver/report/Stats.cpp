@@ -198,7 +198,7 @@ void collectLaunchKernels(func::FuncOp func, std::optional<int64_t> windowKeys,
       for (Value operand : launch.getKernelOperands())
         arguments.push_back(getConstantIntValue(operand));
       k.body = kernelBodyCost(func, arguments, windowKeys);
-      k.workItems = workItems(func, k.grid, k.block, k.guardUnknown);
+      k.workItems = workItems(func, arguments, k.grid, k.block, k.guardUnknown);
     }
     entry.kernels.push_back(std::move(k));
   });

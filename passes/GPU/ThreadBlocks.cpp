@@ -165,6 +165,7 @@ struct ThreadBlocksPass : gptc::impl::ThreadBlocksPassBase<ThreadBlocksPass> {
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                             item, c(items));
       auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+      guard->setAttr(gptc::lowering::kWorkItemGuardAttr, b.getUnitAttr());
       target = guard.thenBlock();
       before = target->getTerminator();
       b.setInsertionPointToStart(target);

@@ -4,10 +4,8 @@
 // gpt.embedding / gather_last / scatter_last => linalg.generic reading the
 //     index operand and extracting from the table (parallel kernels)
 // gpt.embedding_grad => scf.for over positions adding rows (a serial
-//     scatter-add; rows may repeat), or (column-embedding-grad, CUDA) one
-//     scf.parallel kernel over the table's columns, each column zeroed and
-//     then summed over the positions in order: the same additions in the
-//     same order per element, so the same bits as the row loop
+//     scatter-add; rows may repeat). CUDA: EmbeddingGradSorted.cpp, the
+//     same additions in the same order per element, so the same bits
 
 // gpt.broadcast      => linalg.generic with constant-0 input dims
 // gpt.transpose      => linalg.transpose
@@ -178,92 +176,6 @@ struct EmbeddingGradToLoop : OpRewritePattern<EmbeddingGradOp> {
   }
 };
 
-/// gpt.embedding_grad => one kernel over the table's columns and slices of
-/// its rows (on buffers, read and returned through bufferization casts as
-/// the attention kernels are): work item (slice, d) zeroes column d of its
-/// rows, then adds out[id[n], d] += g[n, d] for the positions n, in order,
-/// whose id falls in its rows. No two work items write the same element,
-/// and each element sums its positions in the CPU's order. The rows are
-/// sliced so that the kernel has about kEmbeddingGradItems work items (a
-/// column each would be a few blocks for a whole GPU), with at least
-/// kEmbeddingGradRows rows per slice (each slice reads every id).
-constexpr int64_t kEmbeddingGradItems = 16384;
-constexpr int64_t kEmbeddingGradRows = 64;
-
-struct EmbeddingGradToColumnKernel : OpRewritePattern<EmbeddingGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(EmbeddingGradOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType outType = op.getResult().getType();
-    if (!outType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
-    int64_t rows = outType.getDimSize(0), dim = outType.getDimSize(1);
-    int64_t positions = op.getIds().getType().getNumElements();
-    int64_t slices = std::clamp<int64_t>(
-        (kEmbeddingGradItems + dim - 1) / dim, 1,
-        (rows + kEmbeddingGradRows - 1) / kEmbeddingGradRows);
-    int64_t sliceRows = (rows + slices - 1) / slices;
-    Type elt = outType.getElementType();
-    auto buffer = [&](Value tensor, ArrayRef<int64_t> shape) {
-      auto t = cast<RankedTensorType>(tensor.getType());
-      auto flat = RankedTensorType::get(shape, t.getElementType());
-      return bufferization::ToBufferOp::create(
-          rewriter, loc, MemRefType::get(shape, t.getElementType()),
-          reshapeTensor(rewriter, loc, tensor, flat), rewriter.getUnitAttr());
-    };
-    Value grad = buffer(op.getGrad(), {positions, dim});
-    Value ids = buffer(op.getIds(), {positions});
-    Value out = memref::AllocOp::create(rewriter, loc,
-                                        MemRefType::get({rows, dim}, elt));
-    auto c = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(rewriter, loc, v);
-    };
-    Value zero = scalarConstant(rewriter, loc, elt, 0.0);
-    Value c0 = c(0), c1 = c(1), cRows = c(rows), cSliceRows = c(sliceRows);
-    scf::ParallelOp::create(
-        rewriter, loc, ValueRange{c0, c0}, ValueRange{c(slices), c(dim)},
-        ValueRange{c1, c1}, [&](OpBuilder &b, Location l, ValueRange ivs) {
-          Value d = ivs[1];
-          Value first = arith::MulIOp::create(b, l, ivs[0], cSliceRows);
-          Value end = arith::MinSIOp::create(
-              b, l, arith::AddIOp::create(b, l, first, cSliceRows), cRows);
-          scf::ForOp::create(
-              b, l, first, end, c1, ValueRange{},
-              [&](OpBuilder &bb, Location ll, Value v, ValueRange) {
-                memref::StoreOp::create(bb, ll, zero, out, ValueRange{v, d});
-                scf::YieldOp::create(bb, ll);
-              });
-          scf::ForOp::create(
-              b, l, c0, c(positions), c1, ValueRange{},
-              [&](OpBuilder &bb, Location ll, Value n, ValueRange) {
-                Value row =
-                    toIndex(bb, ll, memref::LoadOp::create(bb, ll, ids, n));
-                // One op per statement: the order of the IR is fixed.
-                Value atOrAfter = arith::CmpIOp::create(
-                    bb, ll, arith::CmpIPredicate::sge, row, first);
-                Value before = arith::CmpIOp::create(
-                    bb, ll, arith::CmpIPredicate::slt, row, end);
-                Value mine = arith::AndIOp::create(bb, ll, atOrAfter, before);
-                scf::IfOp::create(
-                    bb, ll, mine, [&](OpBuilder &ib, Location il) {
-                      Value old = memref::LoadOp::create(ib, il, out, {row, d});
-                      Value term = memref::LoadOp::create(ib, il, grad, {n, d});
-                      Value sum = arith::AddFOp::create(ib, il, old, term);
-                      memref::StoreOp::create(ib, il, sum, out,
-                                              ValueRange{row, d});
-                      scf::YieldOp::create(ib, il);
-                    });
-                scf::YieldOp::create(bb, ll);
-              });
-        });
-    rewriter.replaceOp(op, bufferization::ToTensorOp::create(
-                               rewriter, loc, outType, out,
-                               /*restrict=*/true, /*writable=*/true));
-    return success();
-  }
-};
-
 /// gpt.broadcast => linalg.generic reading size-1 dims at index 0.
 struct BroadcastToGeneric : OpRewritePattern<BroadcastOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -383,16 +295,12 @@ struct ConcatToTensor : OpRewritePattern<ConcatOp> {
 
 } // namespace
 
-void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns,
-                                          bool columnEmbeddingGrad) {
+void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<EmbeddingToGeneric, GatherLastToGeneric, ScatterLastToGeneric,
                BroadcastToGeneric, TransposeToLinalg, ReshapeToTensor,
                SliceToTensor, SplitToTensor, PadToTensor, ConcatToTensor>(
       patterns.getContext());
-  if (columnEmbeddingGrad)
-    patterns.add<EmbeddingGradToColumnKernel>(patterns.getContext());
-  else
-    patterns.add<EmbeddingGradToLoop>(patterns.getContext());
+  patterns.add<EmbeddingGradToLoop>(patterns.getContext());
 }
 
 } // namespace gptc::lowering

@@ -25,6 +25,16 @@ constexpr llvm::StringLiteral kWorkgroupTileAttr = "gptc.workgroup_tile";
 /// not known statically; the cost model of --stats bounds it with these and
 /// the spec's largest window (driver/report/KernelCost.h).
 constexpr llvm::StringLiteral kMaskedSpanAttr = "gptc.masked_span";
+/// On the scf.if of gptc-thread-blocks that leaves out the threads past a
+/// nest's work items (a grid of whole blocks): the cost model of --stats
+/// counts the work items it lets through, its bound a constant or a
+/// kernel argument with a constant value at the launch.
+constexpr llvm::StringLiteral kWorkItemGuardAttr = "gptc.work_item_guard";
+/// On an scf.for over a segment of sorted positions (the embedding
+/// gradient's segmented sum, EmbeddingGradSorted.cpp): [positions,
+/// segments]. Each position is in one segment, so the loop runs
+/// positions / segments times on average over the work items.
+constexpr llvm::StringLiteral kSegmentsAttr = "gptc.segments";
 
 class KernelEmitter {
 public:

@@ -39,8 +39,9 @@ struct LowerToLinalgPass
     RewritePatternSet patterns(ctx);
     gptc::lowering::populateElementwiseToLinalgPatterns(patterns);
     gptc::lowering::populateReductionToLinalgPatterns(patterns);
-    gptc::lowering::populateDataMovementToLinalgPatterns(patterns,
-                                                         columnEmbeddingGrad);
+    if (sortedEmbeddingGrad)
+      gptc::lowering::lowerEmbeddingGradsSorted(getOperation());
+    gptc::lowering::populateDataMovementToLinalgPatterns(patterns);
     gptc::lowering::populateFusedToLinalgPatterns(patterns, gpuKernels,
                                                   tensorCores);
 

@@ -3,6 +3,7 @@
 #ifndef GPTC_PASSES_LOWERING_LOWERTOLINALG_H
 #define GPTC_PASSES_LOWERING_LOWERTOLINALG_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace gptc::lowering {
@@ -12,10 +13,12 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, matmul, iota, constant, cumsum.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Gathers, scatters and shape ops; gpt.embedding_grad as a loop of row
-/// updates, or with `columnEmbeddingGrad` as one kernel over the columns
-/// and slices of the rows.
-void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                          bool columnEmbeddingGrad = false);
+/// updates (CPU).
+void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Every gpt.embedding_grad of `func` as a segmented sum over positions
+/// sorted by token, one sort per block and ids (GPU kernels,
+/// EmbeddingGradSorted.cpp).
+void lowerEmbeddingGradsSorted(mlir::func::FuncOp func);
 /// rms_norm (linalg), attention, attention_grad, cross_entropy and
 /// cross_entropy_grad (loop nests on buffers; with `gpuKernels` one thread
 /// block per tile, AttentionTiling::gpu(), and per row of logits; with

@@ -1,58 +1,83 @@
-// gptc-lower-to-linalg{gpu-kernels column-embedding-grad}: the kernels the CUDA target gets
+// gptc-lower-to-linalg{gpu-kernels sorted-embedding-grad}: the kernels the CUDA target gets
 // instead of the CPU's (the default run below must not produce them).
-// RUN: gptc-opt %s --gptc-lower-to-linalg="gpu-kernels=true column-embedding-grad=true" --split-input-file | FileCheck %s
+// RUN: gptc-opt %s --gptc-lower-to-linalg="gpu-kernels=true sorted-embedding-grad=true" --split-input-file | FileCheck %s
 // RUN: gptc-opt %s --gptc-lower-to-linalg --split-input-file | FileCheck %s --check-prefix=CPU
 
-// embedding_grad: one kernel over slices of the table's rows and its 4
-// columns (16 rows: one slice); each work item zeroes its rows of its
-// column, then adds the rows of the positions whose id is in its slice, in
-// position order (no host loop, no two work items writing one element).
+// embedding_grad: the positions sorted by token once for both gradients of
+// the same ids (keys id * 6 + position, padded to 8 with INT64_MAX; a
+// bitonic sort of 3 * 4 / 2 = 6 stages, one launch each from a host loop;
+// starts[v] by bisection), then per table a work item per row and 4
+// columns adding its positions' rows in position order (no atomics, no
+// two work items writing one element).
 // CHECK-LABEL: func.func @embedding_grad
-// CHECK-DAG: %[[G:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<6x4xf32> to memref<6x4xf32>
-// CHECK-DAG: %[[IDS:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<6xi32> to memref<6xi32>
+// CHECK: %[[IDS:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<6xi32> to memref<6xi32>
+// CHECK: %[[KEYS:.*]] = memref.alloc() : memref<8xi64>
+// CHECK: scf.parallel
+// CHECK: memref.load %[[IDS]]
+// CHECK: %[[MAX:.*]] = arith.constant 9223372036854775807 : index
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[MAX]]
+// CHECK: memref.store %{{.*}}, %[[KEYS]]
+// CHECK: %[[STAGES:.*]] = arith.constant 6 : index
+// CHECK: scf.for %[[S:.*]] = %{{.*}} to %[[STAGES]]
+// CHECK: scf.parallel
+// CHECK: %[[LO:.*]] = arith.ori
+// CHECK: %[[HI:.*]] = arith.ori %[[LO]],
+// CHECK: %[[A:.*]] = memref.load %[[KEYS]][%[[LO]]]
+// CHECK: %[[B:.*]] = memref.load %[[KEYS]][%[[HI]]]
+// CHECK-NEXT: %[[MIN:.*]] = arith.minsi %[[A]], %[[B]] : i64
+// CHECK-NEXT: %[[MAX:.*]] = arith.maxsi %[[A]], %[[B]] : i64
+// CHECK-NEXT: %[[FIRST:.*]] = arith.select %[[UP:.*]], %[[MIN]], %[[MAX]]
+// CHECK-NEXT: memref.store %[[FIRST]], %[[KEYS]][%[[LO]]]
+// CHECK-NEXT: %[[SECOND:.*]] = arith.select %[[UP]], %[[MAX]], %[[MIN]]
+// CHECK-NEXT: memref.store %[[SECOND]], %[[KEYS]][%[[HI]]]
+// CHECK: %[[STARTS:.*]] = memref.alloc() : memref<17xi32>
+// CHECK: scf.parallel
+// CHECK: memref.store %{{.*}}, %[[STARTS]]
+// CHECK: %[[G:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<6x4xf32> to memref<6x4xf32>
 // CHECK: %[[T:.*]] = memref.alloc() : memref<16x4xf32>
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
-// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
-// CHECK: scf.parallel (%[[S:.*]], %[[D:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %[[C4]])
-// CHECK-NEXT: %[[FIRST:.*]] = arith.muli %[[S]], %[[C16]]
-// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[FIRST]], %[[C16]]
-// CHECK-NEXT: %[[END:.*]] = arith.minsi %[[NEXT]], %[[C16]]
-// CHECK-NEXT: scf.for %[[V:.*]] = %[[FIRST]] to %[[END]]
-// CHECK-NEXT: memref.store %{{.*}}, %[[T]][%[[V]], %[[D]]]
-// CHECK: scf.for %[[N:.*]] =
-// CHECK-NEXT: %[[ID:.*]] = memref.load %[[IDS]][%[[N]]]
-// CHECK-NEXT: %[[ROW:.*]] = arith.index_cast %[[ID]]
-// CHECK-NEXT: %[[GE:.*]] = arith.cmpi sge, %[[ROW]], %[[FIRST]]
-// CHECK-NEXT: %[[LT:.*]] = arith.cmpi slt, %[[ROW]], %[[END]]
-// CHECK-NEXT: %[[MINE:.*]] = arith.andi %[[GE]], %[[LT]]
-// CHECK-NEXT: scf.if %[[MINE]]
-// CHECK-NEXT: %[[OLD:.*]] = memref.load %[[T]][%[[ROW]], %[[D]]]
-// CHECK-NEXT: %[[X:.*]] = memref.load %[[G]][%[[N]], %[[D]]]
-// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]]
-// CHECK-NEXT: memref.store %[[NEW]], %[[T]][%[[ROW]], %[[D]]]
+// CHECK: scf.parallel
+// CHECK: %[[FIRST:.*]] = memref.load %[[STARTS]]
+// CHECK: %[[END:.*]] = memref.load %[[STARTS]]
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<4xf32>)
+// CHECK-NEXT: %[[KEY:.*]] = memref.load %[[KEYS]][%[[I]]]
+// CHECK: %[[ROW:.*]] = vector.load %[[G]][%{{.*}}, %{{.*}}] : memref<6x4xf32>, vector<4xf32>
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[ACC]], %[[ROW]] : vector<4xf32>
+// CHECK: } {gptc.segments = array<i64: 6, 16>}
+// CHECK: vector.store %{{.*}}, %[[T]]
 // CHECK: bufferization.to_tensor %[[T]] restrict writable
+// The second table's sum reads the same keys and starts: no second sort.
+// CHECK-NOT: memref<8xi64>
+// CHECK: memref.alloc() : memref<8x4xf32>
+// CHECK: memref.load %[[STARTS]]
+// CHECK: memref.load %[[KEYS]]
+// CHECK: {gptc.segments = array<i64: 6, 8>}
 // CPU-LABEL: func.func @embedding_grad
 // CPU-NOT: scf.parallel
+// CPU-NOT: xi64>
 // CPU: scf.for {{.*}} iter_args
 // CPU: tensor.insert_slice
-func.func @embedding_grad(%g: tensor<2x3x4xf32>, %ids: tensor<2x3xi32>) -> tensor<16x4xf32> {
+func.func @embedding_grad(%g: tensor<2x3x4xf32>, %ids: tensor<2x3xi32>, %g2: tensor<2x3x4xf32>) -> (tensor<16x4xf32>, tensor<8x4xf32>) {
   %0 = gpt.embedding_grad %g[%ids] : tensor<2x3x4xf32>, tensor<2x3xi32> -> tensor<16x4xf32>
-  return %0 : tensor<16x4xf32>
+  %1 = gpt.embedding_grad %g2[%ids] : tensor<2x3x4xf32>, tensor<2x3xi32> -> tensor<8x4xf32>
+  return %0, %1 : tensor<16x4xf32>, tensor<8x4xf32>
 }
 
 // -----
 
-// A table of 256 rows and 8 columns: 4 slices of 64 rows (at least 64 rows
-// per slice), 32 work items.
-// CHECK-LABEL: func.func @embedding_grad_slices
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
-// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
-// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: scf.parallel (%[[S:.*]], %{{.*}}) = (%{{.*}}, %{{.*}}) to (%[[C4]], %[[C8]])
-// CHECK-NEXT: arith.muli %[[S]], %[[C64]]
-func.func @embedding_grad_slices(%g: tensor<2x3x8xf32>, %ids: tensor<2x3xi32>) -> tensor<256x8xf32> {
-  %0 = gpt.embedding_grad %g[%ids] : tensor<2x3x8xf32>, tensor<2x3xi32> -> tensor<256x8xf32>
-  return %0 : tensor<256x8xf32>
+// Rows of 6 columns (not a multiple of 4): a work item per element; 8
+// positions need no padding (8 keys, 3 * 4 / 2 = 6 stages); other ids,
+// another sort.
+// CHECK-LABEL: func.func @embedding_grad_scalar
+// CHECK: memref.alloc() : memref<8xi64>
+// CHECK: memref.alloc() : memref<8xi64>
+// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK: %[[X:.*]] = memref.load %{{.*}} : memref<8x6xf32>
+// CHECK-NEXT: arith.addf %[[ACC]], %[[X]] : f32
+// CHECK: } {gptc.segments = array<i64: 8, 32>}
+func.func @embedding_grad_scalar(%g: tensor<8x6xf32>, %ids: tensor<8xi32>, %other: tensor<8xi32>) -> (tensor<32x6xf32>, tensor<32x6xf32>) {
+  %0 = gpt.embedding_grad %g[%ids] : tensor<8x6xf32>, tensor<8xi32> -> tensor<32x6xf32>
+  %1 = gpt.embedding_grad %g[%other] : tensor<8x6xf32>, tensor<8xi32> -> tensor<32x6xf32>
+  return %0, %1 : tensor<32x6xf32>, tensor<32x6xf32>
 }
 
 // -----

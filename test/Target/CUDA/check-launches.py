@@ -2,7 +2,7 @@
 """Checks the launches of a CUDA training step from the report of
 `gptc compile SPEC --target=cuda --stats` (read from a file or stdin).
 
-usage: check-launches.py STATS [--gemm-calls N]
+usage: check-launches.py STATS [--gemm-calls N] [--loop-launches K]
 
 Checks, and prints one summary line when all hold:
 - every kernel with at least 4096 work items launches blocks of at least
@@ -13,7 +13,10 @@ Checks, and prints one summary line when all hold:
   y and z <= 65535; block x, y <= 1024, z <= 64, at most 1024 threads);
 - every launch site launches once per call of its entry point (no kernel
   launched from a loop, such as once per token): per training step
-  (gptc_grad_step and gptc_update_step) launches equal launch sites;
+  (gptc_grad_step and gptc_update_step) launches equal launch sites; with
+  --loop-launches K a site may launch up to K times from a host loop of
+  logarithmic depth (the embedding gradient's bitonic sort: log2 N
+  (log2 N + 1) / 2 stages), printed by name;
   printed beside them, the distinct kernels (PTX entry points) they run
   and launches per distinct kernel (the same code again per layer);
 - the attention kernels (origin *.attn.sdpa) that stage shared tiles: how
@@ -37,14 +40,19 @@ STEP = re.compile(r"per training step .*: (\d+) kernel launches"
 
 def main():
     args = sys.argv[1:]
-    gemm_calls = None
+    gemm_calls, loop_launches = None, 1
     if "--gemm-calls" in args:
         i = args.index("--gemm-calls")
         gemm_calls = int(args[i + 1])
         del args[i:i + 2]
+    if "--loop-launches" in args:
+        i = args.index("--loop-launches")
+        loop_launches = int(args[i + 1])
+        del args[i:i + 2]
     text = open(args[0]).read() if args and args[0] != "-" else sys.stdin.read()
     failures, kernels, busy, attention = [], 0, 0, 0
     entries, names, step_gemms, entry = {}, {}, None, None
+    looped = {}  # entry -> [(kernel, launches)] of sites launched in a loop
     for line in text.splitlines():
         m = ENTRY.match(line)
         if m:
@@ -63,6 +71,12 @@ def main():
         name, origin = m.group(1), m.group(2)
         if entry in names:
             names[entry].add(name)
+        site_launches = int(m.group(10))
+        if site_launches > 1 and entry in STEP_ENTRIES:
+            looped.setdefault(entry, []).append((name, site_launches))
+            if site_launches > loop_launches:
+                failures.append(f"{name} ({origin}): {site_launches} launches "
+                                f"from one site (at most {loop_launches})")
         gx, gy, gz, bx, by, bz = (int(m.group(i)) for i in range(3, 9))
         items = None if m.group(9) == "-" else int(m.group(9))
         threads = bx * by * bz
@@ -88,8 +102,13 @@ def main():
         if name not in entries:
             sys.exit(f"no {name} in the stats report")
         sites, calls = entries[name]
-        launches.append(f"{name} {calls} launches from {sites} sites")
-        if calls != sites:
+        in_loops = looped.get(name, [])
+        text = f"{name} {calls} launches from {sites} sites"
+        if in_loops:
+            text += " (" + ", ".join(f"{n} {k} times from a host loop"
+                                     for n, k in in_loops) + ")"
+        launches.append(text)
+        if calls != sites + sum(k - 1 for _, k in in_loops):
             failures.append(f"{name}: {calls} launches from {sites} sites")
     step_kernels = set().union(*(names[n] for n in STEP_ENTRIES))
     step_calls = sum(entries[n][1] for n in STEP_ENTRIES)
