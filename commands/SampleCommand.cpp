@@ -16,7 +16,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 namespace gptc::commands {
 using namespace runtime;
@@ -31,6 +33,10 @@ const char *sampleCommandUsage() {
          "\n"
          "options:\n"
          "  --prompt TEXT      the text to continue (default: none)\n"
+         "  --prompt-file FILE the text to continue, read from FILE\n"
+         "  --num-samples N    N continuations at once, one per row of the\n"
+         "                     batch (at most training.device_batch;\n"
+         "                     default 1); sample k draws with seed S + k - 1\n"
          "  --tokens N         tokens to generate (default 200)\n"
          "  --temperature T    softmax temperature; 0 = always the most\n"
          "                     likely token (default 1)\n"
@@ -94,6 +100,8 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
                      std::ostream &err) {
   static const std::vector<cli::OptionSpec> table = {
       {"--prompt", nullptr, cli::ValueKind::String},
+      {"--prompt-file", nullptr, cli::ValueKind::String},
+      {"--num-samples", nullptr, cli::ValueKind::String},
       {"--tokens", nullptr, cli::ValueKind::String},
       {"--temperature", nullptr, cli::ValueKind::String},
       {"--top-k", nullptr, cli::ValueKind::String},
@@ -116,9 +124,11 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
         << " (see gptc sample --help)\n";
     return 2;
   }
-  int64_t tokens = 200, topK = 0, seed = 0;
-  for (auto [name, value] :
-       {std::pair{"--tokens", &tokens}, {"--top-k", &topK}, {"--seed", &seed}})
+  int64_t tokens = 200, topK = 0, seed = 0, samples = 1;
+  for (auto [name, value] : {std::pair{"--tokens", &tokens},
+                             {"--top-k", &topK},
+                             {"--seed", &seed},
+                             {"--num-samples", &samples}})
     if (auto v = o.get(name)) {
       std::optional<int64_t> n = cli::parseCount(*v, false);
       if (!n) {
@@ -128,6 +138,14 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
       }
       *value = *n;
     }
+  if (samples < 1) {
+    err << kMe << "error: --num-samples 0: at least one sample\n";
+    return 2;
+  }
+  if (o.has("--prompt") && o.has("--prompt-file")) {
+    err << kMe << "error: --prompt and --prompt-file: give one of them\n";
+    return 2;
+  }
   double temperature = 1.0;
   if (auto v = o.get("--temperature")) {
     std::optional<double> t = cli::parseNumber(*v);
@@ -190,6 +208,13 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
                 std::to_string(vocab) + ")");
   std::vector<uint16_t> context = {uint16_t(bos)};
   std::string prompt = o.get("--prompt").value_or("");
+  if (auto file = o.get("--prompt-file")) {
+    std::ifstream in(*file, std::ios::binary);
+    std::ostringstream text;
+    if (!in || !(text << in.rdbuf()))
+      return fail(*file + ": cannot read the prompt (--prompt-file)");
+    prompt = text.str();
+  }
   if (usesBpe)
     bpe.encode(prompt, context);
   else
@@ -207,23 +232,46 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
   if (!tokenSlot || !posSlot || !logitSlot || !stepSlot)
     return fail(manifest.path + ": no tokens, sample_pos, logits or step slot");
   const int64_t B = manifest.deviceBatch, T = manifest.seqLen;
+  if (samples > B)
+    return fail("--num-samples " + std::to_string(samples) + ": " +
+                manifest.path + " samples " + std::to_string(B) +
+                " rows at a time (its training.device_batch)");
+  // The logits of row b start at b * stride (the head's padded rows).
+  const int64_t stride = int64_t(logitSlot->numBytes() / sizeof(float)) / B;
   int32_t *tok = arena.i32("tokens");
   int32_t *pos = arena.i32("sample_pos");
   const float *logits = arena.f32("logits");
   *arena.i64("step") = state.step; // the schedules of the trained step
-  Rng rng{uint64_t(seed)};
-  // The model's bytes may not be UTF-8: printed valid, the rest escaped.
-  data::Utf8Writer text;
-  out << text.push(prompt);
-  out.flush();
-  std::vector<int64_t> generated;
+  // Sample k: row k - 1, its own context, draws and text. One sample is
+  // printed as it is drawn; several at the end, each under a header.
+  struct Row {
+    std::vector<uint16_t> context;
+    std::vector<int64_t> generated;
+    Rng rng;
+    data::Utf8Writer text;
+    std::string printed;
+    bool ended = false;
+  };
+  std::vector<Row> rows;
+  for (int64_t k = 0; k < samples; ++k)
+    rows.push_back(Row{context, {}, Rng{uint64_t(seed + k)}, {}, {}, false});
+  const bool streaming = samples == 1;
+  for (Row &row : rows)
+    row.printed = row.text.push(prompt);
+  if (streaming) {
+    out << rows[0].printed;
+    out.flush();
+  }
   for (int64_t n = 0; n < tokens; ++n) {
-    // Every row holds the window (only row 0 is read back).
-    size_t start = context.size() > size_t(T) ? context.size() - size_t(T) : 0;
-    int64_t len = int64_t(context.size() - start);
+    // Each row holds its sample's window; rows past the samples repeat
+    // the first (their logits are not read).
     for (int64_t b = 0; b < B; ++b) {
+      const std::vector<uint16_t> &ctx =
+          rows[size_t(b < samples ? b : 0)].context;
+      size_t start = ctx.size() > size_t(T) ? ctx.size() - size_t(T) : 0;
+      int64_t len = int64_t(ctx.size() - start);
       for (int64_t t = 0; t < T; ++t)
-        tok[b * T + t] = t < len ? int32_t(context[start + size_t(t)]) : 0;
+        tok[b * T + t] = t < len ? int32_t(ctx[start + size_t(t)]) : 0;
       pos[b] = int32_t(len - 1);
     }
     if (!device->upload(tokenSlot->offset, tokenSlot->numBytes(), error) ||
@@ -234,21 +282,46 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
     if (!device->finish("gptc_logits_step", error) ||
         !device->download(logitSlot->offset, logitSlot->numBytes(), error))
       return fail(error);
-    int64_t next = choose(logits, vocab, temperature, topK, rng);
-    generated.push_back(next);
-    if (next == bos)
-      break; // the model ended the document
-    context.push_back(uint16_t(next));
-    out << text.push(usesBpe ? bpe.decode(uint16_t(next))
-                             : data::ByteTokenizer::decodeToken(int(next)));
-    out.flush();
+    bool any = false;
+    for (int64_t b = 0; b < samples; ++b) {
+      Row &row = rows[size_t(b)];
+      if (row.ended)
+        continue;
+      int64_t next =
+          choose(logits + b * stride, vocab, temperature, topK, row.rng);
+      row.generated.push_back(next);
+      if (next == bos) {
+        row.ended = true; // the model ended the document
+        continue;
+      }
+      any = true;
+      row.context.push_back(uint16_t(next));
+      std::string piece =
+          row.text.push(usesBpe ? bpe.decode(uint16_t(next))
+                                : data::ByteTokenizer::decodeToken(int(next)));
+      if (streaming) {
+        out << piece;
+        out.flush();
+      } else {
+        row.printed += piece;
+      }
+    }
+    if (!any)
+      break;
   }
-  out << text.finish() << "\n";
-  if (o.has("--ids")) {
-    out << "ids:";
-    for (int64_t id : generated)
-      out << " " << id;
-    out << "\n";
+  for (int64_t k = 0; k < samples; ++k) {
+    Row &row = rows[size_t(k)];
+    if (!streaming)
+      out << "--- sample " << k + 1 << " of " << samples << " (seed "
+          << seed + k << ")\n"
+          << row.printed;
+    out << row.text.finish() << "\n";
+    if (o.has("--ids")) {
+      out << "ids:";
+      for (int64_t id : row.generated)
+        out << " " << id;
+      out << "\n";
+    }
   }
   return 0;
 }
