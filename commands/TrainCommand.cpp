@@ -101,7 +101,10 @@ const char *trainCommandUsage() {
          "(specs\n"
          "                     only)\n"
          "  --ranks N          start the job's N ranks with mpirun (found on\n"
-         "                     PATH); the same as mpirun -np N gptc train ...\n"
+         "                     PATH); the same as mpirun -np N gptc train "
+         "...;\n"
+         "                     a spec compiles for N ranks (its global batch\n"
+         "                     kept, device_batch derived)\n"
          "  --bucket-mb N      with several ranks, pack gradient all-reduces\n"
          "                     into buckets of N MiB (default 25)\n"
          "  --collective-timeout S  with several ranks, end the job when a\n"
@@ -111,9 +114,12 @@ const char *trainCommandUsage() {
          "  -h, --help         show this help\n"
          "\n"
          "A bundle compiled with training.ranks = N trains data-parallel on N\n"
-         "ranks, started by MPI: mpirun -np N gptc train BUNDLE_DIR|SPEC.yaml\n"
-         "(every rank reads its slice of each batch; rank 0 compiles a spec,\n"
-         "prints and writes files).\n"
+         "ranks, started by MPI: mpirun -np N gptc train BUNDLE_DIR (every\n"
+         "rank reads its slice of each batch; rank 0 prints and writes\n"
+         "files). A spec trains on the job's ranks, as torchrun runs a\n"
+         "script: mpirun -np N gptc train SPEC.yaml (or --ranks N) compiles\n"
+         "it for N ranks on rank 0, keeping training.batch and its\n"
+         "micro-steps and deriving training.device_batch.\n"
          "\n"
          "Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed) or SIGPIPE\n"
          "(the output's reader gone) finishes the current step, saves a\n"
@@ -406,6 +412,49 @@ std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
   return nullptr;
 }
 
+/// Plans `spec` for a job of `jobRanks` ranks, as torchrun runs a script:
+/// a spec for other ranks compiles for these, its global batch kept with
+/// as many micro-steps and device_batch derived (overrides appended to
+/// `overrides`, `note` saying so). False with `error` (one line) when the
+/// spec does not plan or the batch does not split over the ranks.
+static bool planForRanks(const PlanHook &plan, const std::string &spec,
+                         std::vector<std::string> &overrides, bool noFuse,
+                         int64_t jobRanks, SpecPlan &planned, std::string &note,
+                         std::string &error) {
+  if (!plan(spec, overrides, noFuse, planned, error))
+    return false;
+  if (planned.ranks == jobRanks)
+    return true;
+  const int64_t accum =
+      planned.batch / std::max<int64_t>(1, planned.deviceBatch * planned.ranks);
+  const std::string n = std::to_string(jobRanks),
+                    b = std::to_string(planned.batch),
+                    steps = accum > 1
+                                ? " x " + std::to_string(accum) + " micro-steps"
+                                : "";
+  if (accum < 1 || planned.batch % (jobRanks * accum) != 0) {
+    error = spec + ": training.batch " + b + " does not split over " + n +
+            " rank" + (jobRanks == 1 ? "" : "s") + steps +
+            "; set training.device_batch (and training.batch) for " + n +
+            " rank" + (jobRanks == 1 ? "" : "s") + " with --set";
+    return false;
+  }
+  const int64_t deviceBatch = planned.batch / (jobRanks * accum);
+  overrides.push_back("training.ranks=" + n);
+  overrides.push_back("training.device_batch=" + std::to_string(deviceBatch));
+  note = "training.ranks " + n + " (this job's; the spec says " +
+         std::to_string(planned.ranks) + "): device_batch " +
+         std::to_string(deviceBatch) + steps + " x " + n + " rank" +
+         (jobRanks == 1 ? "" : "s") + " = the global batch of " + b +
+         " sequences";
+  return plan(spec, overrides, noFuse, planned, error);
+}
+
+static bool isSpecPath(const std::string &path) {
+  return endsWith(path, ".yaml") || endsWith(path, ".yml") ||
+         (!isDirectory(path) && access(path.c_str(), F_OK) == 0);
+}
+
 /// `gptc train --ranks N ARGS` outside a job: replaces this process with
 /// `mpirun -np N THIS-PROGRAM train ARGS` (without --ranks). Returns only
 /// on failure, with `error` set.
@@ -510,6 +559,21 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
       return 2;
     }
     if (!comm::launchedByMpi()) {
+      // The spec is checked for N ranks before the job starts: its errors
+      // are one line here, not one per rank.
+      std::vector<std::string> overrides = o.all("--set");
+      if (auto dtype = o.get("--dtype"))
+        overrides.push_back("training.dtype=" + *dtype);
+      SpecPlan planned;
+      std::string note;
+      if (plan && isSpecPath(o.positionals[0]) &&
+          !planForRanks(plan, o.positionals[0], overrides, o.has("--no-fuse"),
+                        n, planned, note, error)) {
+        if (error.find(": error: ") == std::string::npos)
+          err << kMe << "error: ";
+        err << error << "\n";
+        return 1;
+      }
       out.flush();
       launchRanks(args, n, error);
       err << kMe << "error: " << error << "\n";
@@ -553,8 +617,7 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   std::vector<std::string> overrides = o.all("--set");
   if (auto dtype = o.get("--dtype"))
     overrides.push_back("training.dtype=" + *dtype);
-  bool isSpec = endsWith(bundle, ".yaml") || endsWith(bundle, ".yml") ||
-                (!isDirectory(bundle) && access(bundle.c_str(), F_OK) == 0);
+  bool isSpec = isSpecPath(bundle);
   if (isSpec) {
     if (!checkRegularFile(bundle, "spec", error))
       return fail(error);
@@ -562,15 +625,28 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
       return fail(bundle + ": this program cannot compile specs; pass a bundle "
                            "directory");
     // The bundle's key, and what the runtime cannot run, before compiling.
-    std::string key;
-    int64_t specRanks = ranks.size();
-    if (plan &&
-        !plan(bundle, overrides, o.has("--no-fuse"), key, specRanks, error)) {
+    // In a job (or with --ranks) the spec trains on the job's ranks.
+    SpecPlan planned;
+    planned.ranks = ranks.size();
+    std::string note;
+    bool planOk =
+        !plan ||
+        (job || o.has("--ranks")
+             ? planForRanks(plan, bundle, overrides, o.has("--no-fuse"),
+                            ranks.size(), planned, note, error)
+             : plan(bundle, overrides, o.has("--no-fuse"), planned, error));
+    if (!planOk) {
+      if (!leader)
+        return 1; // rank 0 says it
       if (error.find(": error: ") == std::string::npos)
         err << kMe << "error: ";
       err << error << "\n";
       return 1;
     }
+    if (!note.empty())
+      say << kMe << "note: " << note << "\n";
+    const std::string &key = planned.key;
+    const int64_t specRanks = planned.ranks;
     if (specRanks != ranks.size())
       return fail(bundle + ": training.ranks is " + std::to_string(specRanks) +
                   " and this job has " + std::to_string(ranks.size()) +

@@ -39,12 +39,18 @@ using CompileHook = std::function<bool(
     const std::string &spec, const std::vector<std::string> &overrides,
     bool noFuse, const std::string &outDir, std::string &error)>;
 
-/// Resolves `spec` with `overrides` without compiling it: the key of its
-/// bundle (a hex digest of everything the bundle depends on) and the ranks
-/// it trains on. Returns false and sets `error` (one line).
+/// What a spec resolves to without compiling it.
+struct SpecPlan {
+  std::string key;   ///< a hex digest of everything the bundle depends on
+  int64_t ranks = 1; ///< training.ranks
+  int64_t batch = 0, deviceBatch = 0; ///< training.batch, device_batch
+};
+
+/// Resolves `spec` with `overrides` without compiling it. Returns false
+/// and sets `error` (one line).
 using PlanHook = std::function<bool(
     const std::string &spec, const std::vector<std::string> &overrides,
-    bool noFuse, std::string &key, int64_t &ranks, std::string &error)>;
+    bool noFuse, SpecPlan &plan, std::string &error)>;
 
 /// Its lines in `gptc --help`'s Commands section.
 extern const char kTrainHelp[];

@@ -493,7 +493,8 @@ static const std::string &executableDigest() {
 
 bool planSpecBundle(const std::string &specPath,
                     const std::vector<std::string> &overrides, bool fuse,
-                    std::string &key, int64_t &ranks, std::string &error) {
+                    std::string &key, int64_t &ranks, int64_t &batch,
+                    int64_t &deviceBatch, std::string &error) {
   ModelSpec spec;
   SpecError specError;
   if (!parseSpecFile(specPath, overrides, spec, specError)) {
@@ -504,6 +505,8 @@ bool planSpecBundle(const std::string &specPath,
                      " target cpu gptc " + executableDigest() + "\n";
   key = sha256Hex(text.data(), text.size());
   ranks = spec.training.ranks;
+  batch = spec.training.batch;
+  deviceBatch = spec.training.deviceBatch;
   return true;
 }
 

@@ -97,11 +97,13 @@ bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec, Target target,
 /// What `gptc train SPEC` keys its compiled bundle by, before compiling:
 /// the SHA-256 (hex) of the resolved spec (extends merged, overrides
 /// applied), the flags that change the bundle (fusion, target) and gptc's
-/// own executable; and the ranks the spec trains on. False and `error`
-/// (the spec's located error) when the spec does not parse or check.
+/// own executable; and the ranks the spec trains on, its global batch and
+/// its sequences per rank and micro-step. False and `error` (the spec's
+/// located error) when the spec does not parse or check.
 bool planSpecBundle(const std::string &specPath,
                     const std::vector<std::string> &overrides, bool fuse,
-                    std::string &key, int64_t &ranks, std::string &error);
+                    std::string &key, int64_t &ranks, int64_t &batch,
+                    int64_t &deviceBatch, std::string &error);
 
 /// compileToStage(LLVM) + writeBundle (CPU), for `gptc train SPEC`.
 bool compileSpecToBundle(const std::string &specPath,

@@ -36,8 +36,9 @@ int runTrain(const Args &args, const std::string &) {
     return gptc::compileSpecToBundle(spec, overrides, outDir, error, !noFuse);
   };
   auto plan = [](const std::string &spec, const Args &overrides, bool noFuse,
-                 std::string &key, int64_t &ranks, std::string &error) {
-    return gptc::planSpecBundle(spec, overrides, !noFuse, key, ranks, error);
+                 gptc::commands::SpecPlan &out, std::string &error) {
+    return gptc::planSpecBundle(spec, overrides, !noFuse, out.key, out.ranks,
+                                out.batch, out.deviceBatch, error);
   };
   return gptc::commands::runTrainCommand(args, std::cout, std::cerr, compile,
                                          plan);
