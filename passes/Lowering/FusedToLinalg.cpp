@@ -246,8 +246,26 @@ FailureOr<AttentionInputs> prepareAttention(OpT op, PatternRewriter &rewriter,
 Value roundedToBf16(OpBuilder &b, Location loc, Value x, bool narrow) {
   auto type = cast<RankedTensorType>(x.getType());
   Type bf16 = b.getBF16Type();
+  // A transposed operand (the heads' [B, H, T, D] view of a [B, T, H, D]
+  // projection) is rounded straight from the transpose's input: one pass
+  // instead of a copy and a pass (the copy goes when nothing else reads
+  // it). Result dim i is input dim permutation[i].
+  Value source = x;
+  SmallVector<AffineMap> maps;
+  std::optional<ArrayRef<int64_t>> permutation;
+  if (auto t = x.getDefiningOp<gpt::TransposeOp>())
+    permutation = t.getPermutation(), source = t.getInput();
+  else if (auto t = x.getDefiningOp<linalg::TransposeOp>())
+    permutation = t.getPermutation(), source = t.getInput();
+  if (permutation) {
+    SmallVector<AffineExpr> exprs(permutation->size());
+    for (auto [i, p] : llvm::enumerate(*permutation))
+      exprs[size_t(p)] = b.getAffineDimExpr(unsigned(i));
+    maps.push_back(
+        AffineMap::get(unsigned(exprs.size()), 0, exprs, b.getContext()));
+  }
   return parallelGeneric(
-      b, loc, narrow ? type.clone(bf16) : type, x, {},
+      b, loc, narrow ? type.clone(bf16) : type, source, maps,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         Value r = arith::TruncFOp::create(nb, nloc, bf16, args[0]);
         if (narrow)
