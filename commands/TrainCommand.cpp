@@ -24,7 +24,10 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,6 +39,8 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+
+extern char **environ;
 
 namespace gptc {
 namespace commands {
@@ -125,7 +130,10 @@ const char *trainCommandUsage() {
          "(the output's reader gone) finishes the current step, saves a\n"
          "checkpoint, prints the summary and exits with 128 + the signal\n"
          "(130 for Ctrl-C); a second Ctrl-C, SIGTERM or SIGHUP stops at\n"
-         "once.\n";
+         "once. With --ranks N the same: the ranks stop at the same step\n"
+         "and rank 0 saves. Under mpirun started by hand, kill -USR1 the\n"
+         "mpirun process for that stop (mpirun forwards SIGUSR1; its own\n"
+         "Ctrl-C ends the job at once, without a checkpoint).\n";
 }
 
 namespace {
@@ -455,11 +463,32 @@ static bool isSpecPath(const std::string &path) {
          (!isDirectory(path) && access(path.c_str(), F_OK) == 0);
 }
 
-/// `gptc train --ranks N ARGS` outside a job: replaces this process with
-/// `mpirun -np N THIS-PROGRAM train ARGS` (without --ranks). Returns only
-/// on failure, with `error` set.
-static void launchRanks(const std::vector<std::string> &args, int64_t ranks,
-                        std::string &error) {
+/// The stop signal the launcher received first (0: none) and mpirun's pid.
+static volatile sig_atomic_t launcherStop = 0;
+static volatile pid_t launchedMpirun = 0;
+
+/// The launcher's Ctrl-C, SIGTERM or SIGHUP: the first is passed to the
+/// ranks as SIGUSR1 (mpirun forwards it to each; they agree on a step,
+/// save a checkpoint and print the summary); a second ends the job at once
+/// (mpirun's own SIGINT handling).
+static void forwardStop(int signal) {
+  if (launchedMpirun <= 0)
+    return;
+  if (launcherStop == 0) {
+    launcherStop = signal;
+    kill(launchedMpirun, SIGUSR1);
+  } else {
+    kill(launchedMpirun, SIGINT);
+  }
+}
+
+/// `gptc train --ranks N ARGS` outside a job: runs `mpirun -np N
+/// THIS-PROGRAM train ARGS` (without --ranks) in its own process group, so
+/// a Ctrl-C at the terminal reaches this process only, which passes it on
+/// as a stop at the end of a step. Returns the exit status (128 + the
+/// signal after a stop, as one rank does), or -1 with `error` set.
+static int launchRanks(const std::vector<std::string> &args, int64_t ranks,
+                       std::string &error) {
   std::string mpirun;
   if (const char *path = std::getenv("PATH"))
     for (llvm::StringRef part : llvm::split(llvm::StringRef(path), ':')) {
@@ -474,13 +503,13 @@ static void launchRanks(const std::vector<std::string> &args, int64_t ranks,
     error = "--ranks " + std::to_string(ranks) +
             ": mpirun not found on PATH (Debian's openmpi-bin); start the "
             "job with an MPI launcher yourself";
-    return;
+    return -1;
   }
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) {
     error = "--ranks: cannot find this program (/proc/self/exe)";
-    return;
+    return -1;
   }
   self[n] = '\0';
   std::vector<std::string> argv = {mpirun, "-np", std::to_string(ranks)};
@@ -504,8 +533,42 @@ static void launchRanks(const std::vector<std::string> &args, int64_t ranks,
     cargv.push_back(a.data());
   cargv.push_back(nullptr);
   std::fflush(stdout);
-  execv(mpirun.c_str(), cargv.data());
-  error = "--ranks: cannot run " + mpirun + ": " + std::strerror(errno);
+
+  // Out of the terminal's foreground group, mpirun must not read it
+  // (SIGTTIN would stop the job): its stdin is /dev/null.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  struct sigaction sa = {}, old[3];
+  sa.sa_handler = forwardStop;
+  sigemptyset(&sa.sa_mask);
+  const int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; ++i)
+    sigaction(forwarded[i], &sa, &old[i]);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, mpirun.c_str(), &actions, &attributes,
+                       cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (rc != 0) {
+    error = "--ranks: cannot run " + mpirun + ": " + std::strerror(rc);
+    return -1;
+  }
+  launchedMpirun = pid;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  launchedMpirun = 0;
+  for (int i = 0; i < 3; ++i)
+    sigaction(forwarded[i], &old[i], nullptr);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // The ranks stopped cleanly (exit 0) on the forwarded stop: the shell's
+  // code for the signal this process got.
+  return code == 0 && launcherStop ? 128 + launcherStop : code;
 }
 
 /// Whether this process is a rank other than 0 of a launcher's job (from
@@ -575,7 +638,9 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
         return 1;
       }
       out.flush();
-      launchRanks(args, n, error);
+      int code = launchRanks(args, n, error);
+      if (code >= 0)
+        return code;
       err << kMe << "error: " << error << "\n";
       return 1;
     }
@@ -589,6 +654,10 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     return 1;
   }
   const bool leader = ranks.rank() == 0, job = ranks.size() > 1;
+  // A stop forwarded while rank 0 compiles or the ranks load counts at the
+  // end of the first step.
+  if (job)
+    runtime::catchEarlyStopSignal();
   if (auto r = o.get("--ranks");
       r && *cli::parseCount(*r, true) != ranks.size()) {
     err << kMe << "error: --ranks " << *r << " but this job has "
@@ -772,7 +841,11 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   TrainResult result;
   if (!train(manifest, step, *device, config, say, result, error))
     return fail(error);
-  // Stopped by a signal: the shell's code for it (130 for Ctrl-C).
+  // Stopped by a signal: the shell's code for it (130 for Ctrl-C). A stop
+  // mpirun forwarded (SIGUSR1) is the job's clean end: 0, so that mpirun
+  // reports no failed rank (gptc train --ranks exits 128 + its signal).
+  if (job && result.stoppedBySignal == SIGUSR1)
+    return 0;
   return result.stoppedBySignal ? 128 + result.stoppedBySignal : 0;
 }
 

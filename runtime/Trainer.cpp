@@ -91,9 +91,10 @@ int64_t peakRssKiB() {
 std::atomic<int> stopRequest{0};
 
 /// What stops a run at the end of its step, with a checkpoint: Ctrl-C,
-/// kill, the terminal closing (SIGHUP) and the reader of its output going
-/// away (SIGPIPE, e.g. `gptc train ... | head`).
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+/// kill, the terminal closing (SIGHUP), the reader of its output going
+/// away (SIGPIPE, e.g. `gptc train ... | head`) and SIGUSR1, which mpirun
+/// forwards to every rank (how `gptc train --ranks N` passes a Ctrl-C on).
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1};
 
 void requestStop(int signal) {
   stopRequest.store(signal);
@@ -109,12 +110,23 @@ void requestStop(int signal) {
   ::signal(SIGHUP, SIG_DFL);
 }
 
+} // namespace
+
+void catchEarlyStopSignal() {
+  struct sigaction sa = {};
+  sa.sa_handler = requestStop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR1, &sa, nullptr);
+}
+
+namespace {
+
 /// While alive: kStopSignals set stopRequest (a second SIGINT, SIGTERM or
 /// SIGHUP ends the process the default way).
 class StopOnSignal {
 public:
+  // A stop asked before (catchEarlyStopSignal) stands.
   explicit StopOnSignal(bool enable) : enabled(enable) {
-    stopRequest.store(0);
     if (!enabled)
       return;
     struct sigaction sa = {};
@@ -125,6 +137,7 @@ public:
       sigaction(kStopSignals[i], &sa, &old[i]);
   }
   ~StopOnSignal() {
+    stopRequest.store(0);
     if (!enabled)
       return;
     for (size_t i = 0; i < std::size(kStopSignals); ++i)
@@ -164,6 +177,17 @@ private:
   bool getSlots(const char *prefix, std::string &error);
   bool getParameters(std::string &error) { return getSlots("param.", error); }
   bool zeroGradients(std::string &error);
+  /// The stop signal any rank received (0: none), the same on every rank.
+  bool agreedStop(int &signal, std::string &error) {
+    signal = stopRequest.load();
+    if (config.worldSize == 1)
+      return true;
+    int64_t max = 0;
+    if (!comm::Collectives::get().maxOverRanks(signal, max, error))
+      return false;
+    signal = int(max);
+    return true;
+  }
   /// Restores --resume's checkpoint or --init's weights into the arena.
   bool restore(std::string &error);
   /// Writes checkpointDir/step_`done` (rank 0).
@@ -518,8 +542,9 @@ bool Loop::run(TrainResult &result, std::string &error) {
       m.microBatchTokens() * m.gradAccum * config.worldSize;
   std::vector<double> stepSeconds, commSeconds;
   comm::Collectives &collectives = comm::Collectives::get();
-  // Several ranks would stop at different steps; mpirun ends them all.
-  StopOnSignal stopOnSignal(config.stopOnSignal && config.worldSize == 1);
+  // A signal reaches the ranks at different moments: they agree at the end
+  // of every step (agreedStop) and stop together.
+  StopOnSignal stopOnSignal(config.stopOnSignal);
   if (validating && config.valEvery > 0 && firstStep == 0 &&
       !validate(0, result, error))
     return false;
@@ -592,10 +617,14 @@ bool Loop::run(TrainResult &result, std::string &error) {
       return false;
     int64_t done = s + 1;
     last = done;
-    if (stopRequest.load()) {
-      result.stoppedBySignal = stopRequest.load();
+    if (!agreedStop(result.stoppedBySignal, error))
+      return false;
+    if (result.stoppedBySignal) {
       line(("stopping after step " + std::to_string(done) + " (" +
-            strsignal(result.stoppedBySignal) + ")")
+            (result.stoppedBySignal == SIGUSR1
+                 ? std::string("SIGUSR1: a stop forwarded by mpirun")
+                 : std::string(strsignal(result.stoppedBySignal))) +
+            ")")
                .c_str());
       if (!saveCheckpoint(done, error))
         return false;
@@ -624,11 +653,14 @@ bool Loop::run(TrainResult &result, std::string &error) {
   if (validating && n == firstStep && config.valEvery == 0 &&
       !validate(n, result, error))
     return false;
-  if ((config.saveEvery > 0 || config.saveAtEnd || stopRequest.load()) &&
+  // A signal during the last validation still saves and says so.
+  if (!agreedStop(result.stoppedBySignal, error))
+    return false;
+  if ((config.saveEvery > 0 || config.saveAtEnd || result.stoppedBySignal) &&
       !saveCheckpoint(last, error))
     return false;
-  // A signal during the last validation or save still says so.
-  result.stoppedBySignal = stopRequest.load();
+  if (!result.stoppedBySignal)
+    result.stoppedBySignal = stopRequest.load(); // during the last save
 
   // Mean step time without the warm-up steps; a run too short to have
   // steps after them times all of its steps, and says so.

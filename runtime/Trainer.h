@@ -61,9 +61,10 @@ struct TrainConfig {
   /// "val_loss", "tokens", "elapsed"}; elapsed in seconds since the run
   /// started, tokens trained so far.
   std::string logPath;
-  /// On SIGINT or SIGTERM, finish the step, save a checkpoint, print the
-  /// summary and stop (TrainResult::stoppedBySignal). A second signal
-  /// ends the process at once.
+  /// On SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGUSR1, finish the step, save
+  /// a checkpoint, print the summary and stop (TrainResult::
+  /// stoppedBySignal); the ranks of a job agree on the step. A second
+  /// SIGINT, SIGTERM or SIGHUP ends the process at once.
   bool stopOnSignal = true;
   /// This process's place among the data-parallel ranks: it reads its
   /// slice of every batch (runtime/data/DataLoader.h); only rank 0 writes
@@ -94,6 +95,11 @@ struct TrainResult {
 /// Trains `step` (laid out by `manifest`) per `config`. Returns false and
 /// sets `error` (one line) on a data error or when the run diverges
 /// (runtime/Divergence.h).
+/// For a rank of a job: SIGUSR1 (mpirun's forward of a stop) that arrives
+/// before training starts stops the run after its first step instead of
+/// ending the process.
+void catchEarlyStopSignal();
+
 bool train(const Manifest &manifest, const StepLibrary &step,
            const TrainConfig &config, std::ostream &out, TrainResult &result,
            std::string &error);

@@ -5,6 +5,7 @@
 #include "runtime/cpu/Bf16.h"
 #include "runtime/gptrt.h"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -133,6 +134,15 @@ bool Collectives::agree(const std::string &what, const std::string &value,
               at(r) + ") than rank 0 (" + at(0) + ")";
       return false;
     }
+  return true;
+}
+
+bool Collectives::maxOverRanks(int64_t value, int64_t &max,
+                               std::string &error) {
+  std::vector<int64_t> all(static_cast<size_t>(size()));
+  if (!backend->allGather(&value, all.data(), sizeof(value), error))
+    return false;
+  max = *std::max_element(all.begin(), all.end());
   return true;
 }
 

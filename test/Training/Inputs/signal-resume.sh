@@ -11,18 +11,8 @@ gptc=$1 bundle=$2 data=$3 dir=$4
 here=$(dirname "$0")
 mkdir -p "$dir"
 check() { # NAME CKPT_DIR EXIT
-  local name=$1 ckpt=$2 rc=$3 s
-  s=$(ls "$ckpt" | sed -n 's/^step_\([0-9]*\)$/\1/p' | sort -n | tail -1)
-  [ -n "$s" ] || { echo "$name: exit $rc, no checkpoint"; return; }
-  "$gptc" train "$bundle" --data "$data" --val-tokens 0 --steps $((s + 2)) \
-    --resume "$ckpt" --save-params "$dir/$name-resumed.bin" > /dev/null || return
-  "$gptc" train "$bundle" --data "$data" --val-tokens 0 --steps $((s + 2)) \
-    --save-params "$dir/$name-whole.bin" > /dev/null || return
-  if cmp -s "$dir/$name-resumed.bin" "$dir/$name-whole.bin"; then
-    echo "$name: exit $rc, checkpoint at step $s, resumed: same parameters"
-  else
-    echo "$name: exit $rc, checkpoint at step $s, resumed: DIFFERENT parameters"
-  fi
+  echo "$1: exit $3, $(bash "$here/resume-matches.sh" "$1" "$2" "$dir" \
+    "$gptc" train "$bundle" --data "$data" --val-tokens 0 | sed "s/^$1: //")"
 }
 SIGNAL=HUP bash "$here/interrupt.sh" "$dir/hup.log" "$gptc" train "$bundle" \
   --data "$data" --val-tokens 0 --steps 100000 --checkpoint-dir "$dir/hup" \
