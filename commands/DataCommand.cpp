@@ -5,13 +5,21 @@
 #include "commands/CommandOptions.h"
 
 #include "runtime/data/BpeTokenizer.h"
+#include "runtime/data/BpeTrainer.h"
 #include "runtime/data/Shard.h"
 #include "runtime/data/TextToShards.h"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace gptc::commands {
 using namespace data;
@@ -39,7 +47,78 @@ const char *dataCommandUsage() {
          "                        pre-tokenisation and merges, documents\n"
          "                        separated by <|endoftext|> (the id after\n"
          "                        the largest rank: 50256 for GPT-2)\n"
+         "  --train-bpe V         learn a byte-level BPE vocabulary of V ids\n"
+         "                        (the 256 bytes, V - 257 merges, then\n"
+         "                        <|endoftext|> = V - 1) from the TEXT files\n"
+         "                        (all of them, val included), write it to\n"
+         "                        DIR/PREFIX.tiktoken and tokenise with it\n"
+         "                        as --tokenizer does; deterministic (see\n"
+         "                        runtime/data/BpeTrainer.h)\n"
          "  -h, --help            show this help\n";
+}
+
+/// The bytes of the file at `path` ("" if it cannot be read).
+static std::string readAll(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// --train-bpe: learns `ids` - 1 ranks from the texts at `inputs` and
+/// writes them to `path` (its directory created if missing).
+static bool learnVocabulary(const std::vector<std::string> &inputs, int64_t ids,
+                            const std::string &path, std::ostream &out,
+                            std::string &error) {
+  std::vector<std::string> texts;
+  int64_t bytes = 0;
+  for (const std::string &input : inputs) {
+    std::ifstream in(input, std::ios::binary);
+    std::ostringstream text;
+    if (!in || !(text << in.rdbuf())) {
+      error = input + ": cannot read: " + std::strerror(errno);
+      return false;
+    }
+    texts.push_back(text.str());
+    bytes += int64_t(texts.back().size());
+  }
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  auto start = std::chrono::steady_clock::now();
+  BpeTrainResult learned;
+  if (!trainBpe(views, ids - 1, learned, error))
+    return false;
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(),
+                                      ec);
+  // A vocabulary already there is kept unless it is this one: it may be
+  // someone's, and the shards beside it were made with it.
+  if (std::filesystem::exists(path, ec)) {
+    std::string fresh = path + ".learned-" + std::to_string(::getpid());
+    bool same = writeTiktoken(fresh, learned.tokens, error) &&
+                readAll(fresh) == readAll(path);
+    std::filesystem::remove(fresh, ec);
+    if (!error.empty())
+      return false;
+    if (!same) {
+      error = path + ": exists and holds another vocabulary; not replacing "
+                     "it (remove it, or choose another -o or --prefix)";
+      return false;
+    }
+  } else if (!writeTiktoken(path, learned.tokens, error)) {
+    return false;
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), " in %.2f s", seconds);
+  out << "gptc data: learned " << int64_t(learned.tokens.size()) - 256
+      << " merges from " << bytes << " bytes of text" << buf << " -> " << path;
+  if (int64_t(learned.tokens.size()) < ids - 1)
+    out << " (stopped early: no pair of tokens repeats; " << ids - 1
+        << " ranks asked for)";
+  out << "\n";
+  return true;
 }
 
 int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
@@ -51,7 +130,8 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
       {"--shard-tokens", nullptr, cli::ValueKind::String},
       {"--prefix", nullptr, cli::ValueKind::String},
       {"--doc-per-file", nullptr, cli::ValueKind::None},
-      {"--tokenizer", nullptr, cli::ValueKind::String}};
+      {"--tokenizer", nullptr, cli::ValueKind::String},
+      {"--train-bpe", nullptr, cli::ValueKind::String}};
   cli::ParsedOptions parsed;
   bool help = false;
   if (!cli::parseOptions(args, table, "data", err, parsed, help))
@@ -96,7 +176,28 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
   MakeShardsResult r;
   std::string error;
   BpeTokenizer bpe;
-  if (auto path = parsed.get("--tokenizer")) {
+  std::optional<std::string> tokenizer = parsed.get("--tokenizer");
+  if (auto v = parsed.get("--train-bpe")) {
+    if (tokenizer) {
+      err << me << "error: --train-bpe and --tokenizer: choose one (a "
+          << "vocabulary to learn, or one to use)\n";
+      return 2;
+    }
+    std::optional<int64_t> n = cli::parseCount(*v);
+    if (!n || *n < kBpeMinTokens + 2 || *n > kBpeMaxTokens + 1) {
+      err << me << "error: --train-bpe '" << *v
+          << "': the vocabulary's ids, an integer in [" << kBpeMinTokens + 2
+          << ", " << kBpeMaxTokens + 1
+          << "] (the 256 bytes, at least one merge, <|endoftext|>)\n";
+      return 2;
+    }
+    tokenizer = outDir + "/" + options.prefix + ".tiktoken";
+    if (!learnVocabulary(inputs, *n, *tokenizer, out, error)) {
+      err << me << "error: " << error << "\n";
+      return 1;
+    }
+  }
+  if (auto path = tokenizer) {
     if (!bpe.load(*path, error)) {
       err << me << "error: " << error << "\n";
       return 1;
