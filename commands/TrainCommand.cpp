@@ -8,6 +8,7 @@
 #include "runtime/Bundle.h"
 #include "runtime/Checkpoint.h"
 #include "runtime/Files.h"
+#include "runtime/HostMemory.h"
 #include "runtime/Sha256.h"
 #include "runtime/Trainer.h"
 #include "runtime/comm/Collectives.h"
@@ -86,6 +87,9 @@ const char *trainCommandUsage() {
          "  --force            save into a --checkpoint-dir that holds\n"
          "                     another run's checkpoints (they may be\n"
          "                     replaced or, with --keep, removed)\n"
+         "  --force-memory     train although the run needs more memory than\n"
+         "                     this machine has available (refused\n"
+         "                     otherwise, before anything is allocated)\n"
          "  --resume PATH      continue from a checkpoint (a step_S "
          "directory,\n"
          "                     or a directory of them: the newest); --steps\n"
@@ -273,6 +277,7 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--bucket-mb", nullptr, cli::ValueKind::String},
       {"--ranks", nullptr, cli::ValueKind::String},
       {"--force", nullptr, cli::ValueKind::None},
+      {"--force-memory", nullptr, cli::ValueKind::None},
       {"--collective-timeout", nullptr, cli::ValueKind::String}};
   return table;
 }
@@ -571,6 +576,13 @@ static int launchRanks(const std::vector<std::string> &args, int64_t ranks,
   return code == 0 && launcherStop ? 128 + launcherStop : code;
 }
 
+/// The ranks of this job on this machine (Open MPI says; 1 alone).
+static int64_t localRanks() {
+  if (const char *v = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); v && *v)
+    return std::max<int64_t>(std::atoll(v), 1);
+  return 1;
+}
+
 /// Whether this process is a rank other than 0 of a launcher's job (from
 /// the environment, before MPI is initialised).
 static bool laterRank() {
@@ -835,6 +847,25 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
     if (leader)
       err << kMe << "error: " << error << "\n";
     return 1;
+  }
+  // A CPU run that cannot fit in this machine's memory stops here, before
+  // its arena is allocated (every rank checks its own machine and they
+  // agree).
+  if (manifest.target == "cpu" && !o.has("--force-memory")) {
+    std::string memoryError;
+    bool fits = checkRunFits(manifest.arenaBytes, localRanks(), memoryError);
+    int64_t failing = fits ? 0 : 1;
+    if (job && !ranks.maxOverRanks(failing, failing, error))
+      return fail(error);
+    if (failing) {
+      if (leader)
+        err << kMe << "error: " << o.positionals[0] << ": "
+            << (fits ? "another machine of the job: the run does not fit "
+                       "in its memory"
+                     : memoryError)
+            << "\n";
+      return 1;
+    }
   }
   printHeader(manifest, config, *device, say);
 

@@ -9,7 +9,6 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Format.h"
 
-#include <fstream>
 #include <string>
 
 namespace gptc {
@@ -19,28 +18,9 @@ namespace {
 /// The compile memory (CompileCost.h) up to which check plans the arena.
 constexpr int64_t kMaxPlanMiB = 512;
 
-std::string gib(int64_t bytes) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (bytes >= (int64_t(1) << 30))
-    os << llvm::format("%.2f GiB", double(bytes) / double(int64_t(1) << 30));
-  else
-    os << llvm::format("%.1f MiB", double(bytes) / double(1 << 20));
-  return s;
-}
+std::string gib(int64_t bytes) { return runtime::memoryText(bytes); }
 
 } // namespace
-
-int64_t availableMemoryBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  int64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:")
-      return kib * 1024;
-  return 0;
-}
 
 bool printMemoryEstimate(mlir::MLIRContext &ctx, const ModelSpec &spec,
                          Target target, bool fuse, llvm::raw_ostream &os) {

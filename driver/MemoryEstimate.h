@@ -13,6 +13,7 @@
 
 #include "frontend/ModelSpec.h"
 #include "passes/Pipeline.h"
+#include "runtime/HostMemory.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,14 +22,8 @@
 
 namespace gptc {
 
-/// The runtime's memory beside the arena on the CPU: libraries, the data
-/// loader, the GEMMs' buffers. Measured: `gptc train` of tiny-r08 peaks
-/// at 113.7 MiB of RSS with a 12.8 MiB arena.
-constexpr int64_t kRuntimeOverheadBytes = int64_t(100) << 20;
-
-/// Bytes of memory this machine has available now (/proc/meminfo's
-/// MemAvailable); 0 when unknown.
-int64_t availableMemoryBytes();
+using runtime::availableMemoryBytes;
+using runtime::kRuntimeOverheadBytes;
 
 /// Prints "  memory:    ..." for `spec` (compiling it to Stage::Buffers);
 /// false after errors were emitted on `ctx`.
