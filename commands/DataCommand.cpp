@@ -4,6 +4,7 @@
 
 #include "commands/CommandOptions.h"
 
+#include "runtime/TokenizerRecord.h"
 #include "runtime/data/BpeTokenizer.h"
 #include "runtime/data/BpeTrainer.h"
 #include "runtime/data/Shard.h"
@@ -207,7 +208,16 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
         << " tokens, <|endoftext|> = " << bpe.endOfText()
         << " (a spec needs model.vocab_size >= " << bpe.vocabSize() << ")\n";
   }
-  if (!makeShards(inputs, outDir, options, r, error)) {
+  // The tokenizer travels with the ids (runtime/TokenizerRecord.h).
+  runtime::TokenizerRecord record;
+  record.kind = runtime::TokenizerRecord::Kind::bytes;
+  if (tokenizer && !runtime::bpeRecordOf(*tokenizer, record, error)) {
+    err << me << "error: " << error << "\n";
+    return 1;
+  }
+  if (!runtime::mayWriteTokenizerRecord(outDir, options.prefix, error) ||
+      !makeShards(inputs, outDir, options, r, error) ||
+      !runtime::writeTokenizerRecord(outDir, options.prefix, record, error)) {
     err << me << "error: " << error << "\n";
     return 1;
   }

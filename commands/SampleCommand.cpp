@@ -44,7 +44,9 @@ const char *sampleCommandUsage() {
          "                     (default 0 = all)\n"
          "  --seed S           the draws' seed (default 0)\n"
          "  --tokenizer FILE   the BPE vocabulary the data was made with\n"
-         "                     (gptc data --tokenizer; default: bytes)\n"
+         "                     (default: the one the checkpoint records,\n"
+         "                     from gptc data's PREFIX.tokenizer; bytes\n"
+         "                     for data without a record)\n"
          "  --bundle DIR       the bundle (default: the one the checkpoint\n"
          "                     names)\n"
          "  --ids              also print the generated token ids\n";
@@ -196,9 +198,37 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
     return fail(error);
 
   // The prompt's tokens after the document separator.
+  // The tokenizer the training data was made with, as the checkpoint
+  // records it (runtime/TokenizerRecord.h); --tokenizer must agree.
   data::BpeTokenizer bpe;
-  bool usesBpe = o.has("--tokenizer");
-  if (usesBpe && !bpe.load(*o.get("--tokenizer"), error))
+  std::optional<std::string> vocabulary = o.get("--tokenizer");
+  const TokenizerRecord &trained = state.tokenizer;
+  using Kind = TokenizerRecord::Kind;
+  if (vocabulary && trained.kind != Kind::unknown) {
+    TokenizerRecord given;
+    if (!bpeRecordOf(*vocabulary, given, error))
+      return fail(error);
+    if (trained.kind == Kind::bytes)
+      return fail(checkpoint +
+                  " was trained on byte tokens, not on the BPE "
+                  "ids of --tokenizer " +
+                  *vocabulary + " (drop --tokenizer)");
+    if (given.sha256 != trained.sha256)
+      return fail("--tokenizer " + *vocabulary + " is not the vocabulary " +
+                  checkpoint + " was trained with: " + trained.describe());
+  } else if (!vocabulary && trained.kind == Kind::bpe) {
+    TokenizerRecord there;
+    std::string ignored;
+    if (!bpeRecordOf(trained.file, there, ignored) ||
+        there.sha256 != trained.sha256)
+      return fail(checkpoint + " was trained on the BPE ids of " +
+                  trained.describe() + ", which is " +
+                  (there.sha256.empty() ? "gone" : "changed") +
+                  ": pass --tokenizer FILE with that vocabulary");
+    vocabulary = trained.file;
+  }
+  bool usesBpe = vocabulary.has_value();
+  if (usesBpe && !bpe.load(*vocabulary, error))
     return fail(error);
   const int64_t vocab = manifest.vocabSize;
   const int64_t bos = usesBpe ? bpe.endOfText() : manifest.bosToken;

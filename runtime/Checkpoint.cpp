@@ -269,6 +269,13 @@ bool saveCheckpoint(const Manifest &m, const Arena &arena,
       });
       if (state.haveFirstLoss)
         j.attribute("first_loss", state.firstLoss);
+      if (state.tokenizer.kind == TokenizerRecord::Kind::bytes)
+        j.attribute("tokenizer", "bytes");
+      else if (state.tokenizer.kind == TokenizerRecord::Kind::bpe)
+        j.attributeObject("tokenizer", [&] {
+          j.attribute("bpe", state.tokenizer.file);
+          j.attribute("sha256", state.tokenizer.sha256);
+        });
       j.attributeObject("sha256", [&] {
         j.attribute(kModelFile, modelSha);
         j.attribute(kOptimizerFile, optimizerSha);

@@ -35,6 +35,7 @@
 
 #include "runtime/Arena.h"
 #include "runtime/Manifest.h"
+#include "runtime/TokenizerRecord.h"
 #include "runtime/data/DataLoader.h"
 
 #include <cstdint>
@@ -59,6 +60,8 @@ struct CheckpointState {
   uint64_t shardTokens = 0;
   /// The bundle the run trained (absolute; `gptc sample` opens it).
   std::string bundle;
+  /// The tokenizer of the training data (runtime/TokenizerRecord.h).
+  TokenizerRecord tokenizer;
   /// The divergence guard's reference (runtime/Divergence.h).
   bool haveFirstLoss = false;
   double firstLoss = 0.0;

@@ -139,6 +139,20 @@ bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
   state.shardTokens = uint64_t(tokens);
   if (std::optional<llvm::StringRef> bundle = o->getString("bundle"))
     state.bundle = bundle->str();
+  // The tokenizer: "bytes", {"bpe": FILE, "sha256": HEX}, or absent.
+  if (const llvm::json::Value *t = o->get("tokenizer")) {
+    const llvm::json::Object *bpe = t->getAsObject();
+    if (t->getAsString() == std::optional<llvm::StringRef>("bytes")) {
+      state.tokenizer.kind = TokenizerRecord::Kind::bytes;
+    } else if (bpe && bpe->getString("bpe") && bpe->getString("sha256")) {
+      state.tokenizer.kind = TokenizerRecord::Kind::bpe;
+      state.tokenizer.file = bpe->getString("bpe")->str();
+      state.tokenizer.sha256 = bpe->getString("sha256")->str();
+    } else {
+      return bad("tokenizer", "neither \"bytes\" nor {\"bpe\": FILE, "
+                              "\"sha256\": HEX}");
+    }
+  }
   state.haveFirstLoss = first.has_value();
   state.firstLoss = first.value_or(0.0);
   return true;

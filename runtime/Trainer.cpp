@@ -424,6 +424,7 @@ bool Loop::saveCheckpoint(int64_t done, std::string &error) {
   const std::string &file = trainLoader.files()[state.data.shard];
   state.shardName = file.substr(file.find_last_of('/') + 1);
   state.shardTokens = trainLoader.shardSizes()[state.data.shard];
+  state.tokenizer = tokenizerRecordOfShard(trainLoader.files()[0]);
   state.haveFirstLoss = divergence->firstLossSeen(state.firstLoss);
   std::string written, later;
   saveFailedOnDisk = false;
