@@ -54,6 +54,19 @@ void printSummary(const ModelSpec &spec, llvm::raw_ostream &os) {
      << t.ranks << (t.ranks == 1 ? " rank x " : " ranks x ") << t.deviceBatch
      << " sequences x " << t.gradAccum() << " micro-steps), " << t.steps
      << " steps, " << toString(t.dtype) << "\n";
+  // The schedule in steps, shares of training.steps resolved.
+  const ScheduleSpec &sched = spec.schedule;
+  const double decay = sched.decaySteps > 0
+                           ? double(sched.decaySteps)
+                           : sched.decayFraction * double(t.steps);
+  os << "  schedule:  lr warm-up " << sched.warmupSteps << " steps, decay "
+     << llvm::format("%g", decay) << " steps to x"
+     << llvm::format("%g", sched.lrFloor);
+  for (const OptimizerGroup &g : spec.groups)
+    if (g.momentumWarmupSteps > 0)
+      os << "; " << g.name << " momentum warm-up " << g.momentumWarmupSteps
+         << " steps";
+  os << "\n";
 
   int64_t total = 0;
   std::vector<int64_t> perGroup(spec.groups.size(), 0);

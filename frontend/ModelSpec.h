@@ -119,6 +119,9 @@ struct OptimizerGroup {
   bool nesterov{};
   MomentumForm momentumForm{};
   int64_t momentumWarmupSteps{}; ///< 0 = constant momentum
+  /// When momentumWarmupSteps is 0: it is round(this * training.steps)
+  /// (SpecParser resolves it before the checks).
+  double momentumWarmupFraction{};
   double momentumWarmupStart{};
   int64_t nsSteps{};
   std::vector<double> nsCoefficients{};
@@ -141,6 +144,9 @@ struct OptimizerGroup {
 
 struct ScheduleSpec {
   int64_t warmupSteps{};
+  /// When warmupSteps is 0: it is round(this * training.steps), at least 1
+  /// (SpecParser resolves it before the checks).
+  double warmupFraction{};
   /// Linear decay over the last `decaySteps` steps (or the last
   /// `decayFraction` of training when decaySteps == 0) from 1 to `lrFloor`:
   /// w = min((N - step) / D, 1); mult = w + (1 - w) * floor.

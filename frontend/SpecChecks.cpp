@@ -175,14 +175,22 @@ bool SpecChecks::checkSchedule() {
                 "set decay_steps (" + num(s.decaySteps) +
                     ") or decay_fraction (" + num(s.decayFraction) +
                     "), not both");
+  // A shorter run (--set training.steps=N) keeps step counts as they are:
+  // say how to shorten them too, or to state them as shares.
   if (s.warmupSteps > steps)
     return fail({"schedule.warmup_steps", "training.steps"},
                 "warmup_steps (" + num(s.warmupSteps) +
-                    ") exceeds training.steps (" + num(steps) + ")");
+                    ") exceeds training.steps (" + num(steps) +
+                    "); shorten it too (--set schedule.warmup_steps=W) or "
+                    "give it as a share of training.steps "
+                    "(schedule.warmup_steps=0, schedule.warmup_fraction=F)");
   if (s.decaySteps > steps)
     return fail({"schedule.decay_steps", "training.steps"},
                 "decay_steps (" + num(s.decaySteps) +
-                    ") exceeds training.steps (" + num(steps) + ")");
+                    ") exceeds training.steps (" + num(steps) +
+                    "); shorten it too (--set schedule.decay_steps=D) or "
+                    "give it as a share of training.steps "
+                    "(schedule.decay_steps=0, schedule.decay_fraction=F)");
   const double decay = s.decaySteps > 0
                            ? static_cast<double>(s.decaySteps)
                            : s.decayFraction * static_cast<double>(steps);

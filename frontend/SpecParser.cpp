@@ -113,7 +113,7 @@ public:
   bool build(const SpecNode &root) {
     if (!applyDefaults(nullptr) || !walkMap(root, "", ""))
       return false;
-    if (!checkRequired() || !checks.run())
+    if (!checkRequired() || !resolveFractions() || !checks.run())
       return false;
     std::vector<ParameterInfo> params = enumerateParameters(spec);
     return assignGroups(spec, params, error);
@@ -411,6 +411,36 @@ private:
     default:
       return wrongType();
     }
+  }
+
+  /// Schedule lengths given as shares of training.steps become steps, so
+  /// that --set training.steps=N alone rescales them.
+  bool resolveFractions() {
+    const double steps = static_cast<double>(spec.training.steps);
+    auto share = [&](double fraction) {
+      return std::max<int64_t>(std::llround(fraction * steps), 1);
+    };
+    auto both = [&](const std::string &stepsKey, const std::string &key) {
+      return fail(spec.locOf(key), key,
+                  "set " + stepsKey.substr(stepsKey.rfind('.') + 1) + " or " +
+                      key.substr(key.rfind('.') + 1) + ", not both");
+    };
+    ScheduleSpec &s = spec.schedule;
+    if (s.warmupFraction > 0) {
+      if (s.warmupSteps > 0)
+        return both("schedule.warmup_steps", "schedule.warmup_fraction");
+      s.warmupSteps = share(s.warmupFraction);
+    }
+    for (OptimizerGroup &g : spec.groups) {
+      if (g.momentumWarmupFraction <= 0)
+        continue;
+      const std::string prefix = "optimizer.groups." + g.name + ".";
+      if (g.momentumWarmupSteps > 0)
+        return both(prefix + "momentum_warmup_steps",
+                    prefix + "momentum_warmup_fraction");
+      g.momentumWarmupSteps = share(g.momentumWarmupFraction);
+    }
+    return true;
   }
 
   bool checkRequired() {

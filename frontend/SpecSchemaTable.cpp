@@ -465,6 +465,15 @@ std::vector<SchemaEntry> buildTrainingAndSchedule() {
           .set([](MS &s, OG *, const SV &v) {
             s.schedule.warmupSteps = v.intValue;
           }),
+      Key("schedule.warmup_fraction", VK::Float)
+          .byDefault("0")
+          .atLeast(0)
+          .atMost(1)
+          .doc("When warmup_steps is 0: warmup_steps = round(warmup_fraction "
+               "* N), at least 1; the warm-up then follows training.steps.")
+          .set([](MS &s, OG *, const SV &v) {
+            s.schedule.warmupFraction = v.floatValue;
+          }),
       Key("schedule.decay_steps", VK::Int)
           .byDefault("0")
           .atLeast(0)
@@ -550,6 +559,17 @@ std::vector<SchemaEntry> buildGroups() {
                "this, 1) (R9+: 500, R13+: 300); 0 = constant m.")
           .set([](MS &, OG *g, const SV &v) {
             g->momentumWarmupSteps = v.intValue;
+          }),
+      Key("optimizer.groups.*.momentum_warmup_fraction", VK::Float)
+          .muon()
+          .byDefault("0")
+          .atLeast(0)
+          .atMost(1)
+          .doc("When momentum_warmup_steps is 0: momentum_warmup_steps = "
+               "round(this * training.steps), at least 1 (R15's 300 of 1480: "
+               "0.2027).")
+          .set([](MS &, OG *g, const SV &v) {
+            g->momentumWarmupFraction = v.floatValue;
           }),
       Key("optimizer.groups.*.momentum_warmup_start", VK::Float)
           .muon()
