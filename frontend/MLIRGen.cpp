@@ -341,6 +341,12 @@ OwningOpRef<ModuleOp> ForwardGen::run() {
   at("", "module");
   OwningOpRef<ModuleOp> module = ModuleOp::create(g.getLoc());
   module->getOperation()->setAttr("gpt.spec", builder.getStringAttr(spec.name));
+  // The step's shape, for a dump continued by gptc-opt
+  // (passes/Step/TrainingShape.h).
+  module->getOperation()->setAttr(
+      "gpt.ranks", builder.getI64IntegerAttr(spec.training.ranks));
+  module->getOperation()->setAttr(
+      "gpt.grad_accum", builder.getI64IntegerAttr(spec.training.gradAccum()));
   buildFunction(*module, Entry::Loss);
   buildFunction(*module, Entry::Logits);
   return module;

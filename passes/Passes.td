@@ -384,11 +384,13 @@ def DistributeNewtonSchulzPass : Pass<"gptc-distribute-newton-schulz",
     single matrix has nothing to split (every rank computes it: --no-fuse
     builds, whose Newton-Schulz ops are not batched, replicate it all), and
     nothing changes with `ranks` = 1. Runs after gptc-fuse-newton-schulz, before
-    the Newton-Schulz ops are lowered.
+    the Newton-Schulz ops are lowered. `ranks` unset (0) is the module's
+    `gpt.ranks` (passes/Step/TrainingShape.h).
   }];
   let options = [
-    Option<"ranks", "ranks", "int64_t", /*default=*/"1",
-           "Data-parallel ranks (world size)">,
+    Option<"ranks", "ranks", "int64_t", /*default=*/"0",
+           "Data-parallel ranks (world size); 0: the module's gpt.ranks "
+           "(1 without it)">,
   ];
   let dependentDialects = ["mlir::gpt::GPTDialect",
                            "mlir::comm::CommDialect"];
@@ -408,15 +410,19 @@ def BuildStepPass : Pass<"gptc-build-step", "mlir::ModuleOp"> {
     final and the runtime packs them into buckets), and so is the eval
     loss. Slot offsets are 64-byte aligned and recorded in
     the module attribute `gptc.arena`, a `#gpt.arena` layout. The three
-    tensor functions become private (inline them afterwards).
+    tensor functions become private (inline them afterwards). Unset (0),
+    `ranks` and `grad-accum` are the module's `gpt.ranks` and
+    `gpt.grad_accum` (the frontend records the spec's); set, they must agree
+    with them (passes/Step/TrainingShape.h).
   }];
   let options = [
-    Option<"gradAccum", "grad-accum", "int64_t", /*default=*/"1",
-           "Micro-steps per optimizer step (gradients are averaged)">,
-    Option<"ranks", "ranks", "int64_t", /*default=*/"1",
+    Option<"gradAccum", "grad-accum", "int64_t", /*default=*/"0",
+           "Micro-steps per optimizer step (gradients are averaged); 0: the "
+           "module's gpt.grad_accum (1 without it)">,
+    Option<"ranks", "ranks", "int64_t", /*default=*/"0",
            "Data-parallel ranks: > 1 averages every micro-step's gradients "
            "and loss, and the eval loss, over the ranks (comm.all_reduce "
-           "avg)">,
+           "avg); 0: the module's gpt.ranks (1 without it)">,
   ];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::comm::CommDialect",

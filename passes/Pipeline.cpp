@@ -88,7 +88,9 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   // calls of the SVD backend there (a run on a function may not).
   LowerOptimPassOptions lower;
   lower.gemmEpilogues = options.fuse;
-  const bool distributed = options.ranks > 1;
+  // ranks 0 (gptc-opt without ranks=): the module's, known only when the
+  // passes run; the distributing pass is then in the pipeline and decides.
+  const bool distributed = options.ranks != 1;
   if (options.fuse || distributed) {
     // Newton-Schulz of same-shape parameters batched (fused builds), split
     // among the ranks (distributed ones), then lowered.
@@ -305,12 +307,16 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
       llvm::cl::desc("The stage the input is at (a gptc compile --emit=STAGE "
                      "dump): run the stages after it"),
       llvm::cl::init(Stage::GPT), StageValues{false}};
-  Option<int64_t> gradAccum{*this, "grad-accum",
-                            llvm::cl::desc("Micro-steps per optimizer step"),
-                            llvm::cl::init(1)};
-  Option<int64_t> ranks{*this, "ranks",
-                        llvm::cl::desc("Data-parallel ranks (world size)"),
-                        llvm::cl::init(1)};
+  Option<int64_t> gradAccum{
+      *this, "grad-accum",
+      llvm::cl::desc("Micro-steps per optimizer step (default: the module's "
+                     "gpt.grad_accum, which gptc records from the spec)"),
+      llvm::cl::init(0)};
+  Option<int64_t> ranks{
+      *this, "ranks",
+      llvm::cl::desc("Data-parallel ranks (default: the module's gpt.ranks, "
+                     "which gptc records from the spec)"),
+      llvm::cl::init(0)};
   Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Fuse attention, RMSNorm, cross-entropy, Newton-Schulz"),

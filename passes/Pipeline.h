@@ -37,9 +37,11 @@ struct PipelineOptions {
   /// The stage the input module is at (a --emit dump of it); none: the
   /// frontend's module (Stage::GPT). Must come before stopAfter.
   std::optional<Stage> startAfter;
+  /// Micro-steps per optimizer step; 0: the module's gpt.grad_accum.
   int64_t gradAccum = 1;
   /// Data-parallel ranks (training.ranks): > 1 averages gradients and
-  /// losses over the ranks and splits Newton-Schulz among them.
+  /// losses over the ranks and splits Newton-Schulz among them; 0: the
+  /// module's gpt.ranks (passes/Step/TrainingShape.h).
   int64_t ranks = 1;
   Target target = Target::CPU;
   /// gptc-fuse-attention and gptc-fuse-rmsnorm; off (--no-fuse), every

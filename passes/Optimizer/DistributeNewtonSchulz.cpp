@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Step/TrainingShape.h"
 
 #include "dialects/Optim/OptimDialect.h"
 
@@ -91,13 +92,18 @@ struct DistributeNewtonSchulzPass
   using DistributeNewtonSchulzPassBase::DistributeNewtonSchulzPassBase;
 
   void runOnOperation() override {
-    if (ranks < 1) {
-      getOperation().emitError("gptc-distribute-newton-schulz: ranks must be "
-                               "at least 1, got ")
-          << static_cast<int64_t>(ranks);
+    auto module = getOperation()->getParentOfType<ModuleOp>();
+    FailureOr<int64_t> worldSize =
+        module ? gptc::trainingCount(module, gptc::kRanksAttr, ranks,
+                                     "gptc-distribute-newton-schulz", "ranks")
+               : FailureOr<int64_t>(ranks == 0 ? 1 : int64_t(ranks));
+    if (failed(worldSize) || *worldSize < 1) {
+      if (succeeded(worldSize))
+        getOperation().emitError("gptc-distribute-newton-schulz: ranks must "
+                                 "be at least 1");
       return signalPassFailure();
     }
-    if (ranks == 1)
+    if (*worldSize == 1)
       return;
     SmallVector<optim::NewtonSchulzOp> ops;
     getOperation().walk([&](optim::NewtonSchulzOp op) {
@@ -107,7 +113,7 @@ struct DistributeNewtonSchulzPass
         ops.push_back(op);
     });
     for (optim::NewtonSchulzOp op : ops)
-      distribute(op, ranks);
+      distribute(op, *worldSize);
   }
 };
 

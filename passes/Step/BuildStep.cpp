@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Step/TrainingShape.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -146,11 +147,16 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (ranks < 1) {
-      module.emitError("gptc-build-step: ranks must be at least 1, got ")
-          << static_cast<int64_t>(ranks);
+    // Unset (0): the module's (the spec's, recorded by the frontend).
+    FailureOr<int64_t> worldSize = gptc::trainingCount(
+        module, gptc::kRanksAttr, ranks, "gptc-build-step", "ranks");
+    FailureOr<int64_t> microSteps =
+        gptc::trainingCount(module, gptc::kGradAccumAttr, gradAccum,
+                            "gptc-build-step", "grad-accum");
+    if (failed(worldSize) || failed(microSteps))
       return signalPassFailure();
-    }
+    ranks = *worldSize;
+    gradAccum = *microSteps;
     auto forward = module.lookupSymbol<func::FuncOp>("forward");
     auto grad = module.lookupSymbol<func::FuncOp>("forward_grad");
     auto update = module.lookupSymbol<func::FuncOp>("update");

@@ -1,7 +1,11 @@
 // RUN: gptc-opt %s --gptc-build-step=ranks=2 | FileCheck %s
 // RUN: gptc-opt %s '--gptc-build-step=ranks=2 grad-accum=2' | FileCheck %s --check-prefix=ACCUM
 // RUN: gptc-opt %s --gptc-build-step | FileCheck %s --check-prefix=ONE
-// RUN: not gptc-opt %s --gptc-build-step=ranks=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not gptc-opt %s --gptc-build-step=ranks=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// Unset, ranks is the module's gpt.ranks (the frontend records the
+// spec's); set, it must agree with it.
+// RUN: sed -e '1i module attributes {gpt.ranks = 2 : i64} {' -e '$a }' %s | gptc-opt --gptc-build-step | FileCheck %s
+// RUN: sed -e '1i module attributes {gpt.ranks = 2 : i64} {' -e '$a }' %s | not gptc-opt --gptc-build-step=ranks=3 2>&1 | FileCheck %s --check-prefix=DIFFER
 
 // With ranks = 2 every micro-step's loss and gradient is averaged over the
 // ranks before it is written (or, with accumulation, scaled and added), and
@@ -29,7 +33,8 @@
 // Must not fire: one rank has no collectives.
 // ONE-NOT: comm.
 
-// ZERO: ranks must be at least 1, got 0
+// NEGATIVE: gptc-build-step: ranks must be at least 1, got -1
+// DIFFER: error: gptc-build-step: ranks=3, but the module was made for 2 (its gpt.ranks attribute, from the spec); run with ranks=2 or leave it unset
 
 func.func @forward(%tokens: tensor<4x8xi32> {gpt.name = "tokens"},
                    %w: tensor<3x5xf32> {gpt.name = "w", gpt.param}) -> tensor<f32> {

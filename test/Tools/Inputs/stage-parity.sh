@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# usage: stage-parity.sh DIR SPEC   (DIR holds gptc's --emit=gpt as gpt.mlir)
+# usage: stage-parity.sh DIR SPEC [FLAGS...]
+#   (DIR holds gptc's --emit=gpt as gpt.mlir; FLAGS go to gptc compile)
 # For every stage after gpt: whether gptc-opt --gptc-pipeline=stop-after=
 # STAGE on gpt.mlir, and start-after=PREVIOUS on gptc's --emit=PREVIOUS,
 # print what gptc compile --emit=STAGE prints (up to blank lines).
 set -euo pipefail
 dir=$1 spec=$2
+shift 2
 prev=gpt
 cp "$dir/gpt.mlir" "$dir/gptc-gpt.mlir"
 for stage in fused grad step linalg buffers loops llvm; do
-  gptc compile "$spec" --emit=$stage > "$dir/gptc-$stage.mlir"
+  gptc compile "$spec" "$@" --emit=$stage > "$dir/gptc-$stage.mlir"
   gptc-opt --gptc-pipeline="stop-after=$stage" "$dir/gpt.mlir" \
     > "$dir/opt-$stage.mlir"
   gptc-opt --gptc-pipeline="start-after=$prev stop-after=$stage" \
