@@ -6,8 +6,10 @@
 # training step and trains it, printing one line per step and a summary,
 # with a checkpoint at the end (checkpoints/) and the losses drawn in
 # loss.png (from run.jsonl).
-#   GPTC_SPEC=models/tiny-r15.yaml bash scripts/main.sh   another spec
-#   GPTC_STEPS=50 bash scripts/main.sh                     fewer steps
+# By default tiny-r08 trains 3000 steps (about a minute on 2 cores, 1.5M
+# tokens): long enough for the sample to spell the Bible's common words.
+#   GPTC_SPEC=models/tiny-r15.yaml bash scripts/main.sh   another spec, as written
+#   GPTC_STEPS=500 bash scripts/main.sh                    fewer steps
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${GPTC_BUILD_DIR:-build}
@@ -51,16 +53,28 @@ if ! ls data/tiny_train_*.bin >/dev/null 2>&1; then
   "$gptc" data data/kjv.txt -o data --prefix tiny
 fi
 
-# 2. Check the spec, compile it, train it.
-"$gptc" check "$spec"
-steps=()
-[ -n "${GPTC_STEPS:-}" ] && steps=(--steps "$GPTC_STEPS")
-"$gptc" train "$spec" --data 'data/tiny_train_*.bin' \
-  --val 'data/tiny_val_*.bin' --checkpoint-dir checkpoints --log run.jsonl \
+# 2. Check the spec, compile it, train it. The default run: tiny-r08
+# lengthened to 3000 steps, its decay the last 30% of them, validated every
+# 500 (the schedule as a share of training.steps, so GPTC_STEPS rescales
+# it); a spec of the user's trains as written (GPTC_STEPS: --steps).
+overrides=() steps=()
+if [ -z "${GPTC_SPEC:-}" ]; then
+  overrides=(--set "training.steps=${GPTC_STEPS:-3000}"
+    --set schedule.decay_steps=0 --set schedule.decay_fraction=0.3
+    --set validation.every=500)
+elif [ -n "${GPTC_STEPS:-}" ]; then
+  steps=(--steps "$GPTC_STEPS")
+fi
+# Each run saves into a directory of its own: a second run keeps the
+# first one's checkpoints.
+run_dir=checkpoints/$(date +%Y%m%d-%H%M%S)
+"$gptc" check "$spec" "${overrides[@]}"
+"$gptc" train "$spec" "${overrides[@]}" --data 'data/tiny_train_*.bin' \
+  --val 'data/tiny_val_*.bin' --checkpoint-dir "$run_dir" --log run.jsonl \
   "${steps[@]}"
 
 # 3. The losses, drawn; and a sample of the trained model's text.
 "$gptc" plot run.jsonl -o loss.png
-echo "main: a sample from checkpoints/ (gptc sample):"
-"$gptc" sample checkpoints --prompt "And God said" --tokens 200 \
+echo "main: a sample from $run_dir (gptc sample):"
+"$gptc" sample "$run_dir" --prompt "And God said" --tokens 200 \
   --temperature 0.8 --top-k 40
