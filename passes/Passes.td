@@ -28,6 +28,29 @@ def AutodiffPass : Pass<"gptc-autodiff", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpt::GPTDialect", "mlir::func::FuncDialect"];
 }
 
+def FuseRotaryPass : Pass<"gptc-fuse-rotary", "mlir::func::FuncOp"> {
+  let summary = "Recognise the rotary embedding in a forward graph and fuse it";
+  let description = [{
+    The halves of the last dimension rotated by broadcast cos/sin tables
+    and concatenated become one `gpt.rotary` (one pass; its VJP is the
+    inverse rotary, one pass too). Fires only when no intermediate (the
+    halves, the broadcast tables, the four products, the sum and the
+    difference) has a user outside the pattern. Runs before autodiff.
+
+    ```mlir
+    %x1 = gpt.slice %x offsets = [0, 0, 0, 0] : tensor<4x256x2x32xf32> to tensor<4x256x2x16xf32>
+    %x2 = gpt.slice %x offsets = [0, 0, 0, 16] : tensor<4x256x2x32xf32> to tensor<4x256x2x16xf32>
+    %c = gpt.broadcast %cos : tensor<1x256x1x16xf32> to tensor<4x256x2x16xf32>
+    %s = gpt.broadcast %sin : tensor<1x256x1x16xf32> to tensor<4x256x2x16xf32>
+    ... %y1 = x1 c + x2 s, %y2 = x2 c - x1 s ...
+    %y = gpt.concat %y1, %y2 dim = 3 : (...) -> tensor<4x256x2x32xf32>
+    // =>
+    %y = gpt.rotary %x, %cos, %sin : tensor<4x256x2x32xf32>, tensor<1x256x1x16xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::gpt::GPTDialect"];
+}
+
 def FuseRMSNormPass : Pass<"gptc-fuse-rmsnorm", "mlir::func::FuncOp"> {
   let summary = "Recognise RMSNorm in a forward graph and fuse it";
   let description = [{

@@ -58,12 +58,13 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   if (done(Stage::GPT))
     return;
 
-  // 1. Fusion of the forward graph: masked attention, RMSNorm and the
-  //    cross-entropy become gpt.attention, gpt.rms_norm and
+  // 1. Fusion of the forward graph: masked attention, RMSNorm, rotary and
+  //    the cross-entropy become gpt.attention, gpt.rms_norm, gpt.rotary and
   //    gpt.cross_entropy, whose VJPs autodiff then uses.
   if (options.fuse) {
     pm->addNestedPass<func::FuncOp>(createFuseAttentionPass());
     pm->addNestedPass<func::FuncOp>(createFuseRMSNormPass());
+    pm->addNestedPass<func::FuncOp>(createFuseRotaryPass());
     pm->addNestedPass<func::FuncOp>(createFuseCrossEntropyPass());
     pm->addPass(createCanonicalizerPass());
   }

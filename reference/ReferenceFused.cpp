@@ -334,9 +334,42 @@ LogicalResult evalWarpMma(WarpMmaOp op, ArrayRef<HostTensor>, EvalResults &) {
                         "the lanes of a CUDA kernel");
 }
 
+/// x [..., D] in halves x1, x2; c, s [..., D/2] broadcast (size-1 dims):
+/// y1 = x1 c + x2 s, y2 = x2 c - x1 s; inverse: y1 = x1 c - x2 s,
+/// y2 = x2 c + x1 s.
+LogicalResult evalRotary(RotaryOp op, ArrayRef<HostTensor> in,
+                         EvalResults &out) {
+  const HostTensor &x = in[0], &c = in[1], &s = in[2];
+  const int64_t rank = x.rank(), half = x.shape.back() / 2;
+  const bool inverse = op.getInverse();
+  HostTensor y(x.shape);
+  SmallVector<int64_t, 4> index(size_t(rank), 0), at(size_t(rank), 0);
+  for (int64_t row = 0, rows = x.size() / x.shape.back(); row < rows; ++row) {
+    // The row's index (all but the last dimension), and the tables' row.
+    for (int64_t i = rank - 2, r = row; i >= 0; --i) {
+      index[size_t(i)] = r % x.shape[size_t(i)];
+      r /= x.shape[size_t(i)];
+      at[size_t(i)] = c.shape[size_t(i)] == 1 ? 0 : index[size_t(i)];
+    }
+    const double *xr = x.data.data() + row * 2 * half;
+    double *yr = y.data.data() + row * 2 * half;
+    for (int64_t j = 0; j < half; ++j) {
+      at[size_t(rank - 1)] = j;
+      double cv = c.data[size_t(c.offset(at))],
+             sv = s.data[size_t(s.offset(at))];
+      double x1 = xr[j], x2 = xr[j + half];
+      yr[j] = inverse ? x1 * cv - x2 * sv : x1 * cv + x2 * sv;
+      yr[j + half] = inverse ? x2 * cv + x1 * sv : x2 * cv - x1 * sv;
+    }
+  }
+  out.push_back(std::move(y));
+  return success();
+}
+
 } // namespace
 
 void attachFusedModels(MLIRContext *ctx) {
+  attach<RotaryOp, evalRotary>(ctx);
   attach<BlockBarrierOp, evalBlockBarrier>(ctx);
   attach<WarpMmaOp, evalWarpMma>(ctx);
   attach<RMSNormOp, evalRMSNorm>(ctx);

@@ -1,6 +1,6 @@
 //===- GPTFusedOps.td - gpt fused ops ----------------------*- tablegen -*-===//
 //
-// Ops produced by the fusion passes (gptc-fuse-rmsnorm,
+// Ops produced by the fusion passes (gptc-fuse-rmsnorm, gptc-fuse-rotary,
 // gptc-fuse-attention, gptc-fuse-cross-entropy) and by the optimizer
 // lowering (gpt.matmul_add: a GEMM with its scale-add epilogue). Included
 // from GPTOps.td.
@@ -66,6 +66,36 @@ def GPT_RMSNormOp : GPT_Op<"rms_norm",
     $input (`residual` $residual^ `:` type($residual))?
     (`weight` $weight^ `:` type($weight))? `eps` `=` $eps attr-dict `:`
     type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def GPT_RotaryOp : GPT_Op<"rotary",
+    [Pure, AllTypesMatch<["input", "result"]>,
+     AllTypesMatch<["cos", "sin"]>, Differentiable]> {
+  let summary = "rotary position embedding of each head, in one pass";
+  let description = [{
+    With `x1` and `x2` the first and second halves of the last dimension of
+    `input` and `cos`, `sin` tables of the half's width broadcast to them
+    (a dimension of the tables is 1 or the input's):
+    `y1 = x1 cos + x2 sin`, `y2 = x2 cos - x1 sin` (REFERENCE §1 "Rotary").
+    With `inverse`, the transposed rotation: `y1 = x1 cos - x2 sin`,
+    `y2 = x2 cos + x1 sin` -- the op's VJP, so the backward is one pass
+    too. Produced by gptc-fuse-rotary from the halves, products and
+    concatenation the frontend writes.
+
+    Example:
+    ```mlir
+    %y = gpt.rotary %x, %cos, %sin
+        : tensor<4x256x2x32xf32>, tensor<1x256x1x16xf32>
+    ```
+  }];
+  let arguments = (ins GPT_FloatTensor:$input, GPT_FloatTensor:$cos,
+                       GPT_FloatTensor:$sin, UnitAttr:$inverse);
+  let results = (outs GPT_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $cos `,` $sin (`inverse` $inverse^)? attr-dict `:`
+    type($input) `,` type($cos)
   }];
   let hasVerifier = 1;
 }

@@ -1,7 +1,8 @@
 //===- GPTFusedVJP.cpp - VJPs of the fused ops ----------------------------===//
 //
 // gpt.rms_norm differentiates into gpt.rms_norm_grad (both row sums in one
-// reduction, then one elementwise kernel); gpt.attention into
+// reduction, then one elementwise kernel); gpt.rotary into the inverse
+// rotary; gpt.attention into
 // gpt.attention_grad, whose kernels recompute the
 // probabilities instead of keeping them (FlashAttention-2);
 // gpt.cross_entropy into gpt.cross_entropy_grad, which recomputes the
@@ -44,6 +45,17 @@ LogicalResult RMSNormOp::buildVJP(OpBuilder &b, ValueRange grads,
                                  b.getDenseI64ArrayAttr(dims));
     out.push_back(reshape(b, loc, sum, {t.getShape().back()}));
   }
+  return success();
+}
+
+// The rotation is orthogonal: dx is dy rotated back (the inverse rotary),
+// one pass again. The tables are constants of the positions (no gradient).
+LogicalResult RotaryOp::buildVJP(OpBuilder &b, ValueRange grads,
+                                 SmallVectorImpl<Value> &out) {
+  out.push_back(RotaryOp::create(b, getLoc(), getInput().getType(), grads[0],
+                                 getCos(), getSin(), !getInverse()));
+  out.push_back(Value());
+  out.push_back(Value());
   return success();
 }
 

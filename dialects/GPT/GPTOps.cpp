@@ -200,6 +200,29 @@ LogicalResult RMSNormOp::verify() {
                        getEps().convertToDouble());
 }
 
+LogicalResult RotaryOp::verify() {
+  RankedTensorType x = getInput().getType(), table = getCos().getType();
+  if (x.getRank() < 1 || x.getShape().back() % 2 != 0)
+    return emitOpError("the input's last dimension must be even (two "
+                       "halves), got ")
+           << x;
+  if (table.getRank() != x.getRank() ||
+      table.getElementType() != x.getElementType())
+    return emitOpError("cos and sin must have the input's rank and element "
+                       "type, got ")
+           << table << " for " << x;
+  for (int64_t i = 0; i < x.getRank(); ++i) {
+    int64_t want =
+        i + 1 == x.getRank() ? x.getShape().back() / 2 : x.getDimSize(i);
+    int64_t got = table.getDimSize(i);
+    if (got != want && !(got == 1 && i + 1 < x.getRank()))
+      return emitOpError("cos and sin dimension ")
+             << i << " is " << got << ": it must be " << want
+             << (i + 1 < x.getRank() ? " or 1 (broadcast)" : " (the half)");
+  }
+  return success();
+}
+
 Type mlir::gpt::attentionRowType(Type query) {
   auto t = dyn_cast<RankedTensorType>(query);
   if (!t || t.getRank() == 0)

@@ -44,6 +44,7 @@ struct LowerToLinalgPass
     gptc::lowering::populateDataMovementToLinalgPatterns(patterns);
     gptc::lowering::populateFusedToLinalgPatterns(patterns, gpuKernels,
                                                   tensorCores);
+    gptc::lowering::populateRotaryToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<

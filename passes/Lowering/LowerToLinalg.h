@@ -19,6 +19,9 @@ void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// sorted by token, one sort per block and ids (GPU kernels,
 /// EmbeddingGradSorted.cpp).
 void lowerEmbeddingGradsSorted(mlir::func::FuncOp func);
+/// gpt.rotary as one elementwise kernel over [..., 2, D/2]
+/// (RotaryToLinalg.cpp).
+void populateRotaryToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// rms_norm (linalg), attention, attention_grad, cross_entropy and
 /// cross_entropy_grad (loop nests on buffers; with `gpuKernels` one thread
 /// block per tile, AttentionTiling::gpu(), and per row of logits; with

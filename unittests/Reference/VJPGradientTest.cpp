@@ -388,6 +388,19 @@ std::vector<GradCase> allCases() {
                    "eps = 5.000000e-01 : tensor<3x5xf64>",
                    "tensor<3x5xf64>"});
 
+  // rotary and its inverse: the tables are inputs (no gradient), one
+  // dimension broadcast.
+  for (const char *inverse : {"", " inverse"}) {
+    const char *x4 = "tensor<2x3x2x4xf64>", *t4 = "tensor<1x3x1x2xf64>";
+    cases.push_back(
+        {std::string("rotary") + (*inverse ? "_inverse" : ""),
+         {param("x", x4), input("c", t4, {0.9, -0.3, 0.1, 0.7, -0.5, 0.2}),
+          input("s", t4, {0.4, 0.95, -0.99, 0.6, 0.8, -0.1})},
+         std::string("  %y = gpt.rotary %x, %c, %s") + inverse + " : " + x4 +
+             ", " + t4,
+         x4});
+  }
+
   // Gathers: repeated ids accumulate into the same table row.
   cases.push_back({"embedding",
                    {param("table", "tensor<5x3xf64>"),

@@ -1082,3 +1082,27 @@ func.func @cross_entropy_grad_shape(%l: tensor<2x8x64xf32>, %t: tensor<2x8xi32>,
   %0 = gpt.cross_entropy_grad %l[%t], %g : tensor<2x8x64xf32>, tensor<2x8xi32>, tensor<16xf32>
   return
 }
+
+// -----
+
+func.func @rotary_odd(%x: tensor<2x8x2x15xf32>, %c: tensor<1x8x1x7xf32>) {
+  // expected-error @+1 {{'gpt.rotary' op the input's last dimension must be even (two halves), got 'tensor<2x8x2x15xf32>'}}
+  %0 = gpt.rotary %x, %c, %c : tensor<2x8x2x15xf32>, tensor<1x8x1x7xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_table(%x: tensor<2x8x2x16xf32>, %c: tensor<1x4x1x8xf32>) {
+  // expected-error @+1 {{'gpt.rotary' op cos and sin dimension 1 is 4: it must be 8 or 1 (broadcast)}}
+  %0 = gpt.rotary %x, %c, %c : tensor<2x8x2x16xf32>, tensor<1x4x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_half(%x: tensor<2x8x2x16xf32>, %c: tensor<1x8x1x16xf32>) {
+  // expected-error @+1 {{'gpt.rotary' op cos and sin dimension 3 is 16: it must be 8 (the half)}}
+  %0 = gpt.rotary %x, %c, %c : tensor<2x8x2x16xf32>, tensor<1x8x1x16xf32>
+  return
+}

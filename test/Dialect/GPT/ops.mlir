@@ -466,3 +466,12 @@ func.func @pad(%x: tensor<2x8x32xf32>) {
 func.func @mask_attr() attributes {gpt.m = #gpt.mask<causal = true, window = blocks, bos = 50256>} {
   return
 }
+
+// CHECK-LABEL: func.func @rotary
+// CHECK: gpt.rotary %arg0, %arg1, %arg2 : tensor<2x8x2x16xf32>, tensor<1x8x1x8xf32>
+// CHECK: gpt.rotary %arg0, %arg1, %arg2 inverse : tensor<2x8x2x16xf32>, tensor<1x8x1x8xf32>
+func.func @rotary(%x: tensor<2x8x2x16xf32>, %c: tensor<1x8x1x8xf32>, %s: tensor<1x8x1x8xf32>) -> (tensor<2x8x2x16xf32>, tensor<2x8x2x16xf32>) {
+  %y = gpt.rotary %x, %c, %s : tensor<2x8x2x16xf32>, tensor<1x8x1x8xf32>
+  %z = gpt.rotary %x, %c, %s inverse : tensor<2x8x2x16xf32>, tensor<1x8x1x8xf32>
+  return %y, %z : tensor<2x8x2x16xf32>, tensor<2x8x2x16xf32>
+}

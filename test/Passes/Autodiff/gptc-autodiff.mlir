@@ -648,6 +648,26 @@ func.func @forward(%x: tensor<2x6xf32> {gpt.name = "x", gpt.param}) -> tensor<f3
 }
 
 //===----------------------------------------------------------------------===//
+// Fused rotary: the rotation is orthogonal, dx = the inverse rotary of dy;
+// the tables (constants of the positions) get no gradient.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @forward_grad
+// CHECK-SAME: ([[X:%arg[0-9]+]]: tensor<1x2x1x4xf32> {{.*}}, [[C:%arg[0-9]+]]: tensor<1x2x1x2xf32>, [[S:%arg[0-9]+]]: tensor<1x2x1x2xf32>)
+// CHECK: %[[G:.*]] = gpt.broadcast %{{.*}} to tensor<1x2x1x4xf32>
+// CHECK-NEXT: %[[DX:.*]] = gpt.rotary %[[G]], [[C]], [[S]] inverse : tensor<1x2x1x4xf32>, tensor<1x2x1x2xf32>
+// CHECK-NEXT: return %{{.*}}, %[[DX]]
+func.func @forward(%x: tensor<1x2x1x4xf32> {gpt.name = "x", gpt.param},
+                   %c: tensor<1x2x1x2xf32>, %s: tensor<1x2x1x2xf32>) -> tensor<f32> {
+  %y = gpt.rotary %x, %c, %s : tensor<1x2x1x4xf32>, tensor<1x2x1x2xf32>
+  %r = gpt.reduce sum %y dims = [0, 1, 2, 3] : tensor<1x2x1x4xf32> -> tensor<1x1x1x1xf32>
+  %l = gpt.reshape %r : tensor<1x1x1x1xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+//===----------------------------------------------------------------------===//
 // Fused RMSNorm: y = x r w, r = rsqrt(mean(x^2) + eps)
 //   dx = gpt.rms_norm_grad (r g w - x r^3 mean(g w x), one pass per row),
 //   dw = sum over rows of g x r (x r recomputed as an unweighted rms_norm)

@@ -195,3 +195,42 @@ func.func @softcap_grad(%l: tensor<16x512xbf16>, %t: tensor<16xi64>, %g: tensor<
   %d = gpt.cross_entropy_grad %l[%t], %g softcap <kind = sigmoid, cap = 3.0e+01 : f64, scale = 0.5 : f64> : tensor<16x512xbf16>, tensor<16xi64>, tensor<16xf32>
   return %d : tensor<16x512xbf16>
 }
+
+// -----
+
+// rotary: x viewed as [..., 2, D/2], one elementwise kernel reading both
+// halves (constant 0 and 1 in their maps) and the broadcast tables, the
+// half written chosen by the index of the pair.
+// CHECK-DAG: #[[X1:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, d4)>
+// CHECK-DAG: #[[X2:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 1, d4)>
+// CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, 0, d4)>
+// CHECK-LABEL: func.func @rotary
+// CHECK:         tensor.expand_shape {{.*}} into tensor<2x8x2x2x8xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[X1]], #[[X2]], #[[T]], #[[T]], #{{.*}}]
+// CHECK-NEXT:      ^bb0(%[[A:[a-z_0-9]+]]: f32, %[[B:[a-z_0-9]+]]: f32, %[[C:[a-z_0-9]+]]: f32, %[[S:[a-z_0-9]+]]: f32,
+// CHECK-NEXT:      %[[X1C:.*]] = arith.mulf %[[A]], %[[C]]
+// CHECK-NEXT:      %[[X2S:.*]] = arith.mulf %[[B]], %[[S]]
+// CHECK-NEXT:      %[[X2C:.*]] = arith.mulf %[[B]], %[[C]]
+// CHECK-NEXT:      %[[X1S:.*]] = arith.mulf %[[A]], %[[S]]
+// CHECK:           %[[Y1:.*]] = arith.addf %[[X1C]], %[[X2S]]
+// CHECK:           %[[Y2:.*]] = arith.subf %[[X2C]], %[[X1S]]
+// CHECK:           %[[P:.*]] = linalg.index 3
+// CHECK:           arith.select %{{.*}}, %[[Y1]], %[[Y2]]
+// CHECK-NOT:     linalg.generic
+// CHECK:         tensor.collapse_shape
+func.func @rotary(%x: tensor<2x8x2x16xf32>, %c: tensor<1x8x1x8xf32>, %s: tensor<1x8x1x8xf32>) -> tensor<2x8x2x16xf32> {
+  %y = gpt.rotary %x, %c, %s : tensor<2x8x2x16xf32>, tensor<1x8x1x8xf32>
+  return %y : tensor<2x8x2x16xf32>
+}
+
+// -----
+
+// The inverse (the VJP): y1 = x1 c - x2 s, y2 = x2 c + x1 s.
+// CHECK-LABEL: func.func @rotary_inverse
+// CHECK:           %[[Y1:.*]] = arith.subf
+// CHECK:           %[[Y2:.*]] = arith.addf
+// CHECK:           arith.select %{{.*}}, %[[Y1]], %[[Y2]]
+func.func @rotary_inverse(%x: tensor<2x8x2x16xf32>, %c: tensor<1x8x1x8xf32>, %s: tensor<1x8x1x8xf32>) -> tensor<2x8x2x16xf32> {
+  %y = gpt.rotary %x, %c, %s inverse : tensor<2x8x2x16xf32>, tensor<1x8x1x8xf32>
+  return %y : tensor<2x8x2x16xf32>
+}
