@@ -173,16 +173,24 @@ Value ForwardGen::attentionMask(int64_t layer) {
                                 static_cast<double>(std::max<int64_t>(
                                     a.windowGranularity, 1))));
     }
-    Value dist = g.sub(qpos, kpos);
-    if (a.windowUnit == WindowUnit::Blocks) {
-      // Block granularity: q_block - kv_block < window / 128.
+    auto within = [&](Value dist, Value bound) {
+      Value wb = g.broadcastTo(g.reshape(bound, {1, 1, 1, 1}), {1, 1, T, T});
+      Value inWindow = g.compare(CompareKind::lt, dist, wb);
+      allowed = allowed ? g.logicalAnd(allowed, inWindow) : inWindow;
+    };
+    // Element granularity: q - kv < window.
+    if (a.windowUnit != WindowUnit::Blocks)
+      within(g.sub(qpos, kpos), w);
+    if (a.windowUnit != WindowUnit::Tokens) {
+      // Block granularity: q_block - kv_block < window / 128 (blocks), or
+      // < ceil(window / 128) around the element mask (record_blocks).
       Value blk = g.splat({1, 1, T, T}, i64, 128);
-      dist = g.sub(g.div(qpos, blk), g.div(kpos, blk));
-      w = g.div(w, g.splat({}, i64, 128));
+      Value blocks = a.windowUnit == WindowUnit::Blocks
+                         ? w
+                         : g.add(w, g.splat({}, i64, 127));
+      within(g.sub(g.div(qpos, blk), g.div(kpos, blk)),
+             g.div(blocks, g.splat({}, i64, 128)));
     }
-    Value wb = g.broadcastTo(g.reshape(w, {1, 1, 1, 1}), {1, 1, T, T});
-    Value inWindow = g.compare(CompareKind::lt, dist, wb);
-    allowed = allowed ? g.logicalAnd(allowed, inWindow) : inWindow;
   }
   if (a.documentMask) {
     at("model.attention.document_mask", "mask.document");

@@ -34,7 +34,7 @@ enum class QKVLayout { Fused, Separate };
 enum class QKNorm { None, AfterRotary, BeforeRotary };
 enum class Rotary { Standard, HalfTruncated };
 enum class Softcap { None, Tanh, Sigmoid };
-enum class WindowUnit { None, Tokens, Blocks };
+enum class WindowUnit { None, Tokens, Blocks, RecordBlocks };
 enum class Rounding { Floor, Ceil };
 enum class LayerWindow { Long, Short };
 enum class ValueEmbeddings { None, Mirrored, Ends };

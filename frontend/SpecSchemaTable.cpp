@@ -337,8 +337,12 @@ std::vector<SchemaEntry> buildAttention() {
       Key("model.attention.window_unit", VK::Enum)
           .oneOf<WindowUnit>()
           .byDefault("none")
-          .doc("Sliding window: none; tokens = element mask q - kv < window "
-               "(R12-R15); blocks = counted in 128-token tiles (R16+).")
+          .doc("Sliding window: none; tokens = element mask q - kv < window; "
+               "blocks = counted in 128-token tiles, q/128 - kv/128 < "
+               "window/128 (R16+); record_blocks = the element mask inside "
+               "the 128-token key blocks with q/128 - kv/128 < "
+               "ceil(window/128), as R12-R15's FlexAttention BlockMask "
+               "computes it.")
           .set([](MS &s, OG *, const SV &v) {
             s.model.attention.windowUnit = v.as<WindowUnit>();
           }),

@@ -124,6 +124,11 @@ public:
       if (!(i / kBlock - j / kBlock < W / kBlock))
         return false;
       break;
+    case WindowUnit::record_blocks:
+      if (!(i - j < W) ||
+          !(i / kBlock - j / kBlock < (W + kBlock - 1) / kBlock))
+        return false;
+      break;
     }
     return !mask.hasDocument() || doc[b * S + i] == doc[b * S + j];
   }

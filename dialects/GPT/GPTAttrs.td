@@ -33,8 +33,10 @@ def GPT_CompareKindAttr : EnumAttr<GPT_Dialect, GPT_CompareKind, "compare_kind">
 def GPT_WindowNone : I32EnumAttrCase<"none", 0>;
 def GPT_WindowTokens : I32EnumAttrCase<"tokens", 1>;
 def GPT_WindowBlocks : I32EnumAttrCase<"blocks", 2>;
+def GPT_WindowRecordBlocks : I32EnumAttrCase<"record_blocks", 3>;
 def GPT_WindowUnit : I32EnumAttr<"WindowUnit", "unit of a sliding window",
-    [GPT_WindowNone, GPT_WindowTokens, GPT_WindowBlocks]> {
+    [GPT_WindowNone, GPT_WindowTokens, GPT_WindowBlocks,
+     GPT_WindowRecordBlocks]> {
   let cppNamespace = "::mlir::gpt";
   let genSpecializedAttr = 0;
 }
@@ -57,7 +59,12 @@ def GPT_MaskAttr : AttrDef<GPT_Dialect, "Mask"> {
     - `causal`: key position <= query position.
     - `window`: `q - k < W` with W given at run time by the attention op's
       `window` operand; `tokens` applies it per element, `blocks` means W is
-      a multiple of 128 and tiles of 128x128 are the unit of sparsity.
+      a multiple of 128 and tiles of 128x128 are the unit of sparsity:
+      `q / 128 - k / 128 < W / 128`; `record_blocks` is both rules at once,
+      the element rule `q - k < W` inside the 128-key blocks the block rule
+      `q / 128 - k / 128 < ceil(W / 128)` lists (a FlexAttention BlockMask
+      with its mask_mod: a query sees at most
+      `min(W, q mod 128 + 1 + 128 (ceil(W / 128) - 1))` keys).
     - `document`: attend only within a document; a document starts at each
       token equal to `bos` in the batch's input tokens (the op's `tokens`
       operand). `bos = -1` means no document masking.

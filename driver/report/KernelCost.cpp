@@ -477,19 +477,32 @@ workItems(gpu::GPUFuncOp func, ArrayRef<std::optional<int64_t>> arguments,
 /// without one: the mean over training's steps and layers of the window
 /// schedule (windowTokens, frontend/Parameters.h: the one C++ spelling of
 /// it; a time per step is a mean over training), rounded up, plus a mask
-/// block when the window counts blocks.
+/// block when the window counts blocks; under record_blocks the mean over
+/// a block's 128 query offsets o of what the block list leaves,
+/// min(W, o + 1 + 128 (ceil(W / 128) - 1)).
 std::optional<int64_t> windowKeys(const ModelSpec &spec) {
-  if (spec.model.attention.windowUnit == WindowUnit::None)
+  const WindowUnit unit = spec.model.attention.windowUnit;
+  if (unit == WindowUnit::None)
     return std::nullopt;
+  constexpr int64_t kBlock = 128;
   const int64_t steps = std::max<int64_t>(spec.training.steps, 1);
   const int64_t layers = std::max<int64_t>(spec.model.nLayer, 1);
-  int64_t sum = 0;
+  int64_t sum = 0, count = 0;
   for (int64_t step = 0; step < steps; ++step)
-    for (int64_t layer = 0; layer < layers; ++layer)
-      sum += windowTokens(spec, step, layer);
-  int64_t window = (sum + steps * layers - 1) / (steps * layers);
-  if (spec.model.attention.windowUnit == WindowUnit::Blocks)
-    window += 128;
+    for (int64_t layer = 0; layer < layers; ++layer) {
+      const int64_t w = windowTokens(spec, step, layer);
+      if (unit != WindowUnit::RecordBlocks) {
+        sum += w, ++count;
+        continue;
+      }
+      const int64_t listed = kBlock * ((w + kBlock - 1) / kBlock - 1);
+      for (int64_t o = 0; o < kBlock; ++o)
+        sum += std::min(w, o + 1 + listed);
+      count += kBlock;
+    }
+  int64_t window = (sum + count - 1) / count;
+  if (unit == WindowUnit::Blocks)
+    window += kBlock;
   return window;
 }
 

@@ -83,10 +83,22 @@ std::optional<std::pair<Value, int64_t>> documentAlong(Value v, int64_t dim) {
   return documentIds(reshape.getInput());
 }
 
+/// `(w + 127) / 128` (ceil(w / 128)): returns w.
+Value ceilBlocksOf(Value v) {
+  Value sum = blockOf(v);
+  auto add = sum ? sum.getDefiningOp<AddOp>() : nullptr;
+  if (!add || splatInt(add.getRhs()) != kBlock - 1)
+    return nullptr;
+  return add.getLhs();
+}
+
 struct Builder {
   bool causal = false;
-  WindowUnit window = WindowUnit::none;
-  Value windowValue, tokens;
+  /// The window of `q - k < w` (tokens), and of `q/128 - k/128 < w/128`
+  /// (floor) or `< ceil(w/128)` (!floor).
+  Value tokenWindow, blockWindow;
+  bool floorBlocks = false;
+  Value tokens;
   int64_t bos = -1;
 
   LogicalResult add(Value v) {
@@ -121,22 +133,42 @@ struct Builder {
     }
   }
 
-  /// dist < W with dist = q - k (tokens) or q/128 - k/128 (blocks).
+  /// dist < bound with dist = q - k (tokens) or q/128 - k/128 (blocks).
   LogicalResult addWindow(Value dist, Value bound) {
     auto sub = dist.getDefiningOp<SubOp>();
     Value w = scalarWindow(bound);
-    if (window != WindowUnit::none || !sub || !w)
+    if (!sub || !w)
       return failure();
     if (isPosition(sub.getLhs(), 2) && isPosition(sub.getRhs(), 3)) {
-      window = WindowUnit::tokens, windowValue = w;
+      if (tokenWindow)
+        return failure();
+      tokenWindow = w;
       return success();
     }
     Value qb = blockOf(sub.getLhs()), kb = blockOf(sub.getRhs());
-    Value wTokens = blockOf(w);
-    if (!qb || !kb || !wTokens || !isPosition(qb, 2) || !isPosition(kb, 3))
+    if (blockWindow || !qb || !kb || !isPosition(qb, 2) || !isPosition(kb, 3))
       return failure();
-    window = WindowUnit::blocks, windowValue = wTokens;
-    return success();
+    if (Value ceil = ceilBlocksOf(w)) {
+      blockWindow = ceil;
+      return success();
+    }
+    blockWindow = blockOf(w);
+    floorBlocks = true;
+    return success(blockWindow != nullptr);
+  }
+
+  /// The window rule the comparisons make, and its operand: one rule, or
+  /// the element rule inside ceil-counted blocks of the same window.
+  FailureOr<std::pair<WindowUnit, Value>> window() const {
+    if (!tokenWindow && !blockWindow)
+      return std::make_pair(WindowUnit::none, Value());
+    if (!blockWindow)
+      return std::make_pair(WindowUnit::tokens, tokenWindow);
+    if (floorBlocks && !tokenWindow)
+      return std::make_pair(WindowUnit::blocks, blockWindow);
+    if (!floorBlocks && tokenWindow == blockWindow)
+      return std::make_pair(WindowUnit::record_blocks, tokenWindow);
+    return failure();
   }
 };
 
@@ -146,8 +178,11 @@ FailureOr<MaskMatch> matchAttentionMask(Value allowed, MLIRContext *ctx) {
   Builder b;
   if (allowed && failed(b.add(allowed)))
     return failure();
-  return MaskMatch{MaskAttr::get(ctx, b.causal, b.window, b.bos), b.tokens,
-                   b.windowValue};
+  FailureOr<std::pair<WindowUnit, Value>> window = b.window();
+  if (failed(window))
+    return failure();
+  return MaskMatch{MaskAttr::get(ctx, b.causal, window->first, b.bos), b.tokens,
+                   window->second};
 }
 
 } // namespace gptc::fusion

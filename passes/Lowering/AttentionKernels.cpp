@@ -442,12 +442,17 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
   parallelKernel(
       b, loc, b.getF32Type(), p.B * chunks, [&](KernelEmitter &e, Value w) {
         auto [bi, c, first, end] = chunkOf(e, w);
+        // The window's blocks: floor(W / 128) (blocks), ceil(W / 128)
+        // (record_blocks).
         Value window, windowBlocks;
+        WindowUnit unit = mask.getWindow();
         if (mask.hasWindow()) {
           Value size = e.load(p.window, {});
           window = arith::IndexCastOp::create(e.builder(), loc,
                                               e.builder().getIndexType(), size);
-          windowBlocks = e.div(window, e.idx(kMaskBlock));
+          Value rounding =
+              e.idx(unit == WindowUnit::record_blocks ? kMaskBlock - 1 : 0);
+          windowBlocks = e.div(e.add(window, rounding), e.idx(kMaskBlock));
         }
         // Forward: document starts, window and causal bounds.
         Value start0 = documents ? e.load(startBefore, {bi, c}) : e.idx(0);
@@ -457,9 +462,11 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
                  if (documents)
                    docStart = e.select(isBos(e, bi, t), t, docStart);
                  Value from = docStart;
-                 if (mask.getWindow() == WindowUnit::tokens)
+                 if (unit == WindowUnit::tokens ||
+                     unit == WindowUnit::record_blocks)
                    from = e.max(from, e.add(e.sub(t, window), e.idx(1)));
-                 if (mask.getWindow() == WindowUnit::blocks) {
+                 if (unit == WindowUnit::blocks ||
+                     unit == WindowUnit::record_blocks) {
                    Value qb = e.div(t, e.idx(kMaskBlock));
                    Value kb = e.add(e.sub(qb, windowBlocks), e.idx(1));
                    from = e.max(from, e.mul(kb, e.idx(kMaskBlock)));

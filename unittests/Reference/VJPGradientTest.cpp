@@ -465,6 +465,24 @@ std::vector<GradCase> allCases() {
            q,
        q,
        "gpt.attention"});
+  // R15's record_blocks over two 128-key blocks: window 64 cuts at the
+  // block boundary (query 128 + o sees keys 128 .. 128 + o only) and at
+  // q - k < 64 inside it; a document starts at 200.
+  const char *q2 = "tensor<1x1x256x2xf64>";
+  std::vector<double> tokens(256, 3.0);
+  tokens[200] = 9.0;
+  cases.push_back(
+      {"attention_record_blocks",
+       {param("q", q2), param("k", q2), param("v", q2),
+        input("tok", "tensor<1x256xi32>", tokens),
+        input("w", "tensor<i64>", {64})},
+       std::string("  %y, %lse = gpt.attention %q, %k, %v tokens %tok : "
+                   "tensor<1x256xi32> window %w : tensor<i64> mask = "
+                   "#gpt.mask<causal = true, window = record_blocks, bos = 9> "
+                   "scale = 5.000000e-01 : ") +
+           q2,
+       q2,
+       "gpt.attention"});
   cases.push_back(
       {"attention_document_not_causal",
        {param("q", q), param("k", q), param("v", q),

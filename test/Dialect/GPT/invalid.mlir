@@ -1005,7 +1005,7 @@ func.func @unranked(%x: tensor<*xf32>) {
 // -----
 
 func.func @mask_unknown_window(%q: tensor<1x2x8x16xf32>) {
-  // expected-error @+2 {{expected one of [none, tokens, blocks] for unit of a sliding window, got: sliding}}
+  // expected-error @+2 {{expected one of [none, tokens, blocks, record_blocks] for unit of a sliding window, got: sliding}}
   // expected-error @+1 {{failed to parse GPT_MaskAttr parameter 'window'}}
   %0:2 = gpt.attention %q, %q, %q mask = #gpt.mask<causal = true, window = sliding, bos = -1> scale = 1.250000e-01 : tensor<1x2x8x16xf32>
   return

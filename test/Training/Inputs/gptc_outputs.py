@@ -4,11 +4,19 @@
   read_losses(LOG)    the `step N/M | loss X` values of a training log
   read_params(FILE)   a --save-params file (runtime/ParamFile.h) as
                       {name: (dims, array('f') of the values, row-major)}
+                      (always float32, whatever the bundle's dtype)
+  read_safetensors(FILE)
+                      a checkpoint's model.safetensors in its own dtype
+                      (F64 or F32): {name: (dims, array('d' or 'f'))}
+  read_json_losses(LOG.jsonl)
+                      the train losses of a --log file (9 significant
+                      digits: the f32 loss slot exactly)
   copy_weights(MODEL, WEIGHTS)
                       gptc's parameters ({name: numpy array}) into the
                       PyTorch R8 model of bench/pytorch_step.py
 """
 import array
+import json
 import re
 import struct
 import sys
@@ -46,6 +54,33 @@ def read_params(path):
             values.byteswap()
         out[name] = (dims, values)
         at += 4 * size
+    return out
+
+
+def read_json_losses(path):
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    return [r["loss"] for r in rows if r.get("type") == "train"]
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack_from("<Q", data, 0)
+    header = json.loads(data[8:8 + n])
+    codes = {"F64": "d", "F32": "f"}
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        if t["dtype"] not in codes:
+            sys.exit(f"{path}: {name}: dtype {t['dtype']} not read here")
+        begin, end = t["data_offsets"]
+        values = array.array(codes[t["dtype"]],
+                             data[8 + n + begin:8 + n + end])
+        if sys.byteorder == "big":
+            values.byteswap()
+        out[name] = (tuple(t["shape"]), values)
     return out
 
 
