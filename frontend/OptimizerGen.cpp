@@ -115,6 +115,9 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
                                                : Type(b.getF32Type());
   auto stepType = RankedTensorType::get({}, b.getI64Type());
   auto scalarF32 = RankedTensorType::get({}, b.getF32Type());
+  // Schedules, learning rates and momenta are f64, as PyTorch computes its
+  // optimizers' scalars in Python floats; each update rounds them once.
+  auto scalarF64 = RankedTensorType::get({}, b.getF64Type());
 
   SmallVector<Type> argTypes = {stepType};
   SmallVector<std::string> argNames = {"step"};
@@ -187,7 +190,7 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
                                 ? b.getF64FloatAttr(s.decayFraction)
                                 : FloatAttr();
   Value mult = optim::LRScheduleOp::create(
-      b, schedLoc, scalarF32, step, b.getI64IntegerAttr(spec.training.steps),
+      b, schedLoc, scalarF64, step, b.getI64IntegerAttr(spec.training.steps),
       b.getI64IntegerAttr(s.warmupSteps), decaySteps, decayFraction,
       b.getF64FloatAttr(s.lrFloor));
 
@@ -217,14 +220,14 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
     Value momentum;
     if (g.momentumWarmupSteps > 0)
       momentum = optim::MomentumWarmupOp::create(
-          b, loc, scalarF32, step, b.getF64FloatAttr(g.momentumWarmupStart),
+          b, loc, scalarF64, step, b.getF64FloatAttr(g.momentumWarmupStart),
           b.getF64FloatAttr(g.momentum),
           b.getI64IntegerAttr(g.momentumWarmupSteps));
     else
       momentum = gpt::ConstantOp::create(
           b, loc,
           cast<ElementsAttr>(DenseElementsAttr::get(
-              scalarF32, b.getF32FloatAttr(static_cast<float>(g.momentum)))));
+              scalarF64, b.getF64FloatAttr(g.momentum))));
     Type nsType = g.nsDtype == DType::BF16  ? Type(b.getBF16Type())
                   : g.nsDtype == DType::F64 ? Type(b.getF64Type())
                                             : Type(b.getF32Type());
@@ -254,7 +257,8 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
   }
   SmallVector<Value> results(newParams);
   results.append(newStates.begin(), newStates.end());
-  results.push_back(mult);
+  // The multiplier the log prints, an f32 slot of the step.
+  results.push_back(gpt::CastOp::create(b, schedLoc, scalarF32, mult));
   results.push_back(squaredNorms(b, locOf(ctx, spec, "optimizer", "update"),
                                  params, newParams, groupOrder));
   func::ReturnOp::create(b, fnLoc, results);

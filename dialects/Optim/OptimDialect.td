@@ -37,9 +37,11 @@ class Optim_Op<string mnemonic, list<Trait> traits = []>
 /// Parameters, gradients and optimizer state.
 def Optim_FloatTensor : RankedTensorOf<[F32, BF16, F64]>;
 
-/// A 0-d f32 tensor: a learning rate, a momentum or a schedule multiplier.
-def Optim_F32Scalar : 0DTensorOf<[F32]>,
-    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF32Type())">;
+/// A 0-d f64 tensor: a learning rate, a momentum or a schedule multiplier,
+/// computed in f64 as PyTorch's optimizers compute theirs in Python floats;
+/// an update rounds it once, to the parameter's type, where it applies it.
+def Optim_F64Scalar : 0DTensorOf<[F64]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF64Type())">;
 
 /// A 0-d i64 tensor: the step counter, or a window in tokens.
 def Optim_I64Scalar : 0DTensorOf<[I64]>,

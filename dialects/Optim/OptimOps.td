@@ -112,8 +112,8 @@ def Optim_MuonOp : Optim_Op<"muon", [Pure,
 
     With `qkv_split` (a fused QKV matrix, rows = 3·cols), `u` is cut into
     its three cols x cols row blocks, each orthogonalised and scaled on its
-    own (rows, cols are then the block's). `lr` and `momentum` are 0-d f32
-    tensors, usually from `optim.lr_schedule` and `optim.momentum_warmup`.
+    own (rows, cols are then the block's). `lr` and `momentum` are 0-d f64
+    tensors, rounded once to the parameter's type, usually from `optim.lr_schedule` and `optim.momentum_warmup`.
     The Newton-Schulz attributes mean what they mean on
     `optim.newton_schulz` and are ignored by the `svd` backend.
 
@@ -128,8 +128,8 @@ def Optim_MuonOp : Optim_Op<"muon", [Pure,
     ```
   }];
   let arguments = (ins Optim_FloatTensor:$param, Optim_FloatTensor:$grad,
-                       Optim_FloatTensor:$buf, Optim_F32Scalar:$lr,
-                       Optim_F32Scalar:$momentum,
+                       Optim_FloatTensor:$buf, Optim_F64Scalar:$lr,
+                       Optim_F64Scalar:$momentum,
                        Optim_MomentumFormAttr:$momentum_form,
                        UnitAttr:$nesterov,
                        Optim_UpdateScaleAttr:$update_scale,
@@ -165,15 +165,19 @@ def Optim_AdamOp : Optim_Op<"adam", [Pure,
 
     ```
     g' = decoupled ? g : g + weight_decay·param
-    m' = beta1·m + (1 - beta1)·g'
+    m' = m + (1 - beta1)·(g' - m)
     v' = beta2·v + (1 - beta2)·g'²
-    m^ = bias_correction ? m' / (1 - beta1^t) : m'
-    v^ = bias_correction ? v' / (1 - beta2^t) : v'
+    s  = bias_correction ? lr / (1 - beta1^t) : lr
+    c  = bias_correction ? sqrt(1 - beta2^t) : 1
     p  = decoupled ? param·(1 - lr·weight_decay) : param
-    param' = p - lr·m^ / (sqrt(v^) + eps)
+    param' = p - s·(m' / (sqrt(v')/c + eps))
     ```
 
-    `decoupled` is AdamW; `bias_correction` is what torch.optim.Adam does.
+    in torch.optim.Adam's order of operations (its `lerp_`, `addcmul_`,
+    `addcdiv_`): `s` and `c` are scalars computed in the type of `lr` (f64
+    from the frontend, as PyTorch computes them in Python floats) and rounded
+    once to the parameter's type. `decoupled` is AdamW; `bias_correction` is
+    what torch.optim.Adam does.
     Embeddings, the head and scalar parameters use it; any rank is allowed.
 
     Example:
@@ -186,7 +190,7 @@ def Optim_AdamOp : Optim_Op<"adam", [Pure,
   }];
   let arguments = (ins Optim_FloatTensor:$param, Optim_FloatTensor:$grad,
                        Optim_FloatTensor:$m, Optim_FloatTensor:$v,
-                       Optim_F32Scalar:$lr, Optim_I64Scalar:$step,
+                       Optim_F64Scalar:$lr, Optim_I64Scalar:$step,
                        F64Attr:$beta1, F64Attr:$beta2, F64Attr:$eps,
                        F64Attr:$weight_decay, UnitAttr:$decoupled,
                        UnitAttr:$bias_correction);
@@ -220,7 +224,7 @@ def Optim_LRScheduleOp : Optim_Op<"lr_schedule", [Pure]> {
     so the multiplier is 1 between warm-up and decay, and decays linearly to
     `floor` at step N. R3: W = 250, D = 2000, N = 7000, floor 0; R19–R21:
     W = 0, decay_fraction 0.4, floor 0.1. `step` is a 0-d i64 tensor, the
-    result a 0-d f32 tensor.
+    result a 0-d f64 tensor.
 
     Example:
     ```mlir
@@ -232,7 +236,7 @@ def Optim_LRScheduleOp : Optim_Op<"lr_schedule", [Pure]> {
                        I64Attr:$warmup_steps,
                        OptionalAttr<I64Attr>:$decay_steps,
                        OptionalAttr<F64Attr>:$decay_fraction, F64Attr:$floor);
-  let results = (outs Optim_F32Scalar:$result);
+  let results = (outs Optim_F64Scalar:$result);
   let assemblyFormat = [{
     $step `total_steps` `=` $total_steps `warmup_steps` `=` $warmup_steps
     (`decay_steps` `=` $decay_steps^)? (`decay_fraction` `=` $decay_fraction^)?
@@ -250,7 +254,7 @@ def Optim_MomentumWarmupOp : Optim_Op<"momentum_warmup", [Pure]> {
     ```
 
     R9 on: start 0.85, end 0.95, over 500 steps (300 from R13). `step` is a
-    0-d i64 tensor, the result a 0-d f32 tensor.
+    0-d i64 tensor, the result a 0-d f64 tensor.
 
     Example:
     ```mlir
@@ -260,7 +264,7 @@ def Optim_MomentumWarmupOp : Optim_Op<"momentum_warmup", [Pure]> {
   }];
   let arguments = (ins Optim_I64Scalar:$step, F64Attr:$start, F64Attr:$end,
                        I64Attr:$steps);
-  let results = (outs Optim_F32Scalar:$result);
+  let results = (outs Optim_F64Scalar:$result);
   let assemblyFormat = [{
     $step `start` `=` $start `end` `=` $end `steps` `=` $steps attr-dict
   }];

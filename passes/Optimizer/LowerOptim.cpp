@@ -62,10 +62,13 @@ Value minConst(GraphBuilder &g, Value x, double c) {
   return SelectOp::create(g.builder(), g.getLoc(), lt, x, cst);
 }
 
-/// The step counter as a 0-d f32 tensor.
-Value stepAsFloat(GraphBuilder &g, Value step) {
-  return g.cast(step, g.builder().getF32Type());
+/// The step counter as a 0-d float tensor of `type`.
+Value stepAsFloat(GraphBuilder &g, Value step, Type type) {
+  return g.cast(step, type);
 }
+
+/// The element type of a 0-d scalar's tensor.
+Type scalarType(Value v) { return elementTypeOf(v); }
 
 // optim.lr_schedule => warm-up (step+1)/W, then w + (1 - w) floor with
 // w = min((N - s) / D, 1), s = min(step, N): past training.steps the
@@ -74,17 +77,18 @@ struct LowerLRSchedule : OpRewritePattern<optim::LRScheduleOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(optim::LRScheduleOp op,
                                 PatternRewriter &rewriter) const override {
-    GraphBuilder g(rewriter, rewriter.getF32Type(), rewriter.getF32Type());
+    Type ft = scalarType(op.getResult());
+    GraphBuilder g(rewriter, ft, ft);
     g.setLoc(op.getLoc());
     double n = static_cast<double>(op.getTotalSteps());
-    Value s = stepAsFloat(g, op.getStep());
+    Value s = stepAsFloat(g, op.getStep(), ft);
     double d = 0;
     if (auto ds = op.getDecaySteps())
       d = static_cast<double>(*ds);
     else if (auto df = op.getDecayFraction())
       d = df->convertToDouble() * n;
     double floor = op.getFloor().convertToDouble();
-    Value mult = g.splat({}, rewriter.getF32Type(), 1.0);
+    Value mult = g.splat({}, ft, 1.0);
     if (d > 0) {
       // w = min((N - min(s, N)) / D, 1)
       Value held = minConst(g, s, n);
@@ -110,12 +114,13 @@ struct LowerMomentumWarmup : OpRewritePattern<optim::MomentumWarmupOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(optim::MomentumWarmupOp op,
                                 PatternRewriter &rewriter) const override {
-    GraphBuilder g(rewriter, rewriter.getF32Type(), rewriter.getF32Type());
+    Type ft = scalarType(op.getResult());
+    GraphBuilder g(rewriter, ft, ft);
     g.setLoc(op.getLoc());
     double start = op.getStart().convertToDouble();
     double end = op.getEnd().convertToDouble();
     Value f = minConst(g,
-                       g.scale(stepAsFloat(g, op.getStep()),
+                       g.scale(stepAsFloat(g, op.getStep(), ft),
                                1.0 / static_cast<double>(op.getSteps())),
                        1.0);
     rewriter.replaceOp(op, g.shift(g.scale(f, end - start), start));
@@ -165,28 +170,35 @@ struct LowerAdam : OpRewritePattern<optim::AdamOp> {
     Value p = op.getParam(), grad = op.getGrad();
     if (!op.getDecoupled() && wd != 0.0)
       grad = g.add(grad, g.scale(p, wd));
-    Value m = g.add(g.scale(op.getM(), b1), g.scale(grad, 1.0 - b1));
+    // torch.optim.Adam's order: m.lerp_(g, 1 - b1), v.mul_(b2).addcmul_(g,
+    // g, 1 - b2), denom = v.sqrt() / c + eps, p.addcdiv_(m, denom, -s).
+    Value m = g.add(op.getM(), g.scale(g.sub(grad, op.getM()), 1.0 - b1));
     Value v =
         g.add(g.scale(op.getV(), b2),
               g.scale(SquareOp::create(rewriter, op.getLoc(), grad), 1.0 - b2));
-    // lr_t = lr / (1 - b1^t) and the v correction 1 / sqrt(1 - b2^t), as
-    // scalars: b^t = exp(t log b).
+    // The scalars s = lr / (1 - b1^t) and c = sqrt(1 - b2^t) in lr's type,
+    // b^t = exp(t log b).
     Value lr = op.getLr();
-    Value mHat = m, vHat = v;
+    Type ft = scalarType(lr);
+    GraphBuilder sg(rewriter, ft, ft);
+    sg.setLoc(op.getLoc());
+    Value stepSize = lr;
+    Value root = SqrtOp::create(rewriter, op.getLoc(), v);
     if (op.getBiasCorrection()) {
-      Value t = g.shift(stepAsFloat(g, op.getStep()), 1.0);
+      Value t = sg.shift(stepAsFloat(sg, op.getStep(), ft), 1.0);
       auto oneMinusPow = [&](double beta) {
         Value pw =
-            ExpOp::create(rewriter, op.getLoc(), g.scale(t, std::log(beta)));
-        return g.shift(g.scale(pw, -1.0), 1.0);
+            ExpOp::create(rewriter, op.getLoc(), sg.scale(t, std::log(beta)));
+        return sg.shift(sg.scale(pw, -1.0), 1.0);
       };
-      mHat = g.div(m, spread(g, oneMinusPow(b1), m));
-      vHat = g.div(v, spread(g, oneMinusPow(b2), v));
+      stepSize = sg.div(lr, oneMinusPow(b1));
+      Value c = SqrtOp::create(rewriter, op.getLoc(), oneMinusPow(b2));
+      root = g.div(root, spread(g, c, v));
     }
-    Value denom = g.shift(SqrtOp::create(rewriter, op.getLoc(), vHat), eps);
-    Value update = g.mul(g.div(mHat, denom), spread(g, lr, p));
+    Value denom = g.shift(root, eps);
+    Value update = g.mul(g.div(m, denom), spread(g, stepSize, p));
     if (op.getDecoupled() && wd != 0.0)
-      p = g.sub(p, g.mul(p, spread(g, g.scale(lr, wd), p)));
+      p = g.sub(p, g.mul(p, spread(g, sg.scale(lr, wd), p)));
     rewriter.replaceOp(op, {g.sub(p, update), m, v});
     return success();
   }

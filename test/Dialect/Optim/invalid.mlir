@@ -73,7 +73,7 @@ func.func @svd_rank(%g: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-func.func @muon_rank(%p: tensor<64xf32>, %lr: tensor<f32>, %m: tensor<f32>) {
+func.func @muon_rank(%p: tensor<64xf32>, %lr: tensor<f64>, %m: tensor<f64>) {
   // expected-error @+1 {{'optim.muon' op expects a matrix or a batch of matrices (rank >= 2), got rank 1}}
   %p1, %b1 = optim.muon %p, %p, %p, %lr, %m momentum_form = lerp nesterov
       update_scale = sqrt_max_1_ratio backend = newton_schulz steps = 5
@@ -86,8 +86,8 @@ func.func @muon_rank(%p: tensor<64xf32>, %lr: tensor<f32>, %m: tensor<f32>) {
 
 // -----
 
-func.func @muon_qkv_split(%p: tensor<128x64xf32>, %lr: tensor<f32>,
-                          %m: tensor<f32>) {
+func.func @muon_qkv_split(%p: tensor<128x64xf32>, %lr: tensor<f64>,
+                          %m: tensor<f64>) {
   // expected-error @+1 {{'optim.muon' op qkv_split needs rows = 3 * cols, got 128x64}}
   %p1, %b1 = optim.muon %p, %p, %p, %lr, %m momentum_form = sum nesterov
       update_scale = sqrt_max_dim qkv_split backend = newton_schulz steps = 5
@@ -102,8 +102,8 @@ func.func @muon_qkv_split(%p: tensor<128x64xf32>, %lr: tensor<f32>,
 
 // The Newton-Schulz attributes of optim.muon go through the checks of
 // optim.newton_schulz.
-func.func @muon_ns_attrs(%p: tensor<64x64xf32>, %lr: tensor<f32>,
-                         %m: tensor<f32>) {
+func.func @muon_ns_attrs(%p: tensor<64x64xf32>, %lr: tensor<f64>,
+                         %m: tensor<f64>) {
   // expected-error @+1 {{'optim.muon' op coefficients must be exactly 3 values (a, b, c), got 4}}
   %p1, %b1 = optim.muon %p, %p, %p, %lr, %m momentum_form = lerp nesterov
       update_scale = sqrt_max_1_ratio backend = newton_schulz steps = 5
@@ -116,8 +116,8 @@ func.func @muon_ns_attrs(%p: tensor<64x64xf32>, %lr: tensor<f32>,
 
 // -----
 
-func.func @muon_weight_decay(%p: tensor<64x64xf32>, %lr: tensor<f32>,
-                             %m: tensor<f32>) {
+func.func @muon_weight_decay(%p: tensor<64x64xf32>, %lr: tensor<f64>,
+                             %m: tensor<f64>) {
   // expected-error @+1 {{'optim.muon' op weight_decay must be non-negative, got -0.1}}
   %p1, %b1 = optim.muon %p, %p, %p, %lr, %m momentum_form = lerp nesterov
       update_scale = sqrt_max_1_ratio backend = newton_schulz steps = 5
@@ -134,7 +134,7 @@ func.func @muon_weight_decay(%p: tensor<64x64xf32>, %lr: tensor<f32>,
 
 // -----
 
-func.func @adam_beta1(%p: tensor<8xf32>, %lr: tensor<f32>, %s: tensor<i64>) {
+func.func @adam_beta1(%p: tensor<8xf32>, %lr: tensor<f64>, %s: tensor<i64>) {
   // expected-error @+1 {{'optim.adam' op beta1 must be in [0, 1), got 1}}
   %p1, %m1, %v1 = optim.adam %p, %p, %p, %p, %lr, %s beta1 = 1.0 beta2 = 0.95
       eps = 1.0e-8 weight_decay = 0.0 : tensor<8xf32>
@@ -143,7 +143,7 @@ func.func @adam_beta1(%p: tensor<8xf32>, %lr: tensor<f32>, %s: tensor<i64>) {
 
 // -----
 
-func.func @adam_beta2(%p: tensor<8xf32>, %lr: tensor<f32>, %s: tensor<i64>) {
+func.func @adam_beta2(%p: tensor<8xf32>, %lr: tensor<f64>, %s: tensor<i64>) {
   // expected-error @+1 {{'optim.adam' op beta2 must be in [0, 1), got -0.5}}
   %p1, %m1, %v1 = optim.adam %p, %p, %p, %p, %lr, %s beta1 = 0.9 beta2 = -0.5
       eps = 1.0e-8 weight_decay = 0.0 : tensor<8xf32>
@@ -152,7 +152,7 @@ func.func @adam_beta2(%p: tensor<8xf32>, %lr: tensor<f32>, %s: tensor<i64>) {
 
 // -----
 
-func.func @adam_eps(%p: tensor<8xf32>, %lr: tensor<f32>, %s: tensor<i64>) {
+func.func @adam_eps(%p: tensor<8xf32>, %lr: tensor<f64>, %s: tensor<i64>) {
   // expected-error @+1 {{'optim.adam' op eps must be positive, got -1e-08}}
   %p1, %m1, %v1 = optim.adam %p, %p, %p, %p, %lr, %s beta1 = 0.9 beta2 = 0.95
       eps = -1.0e-8 weight_decay = 0.0 : tensor<8xf32>
@@ -161,7 +161,7 @@ func.func @adam_eps(%p: tensor<8xf32>, %lr: tensor<f32>, %s: tensor<i64>) {
 
 // -----
 
-func.func @adam_weight_decay(%p: tensor<8xf32>, %lr: tensor<f32>,
+func.func @adam_weight_decay(%p: tensor<8xf32>, %lr: tensor<f64>,
                              %s: tensor<i64>) {
   // expected-error @+1 {{'optim.adam' op weight_decay must be non-negative, got -1}}
   %p1, %m1, %v1 = optim.adam %p, %p, %p, %p, %lr, %s beta1 = 0.9 beta2 = 0.95
@@ -309,8 +309,8 @@ func.func @window_end(%step: tensor<i64>) {
 // -----
 
 func.func @muon_lr_not_scalar(%p: tensor<64x64xf32>, %lr: tensor<1xf32>,
-                              %m: tensor<f32>) {
-  // expected-error @+1 {{'optim.muon' op operand #3 must be 0D tensor of 32-bit float values}}
+                              %m: tensor<f64>) {
+  // expected-error @+1 {{'optim.muon' op operand #3 must be 0D tensor of 64-bit float values}}
   %r:2 = "optim.muon"(%p, %p, %p, %lr, %m) <{
       backend = #optim<ortho_backend newton_schulz>,
       coefficients = array<f64: 3.4445, -4.775, 2.0315>, compute_dtype = bf16,
@@ -321,18 +321,18 @@ func.func @muon_lr_not_scalar(%p: tensor<64x64xf32>, %lr: tensor<1xf32>,
       update_scale = #optim<update_scale sqrt_max_1_ratio>,
       weight_decay = 0.0 : f64}>
       : (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>,
-         tensor<1xf32>, tensor<f32>) -> (tensor<64x64xf32>, tensor<64x64xf32>)
+         tensor<1xf32>, tensor<f64>) -> (tensor<64x64xf32>, tensor<64x64xf32>)
   return
 }
 
 // -----
 
 func.func @adam_types_differ(%p: tensor<8xf32>, %m: tensor<8xbf16>,
-                             %lr: tensor<f32>, %s: tensor<i64>) {
+                             %lr: tensor<f64>, %s: tensor<i64>) {
   // expected-error @+1 {{'optim.adam' op failed to verify that all of {param, grad, m, v, new_param, new_m, new_v} have same type}}
   %r:3 = "optim.adam"(%p, %p, %m, %p, %lr, %s) <{beta1 = 0.9 : f64,
       beta2 = 0.95 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64}>
       : (tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>, tensor<8xf32>,
-         tensor<f32>, tensor<i64>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+         tensor<f64>, tensor<i64>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
   return
 }

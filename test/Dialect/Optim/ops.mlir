@@ -48,8 +48,8 @@ func.func @svd_orthogonalize(%g: tensor<64x16xf32>, %b: tensor<2x16x16xf64>)
 // CHECK-LABEL: func.func @muon_r15
 // CHECK: optim.muon %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} momentum_form = lerp nesterov update_scale = sqrt_max_1_ratio backend = newton_schulz steps = 5 coefficients = [3.444500e+00, -4.775000e+00, 2.031500e+00] eps = 9.9999999999999995E-8 form = polynomial_then_apply transpose = short_side normalize = after_cast compute_dtype = bf16 weight_decay = 0.000000e+00 : tensor<3072x768xf32>
 func.func @muon_r15(%p: tensor<3072x768xf32>, %g: tensor<3072x768xf32>,
-                    %buf: tensor<3072x768xf32>, %lr: tensor<f32>,
-                    %m: tensor<f32>)
+                    %buf: tensor<3072x768xf32>, %lr: tensor<f64>,
+                    %m: tensor<f64>)
     -> (tensor<3072x768xf32>, tensor<3072x768xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = lerp nesterov
       update_scale = sqrt_max_1_ratio backend = newton_schulz steps = 5
@@ -64,8 +64,8 @@ func.func @muon_r15(%p: tensor<3072x768xf32>, %g: tensor<3072x768xf32>,
 // CHECK-LABEL: func.func @muon_r4_qkv_svd
 // CHECK: optim.muon %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} momentum_form = sum nesterov update_scale = sqrt_max_dim qkv_split backend = svd steps = 5 coefficients = [3.444500e+00, -4.775000e+00, 2.031500e+00] eps = 9.9999999999999995E-8 form = apply_then_combine transpose = short_side normalize = before_cast compute_dtype = bf16 weight_decay = 0.000000e+00 : tensor<192x64xf32>
 func.func @muon_r4_qkv_svd(%p: tensor<192x64xf32>, %g: tensor<192x64xf32>,
-                           %buf: tensor<192x64xf32>, %lr: tensor<f32>,
-                           %m: tensor<f32>)
+                           %buf: tensor<192x64xf32>, %lr: tensor<f64>,
+                           %m: tensor<f64>)
     -> (tensor<192x64xf32>, tensor<192x64xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = sum nesterov
       update_scale = sqrt_max_dim qkv_split backend = svd steps = 5
@@ -81,8 +81,8 @@ func.func @muon_r4_qkv_svd(%p: tensor<192x64xf32>, %g: tensor<192x64xf32>,
 // CHECK: optim.muon %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} momentum_form = sum update_scale = none backend = newton_schulz steps = 5 coefficients = [3.444500e+00, -4.775000e+00, 2.031500e+00] eps = 9.9999999999999995E-8 form = polynomial_then_apply transpose = short_side normalize = after_cast compute_dtype = f32 weight_decay = 1.000000e-01 : tensor<4x64x256xbf16>
 func.func @muon_plain_batched(%p: tensor<4x64x256xbf16>,
                               %g: tensor<4x64x256xbf16>,
-                              %buf: tensor<4x64x256xbf16>, %lr: tensor<f32>,
-                              %m: tensor<f32>)
+                              %buf: tensor<4x64x256xbf16>, %lr: tensor<f64>,
+                              %m: tensor<f64>)
     -> (tensor<4x64x256xbf16>, tensor<4x64x256xbf16>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = sum
       update_scale = none backend = newton_schulz steps = 5
@@ -97,7 +97,7 @@ func.func @muon_plain_batched(%p: tensor<4x64x256xbf16>,
 // CHECK: optim.adam %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} beta1 = 8.000000e-01 beta2 = 0.94999999999999996 eps = 1.000000e-10 weight_decay = 0.000000e+00 decoupled bias_correction : tensor<512x64xf32>
 func.func @adamw(%p: tensor<512x64xf32>, %g: tensor<512x64xf32>,
                  %m: tensor<512x64xf32>, %v: tensor<512x64xf32>,
-                 %lr: tensor<f32>, %step: tensor<i64>)
+                 %lr: tensor<f64>, %step: tensor<i64>)
     -> (tensor<512x64xf32>, tensor<512x64xf32>, tensor<512x64xf32>) {
   %p1, %m1, %v1 = optim.adam %p, %g, %m, %v, %lr, %step beta1 = 0.8
       beta2 = 0.95 eps = 1.0e-10 weight_decay = 0.0 decoupled bias_correction
@@ -111,7 +111,7 @@ func.func @adamw(%p: tensor<512x64xf32>, %g: tensor<512x64xf32>,
 // CHECK-LABEL: func.func @adam_scalars
 // CHECK: optim.adam %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} beta1 = 9.000000e-01 beta2 = 0.94999999999999996 eps = 1.000000e-08 weight_decay = 1.000000e-02 : tensor<2xf32>
 // CHECK: optim.adam %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} beta1 = 0.000000e+00 beta2 = 0.000000e+00 eps = 1.000000e-08 weight_decay = 0.000000e+00 bias_correction : tensor<f32>
-func.func @adam_scalars(%p: tensor<2xf32>, %s: tensor<f32>, %lr: tensor<f32>,
+func.func @adam_scalars(%p: tensor<2xf32>, %s: tensor<f32>, %lr: tensor<f64>,
                         %step: tensor<i64>) {
   %p1, %m1, %v1 = optim.adam %p, %p, %p, %p, %lr, %step beta1 = 0.9
       beta2 = 0.95 eps = 1.0e-8 weight_decay = 0.01 : tensor<2xf32>
@@ -133,21 +133,21 @@ func.func @adam_scalars(%p: tensor<2xf32>, %s: tensor<f32>, %lr: tensor<f32>,
 // CHECK: optim.lr_schedule %{{.*}} total_steps = 1770 warmup_steps = 0 decay_fraction = 4.000000e-01 floor = 1.000000e-01
 // CHECK: optim.lr_schedule %{{.*}} total_steps = 100 warmup_steps = 10 floor = 0.000000e+00
 func.func @lr_schedule(%step: tensor<i64>)
-    -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+    -> (tensor<f64>, tensor<f64>, tensor<f64>) {
   %r3 = optim.lr_schedule %step total_steps = 7000 warmup_steps = 250
       decay_steps = 2000 floor = 0.0
   %r19 = optim.lr_schedule %step total_steps = 1770 warmup_steps = 0
       decay_fraction = 0.4 floor = 0.1
   %flat = optim.lr_schedule %step total_steps = 100 warmup_steps = 10
       floor = 0.0
-  return %r3, %r19, %flat : tensor<f32>, tensor<f32>, tensor<f32>
+  return %r3, %r19, %flat : tensor<f64>, tensor<f64>, tensor<f64>
 }
 
 // CHECK-LABEL: func.func @momentum_warmup
 // CHECK: optim.momentum_warmup %{{.*}} start = 8.500000e-01 end = 0.94999999999999996 steps = 300
-func.func @momentum_warmup(%step: tensor<i64>) -> tensor<f32> {
+func.func @momentum_warmup(%step: tensor<i64>) -> tensor<f64> {
   %m = optim.momentum_warmup %step start = 0.85 end = 0.95 steps = 300
-  return %m : tensor<f32>
+  return %m : tensor<f64>
 }
 
 // R13 (floor to 64 tokens) and R19+ (next multiple of 128).

@@ -7,7 +7,7 @@
 // and its absence is reported at the op that needs it.
 
 func.func @undeclared(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tensor<12x4xf32>,
-                      %lr: tensor<f32>, %m: tensor<f32>) -> (tensor<12x4xf32>, tensor<12x4xf32>) {
+                      %lr: tensor<f64>, %m: tensor<f64>) -> (tensor<12x4xf32>, tensor<12x4xf32>) {
   // expected-error@+1 {{'optim.muon' op lowers to a call of @gptc_svd_orthogonalize_f32, which is not declared: run gptc-lower-optim on the module}}
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = sum
       update_scale = none backend = svd steps = 5

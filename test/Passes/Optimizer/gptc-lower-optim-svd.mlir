@@ -95,7 +95,7 @@ func.func @svd_f64(%g: tensor<3x8x16xf64>) -> tensor<3x8x16xf64> {
 // BUF: memref.dealloc %[[O1]]
 // BUF: return
 func.func @muon_svd_qkv(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tensor<12x4xf32>,
-                        %lr: tensor<f32>, %m: tensor<f32>) -> (tensor<12x4xf32>, tensor<12x4xf32>) {
+                        %lr: tensor<f64>, %m: tensor<f64>) -> (tensor<12x4xf32>, tensor<12x4xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = sum nesterov
       update_scale = sqrt_max_dim qkv_split backend = svd steps = 5
       coefficients = [3.4445, -4.7750, 2.0315] eps = 1.0e-7
@@ -131,7 +131,7 @@ func.func @two_calls(%a: tensor<8x8xf32>, %b: tensor<4x8xf32>) -> (tensor<8x8xf3
 // CHECK-NOT: gptc_svd_orthogonalize
 // CHECK: return
 func.func @newton_schulz_only(%p: tensor<8x4xf32>, %g: tensor<8x4xf32>, %buf: tensor<8x4xf32>,
-                              %lr: tensor<f32>, %m: tensor<f32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+                              %lr: tensor<f64>, %m: tensor<f64>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = sum nesterov
       update_scale = sqrt_max_dim backend = newton_schulz steps = 1
       coefficients = [3.4445, -4.7750, 2.0315] eps = 1.0e-7

@@ -14,50 +14,56 @@
 // Adam
 //===----------------------------------------------------------------------===//
 
-// AdamW (decoupled weight decay) with bias correction, t = step + 1:
-// b^t = exp(t log b), log 0.8 = -0.2231..., log 0.95 = -0.0512...
+// AdamW (decoupled weight decay) with bias correction, t = step + 1, in
+// torch.optim.Adam's order; the scalars s = lr / (1 - b1^t) and c =
+// sqrt(1 - b2^t) in f64, b^t = exp(t log b) (log 0.8 = -0.2231..., log 0.95
+// = -0.0512...), each rounded once to f32 where it is spread.
 // CHECK-LABEL: func.func @adamw
-// CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<4x8xf32>, %[[G:[a-z0-9_]+]]: tensor<4x8xf32>, %[[M:[a-z0-9_]+]]: tensor<4x8xf32>, %[[V:[a-z0-9_]+]]: tensor<4x8xf32>, %[[LR:[a-z0-9_]+]]: tensor<f32>, %[[STEP:[a-z0-9_]+]]: tensor<i64>)
-// m' = 0.8 m + 0.2 g
-// CHECK: %[[G1:.*]] = gpt.mul_scalar %[[G]], 0.19999999999999996
-// CHECK-NEXT: %[[M0:.*]] = gpt.mul_scalar %[[M]], 8.000000e-01
-// CHECK-NEXT: %[[NM:.*]] = gpt.add %[[M0]], %[[G1]]
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<4x8xf32>, %[[G:[a-z0-9_]+]]: tensor<4x8xf32>, %[[M:[a-z0-9_]+]]: tensor<4x8xf32>, %[[V:[a-z0-9_]+]]: tensor<4x8xf32>, %[[LR:[a-z0-9_]+]]: tensor<f64>, %[[STEP:[a-z0-9_]+]]: tensor<i64>)
+// m' = m.lerp(g, 0.2) = m + 0.2 (g - m)
+// CHECK: %[[GM:.*]] = gpt.sub %[[G]], %[[M]]
+// CHECK-NEXT: %[[GMS:.*]] = gpt.mul_scalar %[[GM]], 0.19999999999999996
+// CHECK-NEXT: %[[NM:.*]] = gpt.add %[[M]], %[[GMS]]
 // v' = 0.95 v + 0.05 g^2
 // CHECK-NEXT: %[[G2:.*]] = gpt.square %[[G]]
 // CHECK-NEXT: %[[G2S:.*]] = gpt.mul_scalar %[[G2]], 0.050000000000000044
 // CHECK-NEXT: %[[V0:.*]] = gpt.mul_scalar %[[V]], 0.94999999999999996
 // CHECK-NEXT: %[[NV:.*]] = gpt.add %[[V0]], %[[G2S]]
-// m^ = m' / (1 - 0.8^t)
-// CHECK-NEXT: %[[S:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f32>
-// CHECK-NEXT: %[[T:.*]] = gpt.add_scalar %[[S]], 1.000000e+00
+// CHECK-NEXT: %[[SQ:.*]] = gpt.sqrt %[[NV]] : tensor<4x8xf32>
+// s = lr / (1 - 0.8^t)
+// CHECK-NEXT: %[[S:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f64>
+// CHECK-NEXT: %[[T:.*]] = gpt.add_scalar %[[S]], 1.000000e+00 : tensor<f64>
 // CHECK-NEXT: %[[TL1:.*]] = gpt.mul_scalar %[[T]], -0.22314355131420971
-// CHECK-NEXT: %[[B1T:.*]] = gpt.exp %[[TL1]]
+// CHECK-NEXT: %[[B1T:.*]] = gpt.exp %[[TL1]] : tensor<f64>
 // CHECK-NEXT: %[[NB1T:.*]] = gpt.mul_scalar %[[B1T]], -1.000000e+00
 // CHECK-NEXT: %[[C1:.*]] = gpt.add_scalar %[[NB1T]], 1.000000e+00
-// CHECK-NEXT: %[[C1R:.*]] = gpt.reshape %[[C1]] : tensor<f32> to tensor<1x1xf32>
-// CHECK-NEXT: %[[C1B:.*]] = gpt.broadcast %[[C1R]] : tensor<1x1xf32> to tensor<4x8xf32>
-// CHECK-NEXT: %[[MHAT:.*]] = gpt.div %[[NM]], %[[C1B]]
-// v^ = v' / (1 - 0.95^t)
+// CHECK-NEXT: %[[STEPSIZE:.*]] = gpt.div %[[LR]], %[[C1]] : tensor<f64>
+// c = sqrt(1 - 0.95^t)
 // CHECK-NEXT: %[[TL2:.*]] = gpt.mul_scalar %[[T]], -0.051293294387550578
-// CHECK-NEXT: %[[B2T:.*]] = gpt.exp %[[TL2]]
-// CHECK: %[[VHAT:.*]] = gpt.div %[[NV]], %{{.*}}
-// update = lr m^ / (sqrt(v^) + eps)
-// CHECK-NEXT: %[[SQ:.*]] = gpt.sqrt %[[VHAT]]
-// CHECK-NEXT: %[[DEN:.*]] = gpt.add_scalar %[[SQ]], 1.000000e-10
-// CHECK-NEXT: %[[LRR:.*]] = gpt.reshape %[[LR]] : tensor<f32> to tensor<1x1xf32>
-// CHECK-NEXT: %[[LRB:.*]] = gpt.broadcast %[[LRR]] : tensor<1x1xf32> to tensor<4x8xf32>
-// CHECK-NEXT: %[[Q:.*]] = gpt.div %[[MHAT]], %[[DEN]]
-// CHECK-NEXT: %[[UPD:.*]] = gpt.mul %[[Q]], %[[LRB]]
+// CHECK-NEXT: %[[B2T:.*]] = gpt.exp %[[TL2]] : tensor<f64>
+// CHECK: %[[C:.*]] = gpt.sqrt %{{.*}} : tensor<f64>
+// CHECK-NEXT: %[[CF:.*]] = gpt.cast %[[C]] : tensor<f64> to tensor<f32>
+// CHECK-NEXT: %[[CR:.*]] = gpt.reshape %[[CF]] : tensor<f32> to tensor<1x1xf32>
+// CHECK-NEXT: %[[CB:.*]] = gpt.broadcast %[[CR]] : tensor<1x1xf32> to tensor<4x8xf32>
+// denom = sqrt(v') / c + eps; update = s (m' / denom)
+// CHECK-NEXT: %[[ROOT:.*]] = gpt.div %[[SQ]], %[[CB]]
+// CHECK-NEXT: %[[DEN:.*]] = gpt.add_scalar %[[ROOT]], 1.000000e-10
+// CHECK-NEXT: %[[SF:.*]] = gpt.cast %[[STEPSIZE]] : tensor<f64> to tensor<f32>
+// CHECK-NEXT: %[[SR:.*]] = gpt.reshape %[[SF]] : tensor<f32> to tensor<1x1xf32>
+// CHECK-NEXT: %[[SB:.*]] = gpt.broadcast %[[SR]] : tensor<1x1xf32> to tensor<4x8xf32>
+// CHECK-NEXT: %[[Q:.*]] = gpt.div %[[NM]], %[[DEN]]
+// CHECK-NEXT: %[[UPD:.*]] = gpt.mul %[[Q]], %[[SB]]
 // p (1 - lr wd) - update
-// CHECK-NEXT: %[[LRWD:.*]] = gpt.mul_scalar %[[LR]], 1.000000e-01 : tensor<f32>
-// CHECK-NEXT: %[[LRWDR:.*]] = gpt.reshape %[[LRWD]]
+// CHECK-NEXT: %[[LRWD:.*]] = gpt.mul_scalar %[[LR]], 1.000000e-01 : tensor<f64>
+// CHECK-NEXT: %[[LRWDF:.*]] = gpt.cast %[[LRWD]] : tensor<f64> to tensor<f32>
+// CHECK-NEXT: %[[LRWDR:.*]] = gpt.reshape %[[LRWDF]]
 // CHECK-NEXT: %[[LRWDB:.*]] = gpt.broadcast %[[LRWDR]]
 // CHECK-NEXT: %[[DECAY:.*]] = gpt.mul %[[P]], %[[LRWDB]]
 // CHECK-NEXT: %[[PD:.*]] = gpt.sub %[[P]], %[[DECAY]]
 // CHECK-NEXT: %[[NP:.*]] = gpt.sub %[[PD]], %[[UPD]]
 // CHECK-NEXT: return %[[NP]], %[[NM]], %[[NV]]
 func.func @adamw(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>,
-                 %v: tensor<4x8xf32>, %lr: tensor<f32>, %step: tensor<i64>)
+                 %v: tensor<4x8xf32>, %lr: tensor<f64>, %step: tensor<i64>)
     -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %p1, %m1, %v1 = optim.adam %p, %g, %m, %v, %lr, %step beta1 = 0.8
       beta2 = 0.95 eps = 1.0e-10 weight_decay = 0.1 decoupled bias_correction
@@ -69,12 +75,12 @@ func.func @adamw(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>,
 // bias correction: m' and v' are used as they are and the step counter is
 // not read.
 // CHECK-LABEL: func.func @adam_l2
-// CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<4x8xf32>, %[[G:[a-z0-9_]+]]: tensor<4x8xf32>, %[[M:[a-z0-9_]+]]: tensor<4x8xf32>, %[[V:[a-z0-9_]+]]: tensor<4x8xf32>, %[[LR:[a-z0-9_]+]]: tensor<f32>, %[[STEP:[a-z0-9_]+]]: tensor<i64>)
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<4x8xf32>, %[[G:[a-z0-9_]+]]: tensor<4x8xf32>, %[[M:[a-z0-9_]+]]: tensor<4x8xf32>, %[[V:[a-z0-9_]+]]: tensor<4x8xf32>, %[[LR:[a-z0-9_]+]]: tensor<f64>, %[[STEP:[a-z0-9_]+]]: tensor<i64>)
 // CHECK-NEXT: %[[WD:.*]] = gpt.mul_scalar %[[P]], 1.000000e-02
 // CHECK-NEXT: %[[G1:.*]] = gpt.add %[[G]], %[[WD]]
-// CHECK-NEXT: %[[G1S:.*]] = gpt.mul_scalar %[[G1]], 0.099999999999999978
-// CHECK-NEXT: %[[M0:.*]] = gpt.mul_scalar %[[M]], 9.000000e-01
-// CHECK-NEXT: %[[NM:.*]] = gpt.add %[[M0]], %[[G1S]]
+// CHECK-NEXT: %[[GM:.*]] = gpt.sub %[[G1]], %[[M]]
+// CHECK-NEXT: %[[GMS:.*]] = gpt.mul_scalar %[[GM]], 0.099999999999999978
+// CHECK-NEXT: %[[NM:.*]] = gpt.add %[[M]], %[[GMS]]
 // CHECK-NEXT: %[[G2:.*]] = gpt.square %[[G1]]
 // CHECK-NOT: %[[STEP]]
 // CHECK-NOT: gpt.exp
@@ -85,7 +91,7 @@ func.func @adamw(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>,
 // CHECK-NEXT: %[[NP:.*]] = gpt.sub %[[P]], %[[UPD]]
 // CHECK-NEXT: return %[[NP]], %[[NM]], %[[NV]]
 func.func @adam_l2(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>,
-                   %v: tensor<4x8xf32>, %lr: tensor<f32>, %step: tensor<i64>)
+                   %v: tensor<4x8xf32>, %lr: tensor<f64>, %step: tensor<i64>)
     -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %p1, %m1, %v1 = optim.adam %p, %g, %m, %v, %lr, %step beta1 = 0.9
       beta2 = 0.95 eps = 1.0e-8 weight_decay = 0.01 : tensor<4x8xf32>
@@ -96,14 +102,15 @@ func.func @adam_l2(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>
 // term, no step counter, no exp.
 // CHECK-LABEL: func.func @adam_no_decay
 // CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<4x8xf32>, %[[G:[a-z0-9_]+]]: tensor<4x8xf32>
-// CHECK-NEXT: %[[G1S:.*]] = gpt.mul_scalar %[[G]], 0.099999999999999978
+// CHECK-NEXT: %[[GM:.*]] = gpt.sub %[[G]], %{{.*}}
+// CHECK-NEXT: %[[G1S:.*]] = gpt.mul_scalar %[[GM]], 0.099999999999999978
 // CHECK-NOT: gpt.exp
 // CHECK-NOT: gpt.mul %[[P]]
 // CHECK: %[[UPD:.*]] = gpt.mul %{{.*}}, %{{.*}} : tensor<4x8xf32>
 // CHECK-NEXT: %[[NP:.*]] = gpt.sub %[[P]], %[[UPD]]
 // CHECK-NEXT: return %[[NP]]
 func.func @adam_no_decay(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>,
-                         %v: tensor<4x8xf32>, %lr: tensor<f32>, %step: tensor<i64>)
+                         %v: tensor<4x8xf32>, %lr: tensor<f64>, %step: tensor<i64>)
     -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %p1, %m1, %v1 = optim.adam %p, %g, %m, %v, %lr, %step beta1 = 0.9
       beta2 = 0.95 eps = 1.0e-8 weight_decay = 0.0 decoupled : tensor<4x8xf32>
@@ -118,8 +125,10 @@ func.func @adam_no_decay(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x
 // matrix (transposed for the iteration), NS in bf16, scale sqrt(max(8, 4)),
 // weight decay.
 // CHECK-LABEL: func.func @muon_sum_nesterov
-// CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<8x4xf32>, %[[G:[a-z0-9_]+]]: tensor<8x4xf32>, %[[BUF:[a-z0-9_]+]]: tensor<8x4xf32>, %[[LR:[a-z0-9_]+]]: tensor<f32>, %[[MOM:[a-z0-9_]+]]: tensor<f32>)
-// CHECK-NEXT: %[[MR:.*]] = gpt.reshape %[[MOM]] : tensor<f32> to tensor<1x1xf32>
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<8x4xf32>, %[[G:[a-z0-9_]+]]: tensor<8x4xf32>, %[[BUF:[a-z0-9_]+]]: tensor<8x4xf32>, %[[LR:[a-z0-9_]+]]: tensor<f64>, %[[MOM:[a-z0-9_]+]]: tensor<f64>)
+// The momentum, rounded once to f32.
+// CHECK-NEXT: %[[MF:.*]] = gpt.cast %[[MOM]] : tensor<f64> to tensor<f32>
+// CHECK-NEXT: %[[MR:.*]] = gpt.reshape %[[MF]] : tensor<f32> to tensor<1x1xf32>
 // CHECK-NEXT: %[[MB:.*]] = gpt.broadcast %[[MR]] : tensor<1x1xf32> to tensor<8x4xf32>
 // CHECK-NEXT: %[[MBUF:.*]] = gpt.mul %[[MB]], %[[BUF]]
 // CHECK-NEXT: %[[NB:.*]] = gpt.add %[[MBUF]], %[[G]]
@@ -132,7 +141,8 @@ func.func @adam_no_decay(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x
 // CHECK-NEXT: %[[O:.*]] = gpt.cast %{{.*}} : tensor<8x4xbf16> to tensor<8x4xf32>
 // CHECK-NEXT: %[[OS:.*]] = gpt.mul_scalar %[[O]], 2.8284271247461903
 // p - wd (p lr) - lr s O
-// CHECK-NEXT: %[[LRR:.*]] = gpt.reshape %[[LR]]
+// CHECK-NEXT: %[[LRF:.*]] = gpt.cast %[[LR]] : tensor<f64> to tensor<f32>
+// CHECK-NEXT: %[[LRR:.*]] = gpt.reshape %[[LRF]]
 // CHECK-NEXT: %[[LRB:.*]] = gpt.broadcast %[[LRR]]
 // CHECK-NEXT: %[[PLR:.*]] = gpt.mul %[[P]], %[[LRB]]
 // CHECK-NEXT: %[[DECAY:.*]] = gpt.mul_scalar %[[PLR]], 1.000000e-01
@@ -141,7 +151,7 @@ func.func @adam_no_decay(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x
 // CHECK-NEXT: %[[NP:.*]] = gpt.sub %[[PD]], %[[STEP]]
 // CHECK-NEXT: return %[[NP]], %[[NB]]
 func.func @muon_sum_nesterov(%p: tensor<8x4xf32>, %g: tensor<8x4xf32>, %buf: tensor<8x4xf32>,
-                             %lr: tensor<f32>, %m: tensor<f32>)
+                             %lr: tensor<f64>, %m: tensor<f64>)
     -> (tensor<8x4xf32>, tensor<8x4xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = sum nesterov
       update_scale = sqrt_max_dim backend = newton_schulz steps = 1
@@ -160,13 +170,14 @@ func.func @muon_sum_nesterov(%p: tensor<8x4xf32>, %g: tensor<8x4xf32>, %buf: ten
 // CHECK-NEXT: %[[NB:.*]] = gpt.add %[[MBUF]], %[[G]]
 // CHECK-NEXT: gpt.square %[[NB]]
 // CHECK: %[[OS:.*]] = gpt.mul_scalar %{{.*}}, 1.000000e+00 : tensor<4x16xf32>
+// CHECK-NEXT: gpt.cast
 // CHECK-NEXT: gpt.reshape
 // CHECK-NEXT: %[[LRB:.*]] = gpt.broadcast
 // CHECK-NEXT: %[[STEP:.*]] = gpt.mul %[[LRB]], %[[OS]]
 // CHECK-NEXT: %[[NP:.*]] = gpt.sub %[[P]], %[[STEP]]
 // CHECK-NEXT: return %[[NP]], %[[NB]]
 func.func @muon_sum_plain(%p: tensor<4x16xf32>, %g: tensor<4x16xf32>, %buf: tensor<4x16xf32>,
-                          %lr: tensor<f32>, %m: tensor<f32>)
+                          %lr: tensor<f64>, %m: tensor<f64>)
     -> (tensor<4x16xf32>, tensor<4x16xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = sum
       update_scale = none backend = newton_schulz steps = 1
@@ -194,7 +205,7 @@ func.func @muon_sum_plain(%p: tensor<4x16xf32>, %g: tensor<4x16xf32>, %buf: tens
 // CHECK: gpt.mul_scalar %{{.*}}, 2.000000e+00 : tensor<16x4xf32>
 // CHECK: return %{{.*}}, %[[NB]]
 func.func @muon_lerp_nesterov(%p: tensor<16x4xf32>, %g: tensor<16x4xf32>, %buf: tensor<16x4xf32>,
-                              %lr: tensor<f32>, %m: tensor<f32>)
+                              %lr: tensor<f64>, %m: tensor<f64>)
     -> (tensor<16x4xf32>, tensor<16x4xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = lerp nesterov
       update_scale = sqrt_max_1_ratio backend = newton_schulz steps = 1
@@ -214,7 +225,7 @@ func.func @muon_lerp_nesterov(%p: tensor<16x4xf32>, %g: tensor<16x4xf32>, %buf: 
 // CHECK: gpt.mul_scalar %{{.*}}, 1.000000e+00 : tensor<4x16xf32>
 // CHECK: return %{{.*}}, %[[NB]]
 func.func @muon_lerp(%p: tensor<4x16xf32>, %g: tensor<4x16xf32>, %buf: tensor<4x16xf32>,
-                     %lr: tensor<f32>, %m: tensor<f32>)
+                     %lr: tensor<f64>, %m: tensor<f64>)
     -> (tensor<4x16xf32>, tensor<4x16xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = lerp
       update_scale = sqrt_max_1_ratio backend = newton_schulz steps = 1
@@ -239,7 +250,7 @@ func.func @muon_lerp(%p: tensor<4x16xf32>, %g: tensor<4x16xf32>, %buf: tensor<4x
 // CHECK-NEXT: %[[O:.*]] = gpt.concat %[[O0]], %[[O1]], %[[O2]] dim = 0 : (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<12x4xf32>
 // CHECK: gpt.mul %{{.*}}, %[[O]]
 func.func @muon_qkv_split(%p: tensor<12x4xf32>, %g: tensor<12x4xf32>, %buf: tensor<12x4xf32>,
-                          %lr: tensor<f32>, %m: tensor<f32>)
+                          %lr: tensor<f64>, %m: tensor<f64>)
     -> (tensor<12x4xf32>, tensor<12x4xf32>) {
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = sum nesterov
       update_scale = sqrt_max_dim qkv_split backend = newton_schulz steps = 1
@@ -377,14 +388,14 @@ func.func @ns_batched_f32(%g: tensor<2x16x4xbf16>) -> tensor<2x16x4xbf16> {
 // CHECK-SAME: (%[[STEP:[a-z0-9_]+]]: tensor<i64>)
 // Past the end the step is held at total_steps (the multiplier stays at its
 // floor, never negative).
-// CHECK-NEXT: %[[S0:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f32>
-// CHECK: %[[N:.*]] = gpt.constant dense<7.000000e+03> : tensor<f32>
+// CHECK-NEXT: %[[S0:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f64>
+// CHECK: %[[N:.*]] = gpt.constant dense<7.000000e+03> : tensor<f64>
 // CHECK-NEXT: %[[BEFORE:.*]] = gpt.compare lt, %[[S0]], %[[N]]
 // CHECK-NEXT: %[[S:.*]] = gpt.select %[[BEFORE]], %[[S0]], %[[N]]
 // CHECK-NEXT: %[[NS:.*]] = gpt.mul_scalar %[[S]], -1.000000e+00
 // CHECK-NEXT: %[[LEFT:.*]] = gpt.add_scalar %[[NS]], 7.000000e+03
 // CHECK-NEXT: %[[W:.*]] = gpt.mul_scalar %[[LEFT]], 5.000000e-04
-// CHECK-NEXT: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f64>
 // CHECK-NEXT: %[[LT:.*]] = gpt.compare lt, %[[W]], %[[ONE]]
 // CHECK-NEXT: %[[WMIN:.*]] = gpt.select %[[LT]], %[[W]], %[[ONE]]
 // CHECK-NEXT: %[[WS:.*]] = gpt.mul_scalar %[[WMIN]], 1.000000e+00
@@ -393,12 +404,12 @@ func.func @ns_batched_f32(%g: tensor<2x16x4xbf16>) -> tensor<2x16x4xbf16> {
 // CHECK-NEXT: %[[WARM:.*]] = gpt.mul_scalar %[[S1]], 4.000000e-03
 // CHECK-NEXT: %[[W250:.*]] = gpt.constant dense<250> : tensor<i64>
 // CHECK-NEXT: %[[IN:.*]] = gpt.compare lt, %[[STEP]], %[[W250]] : tensor<i64> -> tensor<i1>
-// CHECK-NEXT: %[[R:.*]] = gpt.select %[[IN]], %[[WARM]], %[[MULT]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[R:.*]] = gpt.select %[[IN]], %[[WARM]], %[[MULT]] : tensor<i1>, tensor<f64>
 // CHECK-NEXT: return %[[R]]
-func.func @lr_warmup_decay(%step: tensor<i64>) -> tensor<f32> {
+func.func @lr_warmup_decay(%step: tensor<i64>) -> tensor<f64> {
   %r = optim.lr_schedule %step total_steps = 7000 warmup_steps = 250
       decay_steps = 2000 floor = 0.0
-  return %r : tensor<f32>
+  return %r : tensor<f64>
 }
 
 // No warm-up (must not fire: no warm-up select), the last 40% of 1000 steps
@@ -410,39 +421,39 @@ func.func @lr_warmup_decay(%step: tensor<i64>) -> tensor<f32> {
 // CHECK-NEXT: %[[WS:.*]] = gpt.mul_scalar %[[WMIN]], 9.000000e-01
 // CHECK-NEXT: %[[MULT:.*]] = gpt.add_scalar %[[WS]], 1.000000e-01
 // CHECK-NEXT: return %[[MULT]]
-func.func @lr_decay_fraction(%step: tensor<i64>) -> tensor<f32> {
+func.func @lr_decay_fraction(%step: tensor<i64>) -> tensor<f64> {
   %r = optim.lr_schedule %step total_steps = 1000 warmup_steps = 0
       decay_fraction = 0.4 floor = 0.1
-  return %r : tensor<f32>
+  return %r : tensor<f64>
 }
 
 // Neither warm-up nor decay: the multiplier is the constant 1.
 // CHECK-LABEL: func.func @lr_constant
-// CHECK: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f64>
 // CHECK-NEXT: return %[[ONE]]
 // NOOPTIM-LABEL: func.func @lr_constant
 // NOOPTIM-NOT: gpt.select
 // NOOPTIM: return
-func.func @lr_constant(%step: tensor<i64>) -> tensor<f32> {
+func.func @lr_constant(%step: tensor<i64>) -> tensor<f64> {
   %r = optim.lr_schedule %step total_steps = 100 warmup_steps = 0 floor = 0.0
-  return %r : tensor<f32>
+  return %r : tensor<f64>
 }
 
 // Momentum 0.85 -> 0.95 over 300 steps: f = min(s / 300, 1),
 // m = 0.85 + 0.1 f.
 // CHECK-LABEL: func.func @momentum_warmup
 // CHECK-SAME: (%[[STEP:[a-z0-9_]+]]: tensor<i64>)
-// CHECK-NEXT: %[[S:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f32>
+// CHECK-NEXT: %[[S:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f64>
 // CHECK-NEXT: %[[F:.*]] = gpt.mul_scalar %[[S]], 0.0033333333333333335
-// CHECK-NEXT: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f64>
 // CHECK-NEXT: %[[LT:.*]] = gpt.compare lt, %[[F]], %[[ONE]]
 // CHECK-NEXT: %[[FMIN:.*]] = gpt.select %[[LT]], %[[F]], %[[ONE]]
 // CHECK-NEXT: %[[D:.*]] = gpt.mul_scalar %[[FMIN]], 0.099999999999999978
 // CHECK-NEXT: %[[M:.*]] = gpt.add_scalar %[[D]], 8.500000e-01
 // CHECK-NEXT: return %[[M]]
-func.func @momentum_warmup(%step: tensor<i64>) -> tensor<f32> {
+func.func @momentum_warmup(%step: tensor<i64>) -> tensor<f64> {
   %m = optim.momentum_warmup %step start = 0.85 end = 0.95 steps = 300
-  return %m : tensor<f32>
+  return %m : tensor<f64>
 }
 
 // Must not fire: gpt and func ops around the optimizer are left alone.

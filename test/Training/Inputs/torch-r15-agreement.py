@@ -3,8 +3,8 @@ on the same batches and compares the losses with a gptc training log.
 
 usage: torch-r15-agreement.py BUNDLE INIT.safetensors GPTC.log SHARD
            [--window-mask tokens|record_blocks] [--steps N] [--rtol R]
-           [--dtype f64|f32] [--scalars f64|f32]
-           [--final MODEL.safetensors] [--param-rtol R]
+           [--dtype f64|f32] [--final MODEL.safetensors] [--param-rtol R]
+           [--adam-step-check BEFORE AFTER]... [--adam-rtol R]
 
 BUNDLE is the `gptc compile` directory: its spec.yaml (the spec resolved,
 --set applied) gives the model, the optimizer groups and the schedules.
@@ -14,17 +14,27 @@ is a `gptc train --log` file (the f32 loss slot to 9 digits; a text log's
 6 decimals are too coarse for f64) or a text log. The batches are the ones
 gptc's data loader reads from the start of SHARD: B*T + 1 tokens per step,
 advancing B*T. --dtype is the oracle's: f64 against an f64 bundle with f64
-Newton-Schulz; f32 to see how far f32 drifts. --scalars f32 computes the
-lr multiplier, Muon's momentum and Adam's bias corrections in float32, as
-gptc's step does. --final compares every parameter of gptc's checkpoint
+Newton-Schulz; f32 to see how far f32 drifts. --final compares every parameter of gptc's checkpoint
 after the last step with the oracle's (the largest difference of a tensor
 over its largest magnitude), to PARAM_RTOL.
+
+--adam-step-check BEFORE AFTER (repeatable) takes two checkpoint
+directories of gptc one step apart (BEFORE may be INIT's) and compares,
+for every parameter of the Adam groups, gptc's value after the step with
+torch.optim.Adam's from BEFORE's weights and moments, to ADAM_RTOL (the
+largest difference of a tensor over its largest magnitude, and elementwise
+over its elements above 1e-3 of that):
+  gptc's grad: Adam fed gptc's own gradient, read back from its moments
+      (m1 = m0 + (1 - b1)(g - m0)): the optimizer step alone (p, m, v);
+  pytorch's grad: the oracle's gradient of BEFORE's weights on that
+      step's batch; the gradients' relative difference is printed beside.
 
 Prints both losses per step; exits 1 on a disagreement (relative difference
 above RTOL). gptc's loss is an f32 (runtime/Trainer.cpp's loss slot): half
 an f32 ulp, up to 6e-8 relative, is the finest agreement it can show.
 """
 import argparse
+import json
 import os
 import sys
 
@@ -42,6 +52,82 @@ def load(path, dtype):
             for n, (dims, v) in read_safetensors(path).items()}
 
 
+def rel(a, b):
+    """|a - b| over b's largest magnitude, and elementwise over b's
+    elements above 1e-3 of it."""
+    d, top = np.abs(a - b), np.abs(b).max()
+    big = np.abs(b) > 1e-3 * top
+    return d.max() / top if top else d.max(), \
+        (d[big] / np.abs(b[big])).max() if big.any() else 0.0
+
+
+def one_adam_step(spec, weights, state, step, grads):
+    """torch_r15.Optimizers from gptc's checkpoint (weights, Adam's m, v
+    and step count) after one step on `grads` (the Adam parameters')."""
+    params = {n: torch.tensor(w, dtype=torch.float64, requires_grad=True)
+              for n, w in weights.items()}
+    opt = torch_r15.Optimizers(spec, params)
+    for name, adam in opt.adam.items():
+        for p in adam.param_groups[0]["params"]:
+            n = next(k for k, q in params.items() if q is p)
+            p.grad = grads[n]
+            adam.state[p] = {"step": torch.tensor(float(step)),
+                             "exp_avg": torch.tensor(state[n + ".m"]),
+                             "exp_avg_sq": torch.tensor(state[n + ".v"])}
+    opt.step(step)
+    return {n: (params[n].detach().numpy(), st["exp_avg"].numpy(),
+                st["exp_avg_sq"].numpy(), name)
+            for name, adam in opt.adam.items()
+            for p, st in adam.state.items()
+            for n in [next(k for k, q in params.items() if q is p)]}
+
+
+def adam_step_check(args, spec, batch, before, after):
+    """gptc's step from checkpoint BEFORE to AFTER against torch.optim.Adam's
+    on every Adam parameter: fed gptc's gradient, then the oracle's."""
+    def read(d):
+        state = {n[len("state."):]: w for n, w in
+                 load(os.path.join(d, "optimizer.safetensors"),
+                      np.float64).items()}
+        step = json.load(open(os.path.join(d, "checkpoint.json")))["step"]
+        return load(os.path.join(d, "model.safetensors"), np.float64), \
+            state, step
+    (w0, s0, step), (w1, s1, step1) = read(before), read(after)
+    if step1 != step + 1:
+        sys.exit(f"{before} -> {after}: steps {step} -> {step1}, not one")
+    model = torch_r15.R15(spec, w0, torch.float64, args.window_mask)
+    x, y = batch(step)
+    model.loss(x, y, step).backward()
+    ours = {n: p.grad for n, p in model.params.items()}
+    # gptc's gradient from its first moment: m1 = m0 + (1 - b1)(g - m0).
+    theirs = {}
+    for g in spec["optimizer"]["groups"].values():
+        for n in w0:
+            if g["kind"] == "adam" and any(
+                    torch_r15.glob_match(pat, n) for pat in g["params"]):
+                m0, m1 = s0[n + ".m"], s1[n + ".m"]
+                grad = m0 + (m1 - m0) / (1 - g["betas"][0])
+                if not g["decoupled_weight_decay"]:
+                    grad = grad - g["weight_decay"] * w0[n]
+                theirs[n] = torch.from_numpy(grad)
+    alone = one_adam_step(spec, w0, s0, step, theirs)
+    own = one_adam_step(spec, w0, s0, step, ours)
+    worst = 0.0
+    print(f"Adam step {step} -> {step1} ({before} -> {after}):")
+    for n, (p, m, v, name) in alone.items():
+        pa, pe = rel(w1[n], p)
+        oa, oe = rel(w1[n], own[n][0])
+        worst = max(worst, pa, pe, oa, oe)
+        print(f"  {n} ({name}): gptc's grad: p {pa:.1e} (elementwise "
+              f"{pe:.1e}) m {rel(s1[n + '.m'], m)[0]:.1e} v "
+              f"{rel(s1[n + '.v'], v)[0]:.1e}; pytorch's grad: p {oa:.1e} "
+              f"(elementwise {oe:.1e}), grad {rel(ours[n].numpy(), theirs[n].numpy())[0]:.1e}")
+    ok = worst <= args.adam_rtol
+    print(f"Adam step {step1}: worst relative difference {worst:.2e} "
+          f"(tolerance {args.adam_rtol:.0e}): {'OK' if ok else 'DISAGREE'}")
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bundle")
@@ -54,9 +140,13 @@ def main():
                     help="steps to compare (default: all of the log's)")
     ap.add_argument("--rtol", type=float, default=1e-7)
     ap.add_argument("--dtype", choices=["f64", "f32"], default="f64")
-    ap.add_argument("--scalars", choices=["f64", "f32"], default="f64")
     ap.add_argument("--final", help="gptc's model.safetensors after the run")
     ap.add_argument("--param-rtol", type=float, default=1e-7)
+    ap.add_argument("--adam-step-check", nargs=2, action="append",
+                    default=[], metavar=("BEFORE", "AFTER"),
+                    help="two checkpoint directories of gptc, one step "
+                    "apart")
+    ap.add_argument("--adam-rtol", type=float, default=1e-12)
     args = ap.parse_args()
     torch.set_num_threads(1)
     dtype = torch.float64 if args.dtype == "f64" else torch.float32
@@ -68,7 +158,7 @@ def main():
     B, T = t["device_batch"], t["seq_len"]
     model = torch_r15.R15(spec, load(args.init, np.float64), dtype,
                           args.window_mask)
-    opt = torch_r15.Optimizers(spec, model.params, args.scalars)
+    opt = torch_r15.Optimizers(spec, model.params)
 
     want = read_json_losses(args.log) if args.log.endswith(".jsonl") \
         else read_losses(args.log)
@@ -80,10 +170,14 @@ def main():
                          offset=1024).astype(np.int64)
     if len(want) * B * T + 1 > tokens.size:
         sys.exit(f"{args.shard}: too short for {len(want)} steps")
+
+    def batch(step):
+        buf = torch.from_numpy(tokens[step * B * T:(step + 1) * B * T + 1])
+        return buf[:-1].view(B, T), buf[1:].view(B, T)
+
     worst = 0.0
     for step, gptc_loss in enumerate(want):
-        buf = torch.from_numpy(tokens[step * B * T:(step + 1) * B * T + 1])
-        x, y = buf[:-1].view(B, T), buf[1:].view(B, T)
+        x, y = batch(step)
         loss = model.loss(x, y, step)
         loss.backward()
         opt.step(step)
@@ -98,6 +192,8 @@ def main():
               f"{loss.item():.9f} rel {rel:.2e} ({ulps:+.0f} f32 ulp, window "
               f"{torch_r15.window_tokens(spec, step)})")
     ok = worst <= args.rtol
+    for before, after in args.adam_step_check:
+        ok = adam_step_check(args, spec, batch, before, after) and ok
     if args.final:
         final, pworst = load(args.final, np.float64), 0.0
         for name, p in model.params.items():

@@ -32,25 +32,23 @@ schedules). The model (R15's features only; anything else is refused):
 Optimizers (per group, lr = group lr x mult(step)):
   mult: warm-up (step + 1) / W while step < W, else w + (1 - w) floor with
         w = min((N - min(step, N)) / D, 1)
-  adam: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2; t = step + 1;
-        p -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
+  adam: torch.optim.Adam (torch.optim.AdamW when the weight decay is
+        decoupled), one per group, foreach=False, its lr set to the
+        scheduled one (a Python float) before each step; bias_correction
+        must be true (torch's Adam always corrects)
   muon: m(step) = start + min(step / W, 1) (momentum - start);
         lerp: buf += (1 - m)(g - buf), u = g + m (buf - g) (nesterov);
         sum: buf = m buf + g, u = g + m buf; X = u / (|u|_F + ns_eps) in
         ns_dtype, the short side first, ns_steps of A = X X^T,
         X = a X + (b A + c A A) X (or B = A X, X = a X + b B + c A B);
-        p -= lr sqrt(max(1, rows / cols)) X
-  weight_decay: adam adds wd p to g (decoupled: p -= lr wd p first);
-        muon p -= lr wd p first
-With scalars="f32" the schedule multiplier, the group lr, the momentum and
-Adam's bias corrections (with the step's polynomial exp) are computed in
-float32, as gptc's compiled step computes them (passes/Optimizer/
-LowerOptim.cpp), to tell that rounding from the rest.
+        p -= lr sqrt(max(1, rows / cols)) X; weight decay p -= lr wd p
+        first
+The schedule scalars are Python floats (f64), as gptc's compiled step
+computes them whatever the parameters' type.
 """
 import math
 import re
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -120,41 +118,11 @@ def llround(x):
     return int(math.floor(x + 0.5))
 
 
-def f32(x):
-    return np.float32(x)
-
-
-def exp_f32(x):
-    """exp of an f32 as gptc's CPU step computes it (passes/CPU/
-    ApproximateExp.cpp: MLIR's polynomial approximation, Cephes'
-    coefficients): x = n ln2 + r, e^r by a degree-7 polynomial, times 2^n."""
-    def fma(a, b, c):  # one rounding: the f32 product is exact in double
-        return f32(np.float64(a) * np.float64(b) + np.float64(c))
-    x = f32(x)
-    n = f32(math.floor(fma(x, f32(1.44269504088896341), f32(0.5))))
-    r = fma(f32(2.12194440e-4), n, fma(f32(-0.693359375), n, x))
-    z = fma(r, f32(1.9875691500e-4), f32(1.3981999507e-3))
-    for c in (8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
-              5.0000001201e-1):
-        z = fma(z, r, f32(c))
-    z = f32(1) + fma(z, r * r, r)
-    return z * f32(2.0 ** int(n))
-
-
-def lr_multiplier(spec, step, scalars="f64"):
+def lr_multiplier(spec, step):
     s, n = spec["schedule"], spec["training"]["steps"]
     warm = s["warmup_steps"] or (max(llround(s["warmup_fraction"] * n), 1)
                                  if s["warmup_fraction"] > 0 else 0)
     d = s["decay_steps"] or s["decay_fraction"] * n
-    if scalars == "f32":  # as LowerLRSchedule: f32 ops, f32 constants
-        fs, mult = f32(step), f32(1)
-        if d > 0:
-            held = min(fs, f32(n))
-            w = min((held * f32(-1) + f32(n)) * f32(1 / d), f32(1))
-            mult = w * f32(1 - s["lr_floor"]) + f32(s["lr_floor"])
-        if step < warm:
-            mult = (fs + f32(1)) * f32(1 / warm)
-        return mult
     mult = 1.0
     if d > 0:
         w = min((n - min(step, n)) / d, 1.0)
@@ -281,21 +249,31 @@ def newton_schulz(G, group, dtype):
 
 
 class Optimizers:
-    """Every spec group over its parameters (matched by glob)."""
+    """Every spec group over its parameters (matched by glob): Adam groups
+    as torch.optim.Adam / AdamW (self.adam[name]), Muon groups here."""
 
-    def __init__(self, spec, params, scalars="f64"):
-        self.spec, self.scalars, self.groups = spec, scalars, []
+    def __init__(self, spec, params):
+        self.spec, self.groups, self.adam = spec, [], {}
         for name, g in spec["optimizer"]["groups"].items():
             members = [n for n in params
                        if any(glob_match(pat, n) for pat in g["params"])]
             require(members, f"group {name} matches nothing")
-            if g["kind"] == "muon":
+            ps = [params[n] for n in members]
+            if g["kind"] == "adam":
+                require(g["bias_correction"], "bias_correction false")
+                kind = torch.optim.AdamW if g["decoupled_weight_decay"] \
+                    else torch.optim.Adam
+                self.adam[name] = kind(ps, lr=g["lr"], betas=g["betas"],
+                                       eps=g["eps"],
+                                       weight_decay=g["weight_decay"],
+                                       foreach=False)
+            else:
                 require(g["ns_backend"] == "newton_schulz", "ns_backend")
                 require(g["ns_normalize"] == "after_cast", "ns_normalize")
                 require(not g["qkv_split"], "qkv_split")
                 require(g["update_scale"] == "sqrt_max_1_ratio",
                         "update_scale")
-            self.groups.append((g, [params[n] for n in members]))
+            self.groups.append((name, g, ps))
         self.state = {}
 
     def momentum(self, g, step):
@@ -304,45 +282,22 @@ class Optimizers:
                         self.spec["training"]["steps"]), 1)
             if g["momentum_warmup_fraction"] > 0 else 0)
         start, end = g["momentum_warmup_start"], g["momentum"]
-        if not w:
-            return f32(end) if self.scalars == "f32" else end
-        if self.scalars == "f32":  # LowerMomentumWarmup in f32
-            f = min(f32(step) * f32(1 / w), f32(1))
-            return f * f32(end - start) + f32(start)
-        return start + min(step / w, 1.0) * (end - start)
-
-    def one_minus_pow(self, beta, step):
-        t = step + 1
-        if self.scalars == "f32":  # LowerAdam: 1 - exp(t log b) in f32
-            return float(f32(1) - exp_f32(f32(t) * f32(math.log(beta))))
-        return 1 - beta ** t
+        return start + min(step / w, 1.0) * (end - start) if w else end
 
     @torch.no_grad()
     def step(self, step):
-        mult = lr_multiplier(self.spec, step, self.scalars)
-        for g, params in self.groups:
-            lr = float(f32(mult) * f32(g["lr"])) if self.scalars == "f32" \
-                else mult * g["lr"]
-            wd = g["weight_decay"]
+        mult = lr_multiplier(self.spec, step)
+        for name, g, params in self.groups:
+            lr = mult * g["lr"]
+            if name in self.adam:
+                self.adam[name].param_groups[0]["lr"] = lr
+                self.adam[name].step()
+                continue
+            mom, wd = self.momentum(g, step), g["weight_decay"]
             for p in params:
                 grad = p.grad
-                if g["kind"] == "adam":
-                    b1, b2 = g["betas"]
-                    m, v = self.state.setdefault(
-                        id(p), (torch.zeros_like(p), torch.zeros_like(p)))
-                    if wd and not g["decoupled_weight_decay"]:
-                        grad = grad + wd * p
-                    m.mul_(b1).add_(grad * (1 - b1))
-                    v.mul_(b2).add_(grad.square() * (1 - b2))
-                    mhat, vhat = m, v
-                    if g["bias_correction"]:
-                        mhat = m / self.one_minus_pow(b1, step)
-                        vhat = v / self.one_minus_pow(b2, step)
-                    if wd and g["decoupled_weight_decay"]:
-                        p.sub_(p * (lr * wd))
-                    p.sub_(mhat / (vhat.sqrt() + g["eps"]) * lr)
+                if grad is None:  # as torch's optimizers: no gradient, no step
                     continue
-                mom = float(self.momentum(g, step))
                 buf = self.state.setdefault(id(p), torch.zeros_like(p))
                 if g["momentum_form"] == "lerp":
                     buf.add_((grad - buf) * (1 - mom))
