@@ -59,8 +59,8 @@ std::string muonBody(const BatchShape &s) {
   std::string t = tensorType(s.dims, "f32");
   return "  %zero = gpt.constant dense<0.0> : " + t +
          "\n"
-         "  %lr = gpt.constant dense<1.0> : tensor<f32>\n"
-         "  %m = gpt.constant dense<0.0> : tensor<f32>\n"
+         "  %lr = gpt.constant dense<1.0> : tensor<f64>\n"
+         "  %m = gpt.constant dense<0.0> : tensor<f64>\n"
          "  %p1, %b1 = optim.muon %zero, %g, %zero, %lr, %m "
          "momentum_form = sum update_scale = none qkv_split backend = svd "
          "steps = 5 coefficients = [3.4445, -4.7750, 2.0315] eps = 1.0e-7 "
