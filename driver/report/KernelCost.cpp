@@ -132,7 +132,8 @@ std::tuple<Value, Type, double> accessOf(Operation &op) {
 /// compares them on tiny specs): an access is its load or store and an
 /// address add (LLVM strength-reduces the index arithmetic of loops; the
 /// index ops that remain count on their own); an arith or math op one per
-/// element, a division, exp, log, tanh or power four (a short sequence);
+/// element, a division, exp, log, tanh or power four (a short sequence),
+/// exp2 and log2 one (libdevice's ex2.approx and lg2.approx);
 /// constants, views and casts between index types fold away; a loop costs
 /// its increment, compare and branch per iteration and two to enter
 /// (count() adds them and the accesses'), an scf.if its compare and branch.
@@ -146,8 +147,8 @@ double instructionsOf(Operation &op) {
   if (op.getNumResults() == 1) {
     Type t = op.getResult(0).getType();
     double n = elements(t);
-    if (isa<arith::DivFOp, math::ExpOp, math::Exp2Op, math::LogOp, math::TanhOp,
-            math::PowFOp, math::ErfOp>(op))
+    if (isa<arith::DivFOp, math::ExpOp, math::LogOp, math::TanhOp, math::PowFOp,
+            math::ErfOp>(op))
       return 4 * n;
     return n;
   }
@@ -160,6 +161,8 @@ struct BodyCounter {
   ArrayRef<std::optional<int64_t>> arguments;
   std::optional<int64_t> windowKeys;
   BodyCost cost;
+  /// Iterations of the innermost loop being counted (1 outside loops).
+  double loopTrips = 1.0;
 
   /// A constant, in the kernel or as a constant argument of the launch.
   std::optional<int64_t> constant(Value v) {
@@ -293,7 +296,25 @@ void BodyCounter::count(Block &block, double times) {
         cost.approximate = true;
       double trips = n.value_or(1.0);
       cost.instructions += times * (2 + 3 * trips);
+      double outerTrips = loopTrips;
+      loopTrips = trips;
       count(*loop.getBody(), times * trips);
+      loopTrips = outerTrips;
+      continue;
+    }
+    // A tile mask evaluated on the edge tiles only: the else region runs
+    // on kEdgeTilesAttr of the loop's iterations, the then region on the
+    // rest.
+    if (auto branch = dyn_cast<scf::IfOp>(op);
+        branch && branch->hasAttr(gptc::lowering::kEdgeTilesAttr) &&
+        !branch.getElseRegion().empty()) {
+      auto edges =
+          branch->getAttrOfType<IntegerAttr>(gptc::lowering::kEdgeTilesAttr);
+      double share =
+          std::min(1.0, static_cast<double>(edges.getInt()) / loopTrips);
+      cost.instructions += times * instructionsOf(op);
+      count(branch.getThenRegion().front(), times * (1.0 - share));
+      count(branch.getElseRegion().front(), times * share);
       continue;
     }
     if (isa<scf::WhileOp>(op))

@@ -49,7 +49,9 @@ struct BodyCost {
 /// inside the kernel: the constant trip count, else n for a chunk loop
 /// from x to min(x + n, ...), else the trip count from 0 (or the constant
 /// lower bound) to a constant upper bound, else 1 and `approximate`. Both
-/// branches of an scf.if count (an upper bound). `arguments` are the constant
+/// branches of an scf.if count (an upper bound), except an attention tile
+/// mask's (kEdgeTilesAttr: its masked region on that many of the loop's
+/// iterations, the other on the rest). `arguments` are the constant
 /// values of the kernel's arguments at the launch (index i for argument i;
 /// nullopt when not constant): outlining passes loop bounds defined outside the
 /// launch as arguments.

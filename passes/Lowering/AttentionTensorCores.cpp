@@ -45,6 +45,11 @@ constexpr int64_t kPad = 8;
 /// bf16 elements per vectorised global load (16 bytes).
 constexpr int64_t kChunk = 8;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Scores are kept in base 2 (FlashAttention's exp2 form): s log2(e) with the
+/// softmax scale folded in, so that exp(x) = 2^(x log2 e) is one ex2 and the
+/// scale one multiply (or the FMA that also subtracts the row's statistic).
+constexpr double kLog2e = 1.4426950408889634;
+constexpr double kLn2 = 0.6931471805599453;
 
 /// A 16x8 f32 accumulator: c0..c3 of this lane.
 using Acc = std::array<Value, 4>;
@@ -206,6 +211,10 @@ struct QueryTile {
   Value batch, head, i0;
   Value rows[2], rowLo[2], rowHi[2];
   Value begin, end;
+  /// The largest first key and the smallest last key of the tile's rows
+  /// (the bounds never decrease along the queries): a key tile inside
+  /// [maxLo, minHi] needs no mask.
+  Value maxLo, minHi;
   Value kt, vt;
 };
 
@@ -253,6 +262,8 @@ void queryTileKernel(
               qt.begin = e.load(lo, {qt.batch, qt.i0});
               qt.end = e.add(e.load(hi, {qt.batch, e.sub(last, e.idx(1))}),
                              e.idx(1));
+              qt.maxLo = e.load(lo, {qt.batch, e.sub(last, e.idx(1))});
+              qt.minHi = e.load(hi, {qt.batch, qt.i0});
               body(e, tc, qt);
             });
       });
@@ -268,15 +279,22 @@ timesRowsOf(KernelEmitter &e, TensorCoreEmitter &tc, int64_t cols,
             Value first) {
   const int64_t keyTiles = cols / 8;
   SmallVector<Acc> s(keyTiles, tc.zeros());
-  Value row = e.add(first, e.rem(tc.at.lane, e.idx(8)));
+  // One ldmatrix.x4 gives the B fragments of two key tiles: lanes 0-15
+  // address tile n's 8 rows (k halves 0-7, 8-15), lanes 16-31 tile n + 1's.
+  Value row = e.add(first, e.add(e.rem(tc.at.lane, e.idx(8)),
+                                 e.mul(e.div(tc.at.lane, e.idx(16)),
+                                       e.idx(keyTiles > 1 ? 8 : 0))));
   Value col = e.mul(e.rem(e.div(tc.at.lane, e.idx(8)), e.idx(2)), e.idx(8));
   for (int64_t ks = 0; ks < tc.p.D / 16; ++ks) {
     SmallVector<Value> a = aOf(ks);
-    for (int64_t n = 0; n < keyTiles; ++n) {
+    for (int64_t n = 0; n < keyTiles; n += 2) {
+      const bool pair = n + 1 < keyTiles;
       SmallVector<Value> bReg = tc.ldmatrix(tile, e.add(e.idx(8 * n), row),
-                                            e.add(e.idx(16 * ks), col), 2,
-                                            /*transpose=*/false);
-      s[n] = tc.mma(a, bReg, s[n]);
+                                            e.add(e.idx(16 * ks), col),
+                                            pair ? 4 : 2, /*transpose=*/false);
+      s[n] = tc.mma(a, {bReg[0], bReg[1]}, s[n]);
+      if (pair)
+        s[n + 1] = tc.mma(a, {bReg[2], bReg[3]}, s[n + 1]);
     }
   }
   return s;
@@ -312,17 +330,25 @@ SmallVector<SmallVector<Value>> rowFragments(KernelEmitter &e,
 void accumulateTimesTile(KernelEmitter &e, TensorCoreEmitter &tc,
                          ArrayRef<Acc> w, Value tile, Value first,
                          MutableArrayRef<Acc> acc) {
+  // One ldmatrix.x4.trans gives the B fragments of two column tiles:
+  // lanes 0-15 address the 16 rows at columns 8 dn, lanes 16-31 at 8 dn + 8.
+  const int64_t dTiles = acc.size();
   Value row = e.add(first, e.rem(tc.at.lane, e.idx(16)));
+  Value colOffset =
+      e.mul(e.div(tc.at.lane, e.idx(16)), e.idx(dTiles > 1 ? 8 : 0));
   for (int64_t ks = 0; ks < int64_t(w.size()) / 2; ++ks) {
     const Acc &left = w[2 * ks], &right = w[2 * ks + 1];
     SmallVector<Value> a = {
         tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
         tc.pack(right[0], right[1]), tc.pack(right[2], right[3])};
-    for (int64_t dn = 0; dn < int64_t(acc.size()); ++dn) {
-      SmallVector<Value> bReg =
-          tc.ldmatrix(tile, e.add(e.idx(16 * ks), row), e.idx(8 * dn), 2,
-                      /*transpose=*/true);
-      acc[dn] = tc.mma(a, bReg, acc[dn]);
+    for (int64_t dn = 0; dn < dTiles; dn += 2) {
+      const bool pair = dn + 1 < dTiles;
+      SmallVector<Value> bReg = tc.ldmatrix(tile, e.add(e.idx(16 * ks), row),
+                                            e.add(e.idx(8 * dn), colOffset),
+                                            pair ? 4 : 2, /*transpose=*/true);
+      acc[dn] = tc.mma(a, {bReg[0], bReg[1]}, acc[dn]);
+      if (pair)
+        acc[dn + 1] = tc.mma(a, {bReg[2], bReg[3]}, acc[dn + 1]);
     }
   }
 }
@@ -337,25 +363,68 @@ Value allowedAt(KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt,
                 e.cmp(CmpIPredicate::sle, key, qt.rowHi[h]));
 }
 
+/// value(n, i) for every accumulator element of the tile's `tiles` key
+/// tiles, `fill` where the key is not allowed: the mask is evaluated only
+/// on the tiles a mask edge crosses (`interior` is uniform over the block,
+/// so the warp does not diverge), marked for the cost model with the
+/// iterations expected to take it (kEdgeTilesAttr).
+SmallVector<Acc> maskedTile(KernelEmitter &e, TensorCoreEmitter &tc,
+                            const QueryTile &qt, Value j0, Value interior,
+                            int64_t tiles, Value fill,
+                            llvm::function_ref<Value(int64_t, int64_t)> value) {
+  OpBuilder &b = e.builder();
+  Location loc = e.location();
+  SmallVector<Type> types(4 * tiles, e.floatType());
+  auto branch = scf::IfOp::create(b, loc, types, interior, true);
+  // Edges per causal or window bound: the tiles a span of kQueryRows keys
+  // can touch at any alignment (documents, known at run time, add more).
+  const int64_t perEdge = (kQueryRows - 1 + qt.keyCols - 1) / qt.keyCols + 1;
+  const int64_t edges = (tc.p.mask.getCausal() ? perEdge : 0) +
+                        (tc.p.mask.hasWindow() ? perEdge : 0);
+  branch->setAttr(kEdgeTilesAttr, b.getI64IntegerAttr(edges));
+  for (bool whole : {true, false}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(whole ? branch.thenBlock() : branch.elseBlock());
+    SmallVector<Value> values;
+    for (int64_t n = 0; n < tiles; ++n)
+      for (int64_t i = 0; i < 4; ++i) {
+        Value x = value(n, i);
+        values.push_back(
+            whole ? x : e.select(allowedAt(e, tc, qt, j0, n, i), x, fill));
+      }
+    scf::YieldOp::create(b, loc, values);
+  }
+  SmallVector<Acc> out(tiles);
+  for (int64_t n = 0; n < tiles; ++n)
+    for (int64_t i = 0; i < 4; ++i)
+      out[n][i] = branch.getResult(4 * n + i);
+  return out;
+}
+
 /// The loop over the tile's key range, keyCols keys at a time, K and V
 /// staged into the buffer of the iteration (then one barrier); body(j0,
-/// first row of the buffer, carried) returns the next carried values.
+/// first row of the buffer, whether every row sees every key of the tile,
+/// carried) returns the next carried values.
 SmallVector<Value> forKeyTiles(
     KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt, Value k,
     Value v, ValueRange init,
-    llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
+    llvm::function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)>
+        body) {
   const int64_t keyCols = qt.keyCols;
-  SmallVector<Value> results =
-      e.loop(qt.begin, qt.end, e.idx(qt.keyCols), init,
-             [&](Value j0, ValueRange carried) {
-               Value buffer = e.mul(
-                   e.rem(e.div(e.sub(j0, qt.begin), e.idx(keyCols)), e.idx(2)),
-                   e.idx(keyCols));
-               tc.stage(qt.kt, buffer, k, qt.batch, qt.head, j0, keyCols);
-               tc.stage(qt.vt, buffer, v, qt.batch, qt.head, j0, keyCols);
-               tc.barrier();
-               return body(j0, buffer, carried);
-             });
+  SmallVector<Value> results = e.loop(
+      qt.begin, qt.end, e.idx(qt.keyCols), init,
+      [&](Value j0, ValueRange carried) {
+        Value buffer =
+            e.mul(e.rem(e.div(e.sub(j0, qt.begin), e.idx(keyCols)), e.idx(2)),
+                  e.idx(keyCols));
+        tc.stage(qt.kt, buffer, k, qt.batch, qt.head, j0, keyCols);
+        tc.stage(qt.vt, buffer, v, qt.batch, qt.head, j0, keyCols);
+        tc.barrier();
+        Value lastKey = e.add(j0, e.idx(keyCols - 1));
+        Value interior = e.both(e.cmp(CmpIPredicate::sge, j0, qt.maxLo),
+                                e.cmp(CmpIPredicate::sle, lastKey, qt.minHi));
+        return body(j0, buffer, interior, carried);
+      });
   markAttentionSpan(e, tc.p, kQueryRows);
   return results;
 }
@@ -406,19 +475,21 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
           init.push_back(e.fc(0.0));
         SmallVector<Value> state = forKeyTiles(
             e, tc, qt, k, v, init,
-            [&](Value j0, Value buffer, ValueRange carried) {
-              SmallVector<Acc> s = timesRowsOf(
+            [&](Value j0, Value buffer, Value interior, ValueRange carried) {
+              SmallVector<Acc> raw = timesRowsOf(
                   e, tc, qt.keyCols, [&](int64_t ks) { return qa[ks]; }, qt.kt,
                   buffer);
-              // Scale and mask; the rows' maxima over the tile.
-              Value scale = e.fc(p.scale);
+              // Scale (to base 2) and mask; the rows' maxima over the tile.
+              Value scale = e.fc(p.scale * kLog2e);
+              SmallVector<Acc> s =
+                  maskedTile(e, tc, qt, j0, interior, raw.size(), ninf,
+                             [&](int64_t n, int64_t i) {
+                               return e.fmul(raw[n][i], scale);
+                             });
               Value tileMax[2] = {ninf, ninf};
               for (int64_t n = 0; n < int64_t(s.size()); ++n)
-                for (int64_t i = 0; i < 4; ++i) {
-                  s[n][i] = e.select(allowedAt(e, tc, qt, j0, n, i),
-                                     e.fmul(s[n][i], scale), ninf);
+                for (int64_t i = 0; i < 4; ++i)
                   tileMax[i / 2] = e.fmax(tileMax[i / 2], s[n][i]);
-                }
               // Online softmax per row: m, alpha, p = exp(s - m), l.
               SmallVector<Value> next;
               Value alpha[2], mSafe[2];
@@ -426,13 +497,13 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
                 Value mNew = e.fmax(carried[h], tc.quad(tileMax[h], false));
                 mSafe[h] = e.select(e.fcmp(CmpFPredicate::OEQ, mNew, ninf),
                                     e.fc(0.0), mNew);
-                alpha[h] = e.exp(e.fsub(carried[h], mSafe[h]));
+                alpha[h] = e.exp2(e.fsub(carried[h], mSafe[h]));
                 next.push_back(mNew);
               }
               Value rowSum[2] = {e.fc(0.0), e.fc(0.0)};
               for (Acc &tileScores : s)
                 for (int64_t i = 0; i < 4; ++i) {
-                  tileScores[i] = e.exp(e.fsub(tileScores[i], mSafe[i / 2]));
+                  tileScores[i] = e.exp2(e.fsub(tileScores[i], mSafe[i / 2]));
                   rowSum[i / 2] = e.fadd(rowSum[i / 2], tileScores[i]);
                 }
               for (int64_t h = 0; h < 2; ++h)
@@ -448,7 +519,8 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
                 next.append(a.begin(), a.end());
               return next;
             });
-        // out = acc / l; lse = m + log(l) (-inf for a row without keys).
+        // out = acc / l; lse = (m + log2(l)) ln 2 (m in base 2; -inf for a
+        // row without keys).
         for (int64_t h = 0; h < 2; ++h) {
           Value l = tc.quad(state[2 + h], /*sum=*/true);
           Value inv = e.select(e.fcmp(CmpFPredicate::OGT, l, e.fc(0.0)),
@@ -461,8 +533,8 @@ void emitTensorCoreAttentionForward(OpBuilder &b, Location loc,
                         {qt.batch, qt.head, qt.rows[h], d});
               }
             ifFirstOfQuad(e, tc, [&] {
-              e.store(e.fadd(state[h], e.log(l)), result.lse,
-                      {qt.batch, qt.head, qt.rows[h]});
+              e.store(e.fmul(e.fadd(state[h], e.log2(l)), e.fc(kLn2)),
+                      result.lse, {qt.batch, qt.head, qt.rows[h]});
             });
           });
         }
@@ -489,10 +561,13 @@ void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
         tc.barrier();
         // Per row: the forward's lse, and delta = rowsum(dO * O) over this
         // lane's columns of the accumulator layout, summed over the quad.
+        // lse in base 2, negated: P = 2^(s scale log2 e - lse log2 e) is
+        // one FMA and one ex2.
         Value lse[2], rowDelta[2];
         for (int64_t h = 0; h < 2; ++h) {
           Value row = e.min(qt.rows[h], e.idx(p.T - 1));
-          lse[h] = e.load(forward.lse, {qt.batch, qt.head, row});
+          lse[h] = e.fmul(e.load(forward.lse, {qt.batch, qt.head, row}),
+                          e.fc(-kLog2e));
           Value sum = e.fc(0.0);
           for (int64_t dn = 0; dn < dTiles; ++dn)
             for (int64_t c = 0; c < 2; ++c) {
@@ -513,7 +588,7 @@ void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
         SmallVector<Value> init(dTiles * 4, e.fc(0.0));
         SmallVector<Value> state = forKeyTiles(
             e, tc, qt, k, v, init,
-            [&](Value j0, Value buffer, ValueRange carried) {
+            [&](Value j0, Value buffer, Value interior, ValueRange carried) {
               // P = exp(scale q k^T - lse) where allowed; dP = dO V^T;
               // dS = P (dP - delta) scale.
               SmallVector<Acc> s = timesRowsOf(
@@ -523,13 +598,15 @@ void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
               SmallVector<Acc> dp = timesRowsOf(
                   e, tc, qt.keyCols, [&](int64_t ks) { return da[ks]; }, qt.vt,
                   buffer);
-              Value scale = e.fc(p.scale);
+              Value scale = e.fc(p.scale), scale2 = e.fc(p.scale * kLog2e);
+              SmallVector<Acc> probs = maskedTile(
+                  e, tc, qt, j0, interior, s.size(), e.fc(0.0),
+                  [&](int64_t n, int64_t i) {
+                    return e.exp2(e.fma(s[n][i], scale2, lse[i / 2]));
+                  });
               for (int64_t n = 0; n < int64_t(s.size()); ++n)
                 for (int64_t i = 0; i < 4; ++i) {
-                  Value pr = e.select(
-                      allowedAt(e, tc, qt, j0, n, i),
-                      e.exp(e.fsub(e.fmul(s[n][i], scale), lse[i / 2])),
-                      e.fc(0.0));
+                  Value pr = probs[n][i];
                   s[n][i] = e.fmul(
                       e.fmul(pr, e.fsub(dp[n][i], rowDelta[i / 2])), scale);
                 }
@@ -630,29 +707,40 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                           return rowFragment(e, tc, vTile, ks);
                         },
                         dBuf, buffer);
-                    Value scale = e.fc(p.scale);
+                    // Per query column of this lane (8 n + 2 t + c): inside
+                    // the sequence, its key bounds, lse (base 2, negated)
+                    // and delta, read once for both of the lane's keys.
+                    struct Column {
+                      Value inside, lo, hi, lse, delta;
+                    };
+                    SmallVector<std::array<Column, 2>> cols(s.size());
+                    for (int64_t n = 0; n < int64_t(s.size()); ++n)
+                      for (int64_t c = 0; c < 2; ++c) {
+                        Value query = e.add(
+                            i0, e.add(e.idx(8 * n + c), e.mul(at.t, e.idx(2))));
+                        Value row = e.min(query, e.idx(p.T - 1));
+                        cols[n][c] = {
+                            e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
+                            e.load(lo, {batch, row}), e.load(hi, {batch, row}),
+                            e.fmul(e.load(lse, {batch, head, row}),
+                                   e.fc(-kLog2e)),
+                            e.load(delta, {batch, head, row})};
+                      }
+                    Value scale = e.fc(p.scale),
+                          scale2 = e.fc(p.scale * kLog2e);
                     for (int64_t n = 0; n < int64_t(s.size()); ++n)
                       for (int64_t i = 0; i < 4; ++i) {
-                        Value query = e.add(i0, e.add(e.idx(8 * n + i % 2),
-                                                      e.mul(at.t, e.idx(2))));
-                        Value row = e.min(query, e.idx(p.T - 1));
+                        const Column &col = cols[n][i % 2];
                         Value key = keys[i / 2];
-                        Value ok =
-                            e.both(e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
-                                   e.both(e.cmp(CmpIPredicate::sge, key,
-                                                e.load(lo, {batch, row})),
-                                          e.cmp(CmpIPredicate::sle, key,
-                                                e.load(hi, {batch, row}))));
+                        Value ok = e.both(
+                            col.inside,
+                            e.both(e.cmp(CmpIPredicate::sge, key, col.lo),
+                                   e.cmp(CmpIPredicate::sle, key, col.hi)));
                         Value pr = e.select(
-                            ok,
-                            e.exp(e.fsub(e.fmul(s[n][i], scale),
-                                         e.load(lse, {batch, head, row}))),
+                            ok, e.exp2(e.fma(s[n][i], scale2, col.lse)),
                             e.fc(0.0));
                         dp[n][i] = e.fmul(
-                            e.fmul(pr,
-                                   e.fsub(dp[n][i],
-                                          e.load(delta, {batch, head, row}))),
-                            scale);
+                            e.fmul(pr, e.fsub(dp[n][i], col.delta)), scale);
                         s[n][i] = pr;
                       }
                     // dK += dS^T Q and dV += P^T dO (bf16 weights from their

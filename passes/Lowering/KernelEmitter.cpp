@@ -72,6 +72,8 @@ Value KernelEmitter::fcmp(arith::CmpFPredicate p, Value x, Value y) {
 }
 Value KernelEmitter::exp(Value x) { return math::ExpOp::create(b, loc, x); }
 Value KernelEmitter::log(Value x) { return math::LogOp::create(b, loc, x); }
+Value KernelEmitter::exp2(Value x) { return math::Exp2Op::create(b, loc, x); }
+Value KernelEmitter::log2(Value x) { return math::Log2Op::create(b, loc, x); }
 
 Value KernelEmitter::load(Value m, ValueRange at) {
   return memref::LoadOp::create(b, loc, m, at);

@@ -25,6 +25,12 @@ constexpr llvm::StringLiteral kWorkgroupTileAttr = "gptc.workgroup_tile";
 /// not known statically; the cost model of --stats bounds it with these and
 /// the spec's largest window (driver/report/KernelCost.h).
 constexpr llvm::StringLiteral kMaskedSpanAttr = "gptc.masked_span";
+/// On the scf.if in such a loop whose else region masks a tile element by
+/// element and whose then region, for the tiles the mask leaves whole,
+/// does not: the i64 number of the loop's iterations expected to take the
+/// else region (the tiles a causal or window edge crosses). The cost model
+/// weighs the regions by it.
+constexpr llvm::StringLiteral kEdgeTilesAttr = "gptc.edge_tiles";
 /// On the scf.if of gptc-thread-blocks that leaves out the threads past a
 /// nest's work items (a grid of whole blocks): the cost model of --stats
 /// counts the work items it lets through, its bound a constant or a
@@ -74,6 +80,10 @@ public:
   mlir::Value fcmp(mlir::arith::CmpFPredicate p, mlir::Value x, mlir::Value y);
   mlir::Value exp(mlir::Value x);
   mlir::Value log(mlir::Value x);
+  /// 2^x and log2(x) (math.exp2 / math.log2: on NVPTX libdevice's
+  /// ex2.approx / lg2.approx, one instruction each).
+  mlir::Value exp2(mlir::Value x);
+  mlir::Value log2(mlir::Value x);
 
   // Memory.
   mlir::Value load(mlir::Value m, mlir::ValueRange at);

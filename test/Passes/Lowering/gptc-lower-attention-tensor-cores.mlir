@@ -1,8 +1,11 @@
 // gpt.attention {products = bf16} on the CUDA target: q, k, v rounded to
 // bf16 tensors and the tensor-core forward kernel (AttentionTensorCores.h):
 // a block of 4 warps (128 threads) per 64 queries, K and V staged in two
-// padded shared buffers each (2 x 64 keys x (32 + 8)), ldmatrix operands, gpt.warp_mma products, the row
-// statistics shared over a quad by butterfly shuffles. Without the
+// padded shared buffers each (2 x 64 keys x (32 + 8)), ldmatrix.x4 operands
+// (two key or column tiles a load), gpt.warp_mma products, the scores
+// masked in an scf.if (gptc.edge_tiles: only on the tiles a mask edge
+// crosses) and scaled to base 2 (exp2), the row statistics shared over a
+// quad by butterfly shuffles. Without the
 // attribute, with a head dimension the mma's k does not divide, or on the
 // CPU, the scalar kernels run, on q, k, v rounded to bf16 and back (and
 // the probabilities rounded in the kernel).
@@ -20,10 +23,16 @@
 // CHECK:               vector.store
 // CHECK:               gpt.block_barrier
 // CHECK-NOT:           gpt.block_barrier
-// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false}
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:               gpt.warp_mma A[
+// CHECK:               scf.if %{{.*}} -> (f32,
+// CHECK-NEXT:            arith.mulf
+// CHECK:               } else {
+// CHECK:                 arith.select
+// CHECK:               } {gptc.edge_tiles = 4 : i64}
 // CHECK:               gpu.shuffle  xor
-// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK:               math.exp2
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK:               gpt.warp_mma A[
 // CHECK-NOT:           gpt.block_barrier
 // CHECK:               scf.yield
@@ -75,14 +84,14 @@ func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %
 // CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
 // CHECK:             scf.for
 // CHECK:               gpt.warp_mma A[
-// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK:               gpt.warp_mma A[
 // CHECK:         scf.parallel
 // CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
 // CHECK:             scf.for
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:               gpt.warp_mma A[
-// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK:               gpt.warp_mma A[
 // CHECK-NOT:     arith.extf %{{.*}} : bf16 to f32
 // CHECK:         return
