@@ -88,6 +88,8 @@ struct ModelShape {
   bool normEpsFromDtype{}; ///< eps = machine epsilon of training.dtype
   bool attnBranchScale{};  ///< R3-R4: attn branch * 1/sqrt(2 L)
   double initStd{};
+  /// Std of the embedding tables' normal init; 0 = initStd.
+  double embeddingInitStd{};
   bool lmHeadZeroInit{};
   bool outProjZeroInit{}; ///< attention output and MLP down proj
   bool shortcutX0{};      ///< x = l0 x + l1 x0 per block

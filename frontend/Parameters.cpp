@@ -56,11 +56,13 @@ std::vector<ParameterInfo> enumerateParameters(const ModelSpec &spec) {
   std::vector<ParameterInfo> params;
 
   // Embeddings.
+  const double embedStd =
+      m.embeddingInitStd > 0 ? m.embeddingInitStd : m.initStd;
   params.push_back(
-      makeParameter("wte", {vocab, d}, InitRule::Normal, m.initStd));
+      makeParameter("wte", {vocab, d}, InitRule::Normal, embedStd));
   for (int j = 0, e = valueEmbeddingTables(m); j < e; ++j)
     params.push_back(makeParameter("value_embeds." + std::to_string(j),
-                                   {vocab, d}, InitRule::Normal, m.initStd));
+                                   {vocab, d}, InitRule::Normal, embedStd));
 
   // Blocks, in order.
   const InitRule outInit =

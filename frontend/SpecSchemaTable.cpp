@@ -199,6 +199,16 @@ std::vector<SchemaEntry> buildTopAndModel() {
           .doc("Std of the normal init of every matrix not zero-initialised.")
           .set(
               [](MS &s, OG *, const SV &v) { s.model.initStd = v.floatValue; }),
+      Key("model.embedding_init_std", VK::Float)
+          .byDefault("0")
+          .atLeast(0)
+          .atMost(10)
+          .doc("Std of the normal init of the embedding tables (wte, "
+               "value_embeds.*); 0 = init_std. PyTorch's nn.Embedding "
+               "starts at N(0, 1): 1 (R15, R21).")
+          .set([](MS &s, OG *, const SV &v) {
+            s.model.embeddingInitStd = v.floatValue;
+          }),
       Key("model.lm_head_zero_init", VK::Bool)
           .byDefault("false")
           .doc("Zero-initialise lm_head (R8+; untied heads only).")
