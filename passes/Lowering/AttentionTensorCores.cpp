@@ -363,35 +363,36 @@ Value allowedAt(KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt,
                 e.cmp(CmpIPredicate::sle, key, qt.rowHi[h]));
 }
 
-/// value(n, i) for every accumulator element of the tile's `tiles` key
-/// tiles, `fill` where the key is not allowed: the mask is evaluated only
-/// on the tiles a mask edge crosses (`interior` is uniform over the block,
-/// so the warp does not diverge), marked for the cost model with the
-/// iterations expected to take it (kEdgeTilesAttr).
-SmallVector<Acc> maskedTile(KernelEmitter &e, TensorCoreEmitter &tc,
-                            const QueryTile &qt, Value j0, Value interior,
-                            int64_t tiles, Value fill,
-                            llvm::function_ref<Value(int64_t, int64_t)> value) {
+/// The tiles of `tile` positions a mask edge crosses, per loop over the
+/// positions that meet a block of `span` partners: a causal or window edge
+/// touches at most (span - 1 + tile - 1) / tile + 1 of them at any
+/// alignment (documents, known at run time, add more).
+int64_t edgeTiles(const AttentionProblem &p, int64_t span, int64_t tile) {
+  const int64_t perEdge = (span - 1 + tile - 1) / tile + 1;
+  return (p.mask.getCausal() ? perEdge : 0) +
+         (p.mask.hasWindow() ? perEdge : 0);
+}
+
+/// value(n, i, masked) for every accumulator element of `tiles` 8-column
+/// tiles, masked = false when `interior` (uniform over the block, so the
+/// warp does not diverge) says no element needs the mask: an scf.if
+/// marked for the cost model with the iterations expected to take the
+/// masked region (kEdgeTilesAttr).
+SmallVector<Acc>
+edgeMasked(KernelEmitter &e, Value interior, int64_t tiles, int64_t edges,
+           llvm::function_ref<Value(int64_t, int64_t, bool)> value) {
   OpBuilder &b = e.builder();
   Location loc = e.location();
   SmallVector<Type> types(4 * tiles, e.floatType());
   auto branch = scf::IfOp::create(b, loc, types, interior, true);
-  // Edges per causal or window bound: the tiles a span of kQueryRows keys
-  // can touch at any alignment (documents, known at run time, add more).
-  const int64_t perEdge = (kQueryRows - 1 + qt.keyCols - 1) / qt.keyCols + 1;
-  const int64_t edges = (tc.p.mask.getCausal() ? perEdge : 0) +
-                        (tc.p.mask.hasWindow() ? perEdge : 0);
   branch->setAttr(kEdgeTilesAttr, b.getI64IntegerAttr(edges));
   for (bool whole : {true, false}) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(whole ? branch.thenBlock() : branch.elseBlock());
     SmallVector<Value> values;
     for (int64_t n = 0; n < tiles; ++n)
-      for (int64_t i = 0; i < 4; ++i) {
-        Value x = value(n, i);
-        values.push_back(
-            whole ? x : e.select(allowedAt(e, tc, qt, j0, n, i), x, fill));
-      }
+      for (int64_t i = 0; i < 4; ++i)
+        values.push_back(value(n, i, !whole));
     scf::YieldOp::create(b, loc, values);
   }
   SmallVector<Acc> out(tiles);
@@ -399,6 +400,21 @@ SmallVector<Acc> maskedTile(KernelEmitter &e, TensorCoreEmitter &tc,
     for (int64_t i = 0; i < 4; ++i)
       out[n][i] = branch.getResult(4 * n + i);
   return out;
+}
+
+/// value(n, i) for every accumulator element of the tile's `tiles` key
+/// tiles, `fill` where the key is not allowed, the mask evaluated on the
+/// key tiles a mask edge crosses only (edgeMasked).
+SmallVector<Acc> maskedTile(KernelEmitter &e, TensorCoreEmitter &tc,
+                            const QueryTile &qt, Value j0, Value interior,
+                            int64_t tiles, Value fill,
+                            llvm::function_ref<Value(int64_t, int64_t)> value) {
+  return edgeMasked(
+      e, interior, tiles, edgeTiles(tc.p, kQueryRows, qt.keyCols),
+      [&](int64_t n, int64_t i, bool masked) {
+        Value x = value(n, i);
+        return masked ? e.select(allowedAt(e, tc, qt, j0, n, i), x, fill) : x;
+      });
 }
 
 /// The loop over the tile's key range, keyCols keys at a time, K and V
@@ -707,40 +723,58 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                           return rowFragment(e, tc, vTile, ks);
                         },
                         dBuf, buffer);
-                    // Per query column of this lane (8 n + 2 t + c): inside
-                    // the sequence, its key bounds, lse (base 2, negated)
-                    // and delta, read once for both of the lane's keys.
-                    struct Column {
-                      Value inside, lo, hi, lse, delta;
-                    };
-                    SmallVector<std::array<Column, 2>> cols(s.size());
+                    // Per query column of this lane (8 n + 2 t + c): lse
+                    // (base 2, negated) and delta, read once for both of
+                    // the lane's keys; on the query tiles a mask edge
+                    // crosses, its bounds too.
+                    SmallVector<std::array<Value, 2>> rows(s.size()),
+                        colLse(s.size()), colDelta(s.size());
                     for (int64_t n = 0; n < int64_t(s.size()); ++n)
                       for (int64_t c = 0; c < 2; ++c) {
                         Value query = e.add(
                             i0, e.add(e.idx(8 * n + c), e.mul(at.t, e.idx(2))));
+                        rows[n][c] = query;
                         Value row = e.min(query, e.idx(p.T - 1));
-                        cols[n][c] = {
-                            e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
-                            e.load(lo, {batch, row}), e.load(hi, {batch, row}),
-                            e.fmul(e.load(lse, {batch, head, row}),
-                                   e.fc(-kLog2e)),
-                            e.load(delta, {batch, head, row})};
+                        colLse[n][c] = e.fmul(e.load(lse, {batch, head, row}),
+                                              e.fc(-kLog2e));
+                        colDelta[n][c] = e.load(delta, {batch, head, row});
                       }
+                    // Every query of the tile sees every key of the block
+                    // (both bounds never decrease along the queries).
+                    Value lastQuery = e.add(i0, e.idx(queryCols - 1));
+                    Value interior = e.both(
+                        e.cmp(CmpIPredicate::slt, lastQuery, e.idx(p.T)),
+                        e.both(e.cmp(CmpIPredicate::sle,
+                                     e.load(lo, {batch, e.min(lastQuery,
+                                                              e.idx(p.T - 1))}),
+                                     j0),
+                               e.cmp(CmpIPredicate::sge,
+                                     e.load(hi, {batch, i0}), jLast)));
                     Value scale = e.fc(p.scale),
                           scale2 = e.fc(p.scale * kLog2e);
+                    SmallVector<Acc> probs = edgeMasked(
+                        e, interior, s.size(), edgeTiles(p, keyRows, queryCols),
+                        [&](int64_t n, int64_t i, bool masked) {
+                          Value pr =
+                              e.exp2(e.fma(s[n][i], scale2, colLse[n][i % 2]));
+                          if (!masked)
+                            return pr;
+                          Value query = rows[n][i % 2], key = keys[i / 2];
+                          Value row = e.min(query, e.idx(p.T - 1));
+                          Value ok = e.both(
+                              e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
+                              e.both(e.cmp(CmpIPredicate::sge, key,
+                                           e.load(lo, {batch, row})),
+                                     e.cmp(CmpIPredicate::sle, key,
+                                           e.load(hi, {batch, row}))));
+                          return e.select(ok, pr, e.fc(0.0));
+                        });
                     for (int64_t n = 0; n < int64_t(s.size()); ++n)
                       for (int64_t i = 0; i < 4; ++i) {
-                        const Column &col = cols[n][i % 2];
-                        Value key = keys[i / 2];
-                        Value ok = e.both(
-                            col.inside,
-                            e.both(e.cmp(CmpIPredicate::sge, key, col.lo),
-                                   e.cmp(CmpIPredicate::sle, key, col.hi)));
-                        Value pr = e.select(
-                            ok, e.exp2(e.fma(s[n][i], scale2, col.lse)),
-                            e.fc(0.0));
+                        Value pr = probs[n][i];
                         dp[n][i] = e.fmul(
-                            e.fmul(pr, e.fsub(dp[n][i], col.delta)), scale);
+                            e.fmul(pr, e.fsub(dp[n][i], colDelta[n][i % 2])),
+                            scale);
                         s[n][i] = pr;
                       }
                     // dK += dS^T Q and dV += P^T dO (bf16 weights from their
