@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
+#include <map>
 
 using namespace mlir;
 
@@ -326,13 +327,31 @@ SmallVector<SmallVector<Value>> rowFragments(KernelEmitter &e,
 
 /// acc[dn] += w tile for the keyCols x keyCols weights `w` (accumulator
 /// registers, rounded to bf16 as A operands) and the keyCols rows of `tile`
-/// from row `first` (B's rows: ldmatrix transposed).
+/// from row `first` (B's rows: ldmatrix transposed). `paired`: two column
+/// tiles a load (x4), else one (x2: two registers fewer live, for the
+/// dK/dV kernel whose two accumulators fill the register file).
 void accumulateTimesTile(KernelEmitter &e, TensorCoreEmitter &tc,
                          ArrayRef<Acc> w, Value tile, Value first,
-                         MutableArrayRef<Acc> acc) {
+                         MutableArrayRef<Acc> acc, bool paired = true) {
   // One ldmatrix.x4.trans gives the B fragments of two column tiles:
   // lanes 0-15 address the 16 rows at columns 8 dn, lanes 16-31 at 8 dn + 8.
   const int64_t dTiles = acc.size();
+  if (!paired) {
+    Value row = e.add(first, e.rem(tc.at.lane, e.idx(16)));
+    for (int64_t ks = 0; ks < int64_t(w.size()) / 2; ++ks) {
+      const Acc &left = w[2 * ks], &right = w[2 * ks + 1];
+      SmallVector<Value> a = {
+          tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
+          tc.pack(right[0], right[1]), tc.pack(right[2], right[3])};
+      for (int64_t dn = 0; dn < dTiles; ++dn) {
+        SmallVector<Value> bReg =
+            tc.ldmatrix(tile, e.add(e.idx(16 * ks), row), e.idx(8 * dn), 2,
+                        /*transpose=*/true);
+        acc[dn] = tc.mma(a, bReg, acc[dn]);
+      }
+    }
+    return;
+  }
   Value row = e.add(first, e.rem(tc.at.lane, e.idx(16)));
   Value colOffset =
       e.mul(e.div(tc.at.lane, e.idx(16)), e.idx(dTiles > 1 ? 8 : 0));
@@ -727,14 +746,15 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                     // (base 2, negated) and delta, read once for both of
                     // the lane's keys; on the query tiles a mask edge
                     // crosses, its bounds too.
-                    SmallVector<std::array<Value, 2>> rows(s.size()),
-                        colLse(s.size()), colDelta(s.size());
+                    SmallVector<std::array<Value, 2>> colLse(s.size()),
+                        colDelta(s.size());
+                    auto queryOf = [&](int64_t n, int64_t c) {
+                      return e.add(
+                          i0, e.add(e.idx(8 * n + c), e.mul(at.t, e.idx(2))));
+                    };
                     for (int64_t n = 0; n < int64_t(s.size()); ++n)
                       for (int64_t c = 0; c < 2; ++c) {
-                        Value query = e.add(
-                            i0, e.add(e.idx(8 * n + c), e.mul(at.t, e.idx(2))));
-                        rows[n][c] = query;
-                        Value row = e.min(query, e.idx(p.T - 1));
+                        Value row = e.min(queryOf(n, c), e.idx(p.T - 1));
                         colLse[n][c] = e.fmul(e.load(lse, {batch, head, row}),
                                               e.fc(-kLog2e));
                         colDelta[n][c] = e.load(delta, {batch, head, row});
@@ -752,6 +772,11 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                                      e.load(hi, {batch, i0}), jLast)));
                     Value scale = e.fc(p.scale),
                           scale2 = e.fc(p.scale * kLog2e);
+                    // On an edge tile, each query column's bounds, read
+                    // once (inside the masked region, so that nothing of
+                    // them stays live across it).
+                    std::map<std::pair<int64_t, int64_t>, std::array<Value, 3>>
+                        bounds;
                     SmallVector<Acc> probs = edgeMasked(
                         e, interior, s.size(), edgeTiles(p, keyRows, queryCols),
                         [&](int64_t n, int64_t i, bool masked) {
@@ -759,14 +784,21 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                               e.exp2(e.fma(s[n][i], scale2, colLse[n][i % 2]));
                           if (!masked)
                             return pr;
-                          Value query = rows[n][i % 2], key = keys[i / 2];
-                          Value row = e.min(query, e.idx(p.T - 1));
+                          auto [it, fresh] = bounds.try_emplace({n, i % 2});
+                          if (fresh) {
+                            Value query = queryOf(n, i % 2);
+                            Value row = e.min(query, e.idx(p.T - 1));
+                            it->second = {
+                                e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
+                                e.load(lo, {batch, row}),
+                                e.load(hi, {batch, row})};
+                          }
+                          auto [inside, first, last] = it->second;
+                          Value key = keys[i / 2];
                           Value ok = e.both(
-                              e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
-                              e.both(e.cmp(CmpIPredicate::sge, key,
-                                           e.load(lo, {batch, row})),
-                                     e.cmp(CmpIPredicate::sle, key,
-                                           e.load(hi, {batch, row}))));
+                              inside,
+                              e.both(e.cmp(CmpIPredicate::sge, key, first),
+                                     e.cmp(CmpIPredicate::sle, key, last)));
                           return e.select(ok, pr, e.fc(0.0));
                         });
                     for (int64_t n = 0; n < int64_t(s.size()); ++n)
@@ -785,8 +817,10 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                         dkAcc[dn][i] = carried[4 * dn + i];
                         dvAcc[dn][i] = carried[4 * (dTiles + dn) + i];
                       }
-                    accumulateTimesTile(e, tc, dp, qBuf, buffer, dkAcc);
-                    accumulateTimesTile(e, tc, s, dBuf, buffer, dvAcc);
+                    accumulateTimesTile(e, tc, dp, qBuf, buffer, dkAcc,
+                                        /*paired=*/false);
+                    accumulateTimesTile(e, tc, s, dBuf, buffer, dvAcc,
+                                        /*paired=*/false);
                     SmallVector<Value> next;
                     for (const Acc &a : dkAcc)
                       next.append(a.begin(), a.end());

@@ -77,7 +77,8 @@ func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %
 // The backward with bf16 products: dQ and dK/dV on tensor cores from q, k,
 // v and dout in bf16 (dQ: S, dP = dout v^T and dq += ds k; dK/dV: S^T,
 // dP^T, dv += p^T dout and dk += ds^T q, by gpt.warp_mma, a block of 64
-// keys, 4 warps); the CPU's scalar kernels on the rounded operands.
+// keys, 4 warps; the masks in scf.if regions on the edge tiles only); the
+// CPU's scalar kernels on the rounded operands.
 // CHECK-LABEL: func.func @bf16_grad
 // CHECK-COUNT-4: arith.truncf %{{.*}} : f32 to bf16
 // CHECK:         scf.parallel
@@ -91,7 +92,9 @@ func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %
 // CHECK:             scf.for
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:               gpt.warp_mma A[
-// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// The dK/dV kernel's two accumulators fill the register file: its B
+// fragments come one column tile a load (x2).
+// CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK:               gpt.warp_mma A[
 // CHECK-NOT:     arith.extf %{{.*}} : bf16 to f32
 // CHECK:         return
