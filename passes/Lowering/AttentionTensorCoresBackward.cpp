@@ -1,0 +1,295 @@
+//===- AttentionTensorCoresBackward.cpp - Tensor-core attention backward --===//
+//
+// See AttentionTensorCores.h: the backward's kernels on tensor cores, dQ
+// (with delta) per 64-query tile and dK/dV per key tile, from the pieces
+// of AttentionTensorCoreTiles.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Lowering/AttentionTensorCoreTiles.h"
+#include "passes/Lowering/AttentionTensorCores.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace gptc::lowering {
+
+using namespace tensor_cores;
+using arith::CmpFPredicate;
+using arith::CmpIPredicate;
+
+void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
+                             const AttentionProblem &p, Value lo, Value hi,
+                             Value q, Value k, Value v, AttentionOutput forward,
+                             Value dout, Value dq, Value delta) {
+  const int64_t dTiles = p.D / 8;
+  // Registers: dO's A fragments, dQ's accumulator, S and dP; Q stays in
+  // shared memory (its fragments loaded per use), and the key tiles are
+  // 16 wide over head_dim 64, so that head_dim 128 needs no local memory.
+  const int64_t keyCols = p.D > 64 ? 16 : 64;
+  queryTileKernel(
+      b, loc, p, lo, hi, keyCols, 0,
+      [&](KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt) {
+        Value qTile = tc.sharedTile(kQueryRows);
+        SmallVector<SmallVector<Value>> da =
+            rowFragments(e, tc, qt, dout, qTile);
+        tc.barrier();
+        tc.stage(qTile, e.idx(0), q, qt.batch, qt.head, qt.i0, kQueryRows);
+        tc.barrier();
+        // Per row: the forward's lse, and delta = rowsum(dO * O) over this
+        // lane's columns of the accumulator layout, summed over the quad.
+        // lse in base 2, negated: P = 2^(s scale log2 e - lse log2 e) is
+        // one FMA and one ex2.
+        Value lse[2], rowDelta[2];
+        for (int64_t h = 0; h < 2; ++h) {
+          Value row = e.min(qt.rows[h], e.idx(p.T - 1));
+          lse[h] = e.fmul(e.load(forward.lse, {qt.batch, qt.head, row}),
+                          e.fc(-kLog2e));
+          Value sum = e.fc(0.0);
+          for (int64_t dn = 0; dn < dTiles; ++dn)
+            for (int64_t c = 0; c < 2; ++c) {
+              Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
+              Value g = arith::ExtFOp::create(
+                  e.builder(), e.location(), e.floatType(),
+                  e.load(dout, {qt.batch, qt.head, row, d}));
+              sum = e.fma(g, e.load(forward.out, {qt.batch, qt.head, row, d}),
+                          sum);
+            }
+          rowDelta[h] = tc.quad(sum, /*sum=*/true);
+          ifRowInside(e, qt, h, p, [&] {
+            ifFirstOfQuad(e, tc, [&] {
+              e.store(rowDelta[h], delta, {qt.batch, qt.head, qt.rows[h]});
+            });
+          });
+        }
+        SmallVector<Value> init(dTiles * 4, e.fc(0.0));
+        SmallVector<Value> state = forKeyTiles(
+            e, tc, qt, k, v, init,
+            [&](Value j0, Value buffer, Value interior, ValueRange carried) {
+              // P = exp(scale q k^T - lse) where allowed; dP = dO V^T;
+              // dS = P (dP - delta) scale.
+              SmallVector<Acc> s = timesRowsOf(
+                  e, tc, qt.keyCols,
+                  [&](int64_t ks) { return rowFragment(e, tc, qTile, ks); },
+                  qt.kt, buffer);
+              SmallVector<Acc> dp = timesRowsOf(
+                  e, tc, qt.keyCols, [&](int64_t ks) { return da[ks]; }, qt.vt,
+                  buffer);
+              Value scale = e.fc(p.scale), scale2 = e.fc(p.scale * kLog2e);
+              SmallVector<Acc> probs = maskedTile(
+                  e, tc, qt, j0, interior, s.size(), e.fc(0.0),
+                  [&](int64_t n, int64_t i) {
+                    return e.exp2(e.fma(s[n][i], scale2, lse[i / 2]));
+                  });
+              for (int64_t n = 0; n < int64_t(s.size()); ++n)
+                for (int64_t i = 0; i < 4; ++i) {
+                  Value pr = probs[n][i];
+                  s[n][i] = e.fmul(
+                      e.fmul(pr, e.fsub(dp[n][i], rowDelta[i / 2])), scale);
+                }
+              // dQ += dS K: dS in bf16 from its registers, K's rows as B's.
+              SmallVector<Acc> acc(dTiles);
+              for (int64_t dn = 0; dn < dTiles; ++dn)
+                for (int64_t i = 0; i < 4; ++i)
+                  acc[dn][i] = carried[4 * dn + i];
+              accumulateTimesTile(e, tc, s, qt.kt, buffer, acc);
+              SmallVector<Value> next;
+              for (const Acc &a : acc)
+                next.append(a.begin(), a.end());
+              return next;
+            });
+        for (int64_t h = 0; h < 2; ++h)
+          ifRowInside(e, qt, h, p, [&] {
+            for (int64_t dn = 0; dn < dTiles; ++dn)
+              for (int64_t c = 0; c < 2; ++c) {
+                Value d = e.add(e.idx(8 * dn + c), e.mul(tc.at.t, e.idx(2)));
+                e.store(state[4 * dn + 2 * h + c], dq,
+                        {qt.batch, qt.head, qt.rows[h], d});
+              }
+          });
+      });
+}
+
+void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
+                                const AttentionProblem &p, Value lo, Value hi,
+                                Value q, Value k, Value v, Value dout,
+                                Value lse, Value delta, Value dk, Value dv) {
+  const int64_t dTiles = p.D / 8;
+  // A warp per 16 keys; K and V stay in shared memory (their A fragments
+  // loaded per use), Q and dO are staged 16 queries at a time into two
+  // buffers each (a lane's scores, their masks and the queries' lse and
+  // delta stay few registers beside dK's and dV's accumulators). Over
+  // head_dim 64: 2 warps (32 keys) a block, so that the four tiles stay
+  // within 48 KiB.
+  const int64_t warps = p.D > 64 ? 2 : 4, threads = 32 * warps;
+  const int64_t keyRows = 16 * warps, queryCols = 16;
+  const int64_t tiles = (p.T + keyRows - 1) / keyRows;
+  Type f32 = b.getF32Type();
+  parallelKernel(
+      b, loc, f32, p.B * p.H * tiles, [&](KernelEmitter &outer, Value w) {
+        Value tile = outer.rem(w, outer.idx(tiles));
+        Value bh = outer.div(w, outer.idx(tiles));
+        Value batch = outer.div(bh, outer.idx(p.H));
+        Value head = outer.rem(bh, outer.idx(p.H));
+        parallelKernel(
+            outer.builder(), loc, f32, threads,
+            [&](KernelEmitter &e, Value thread) {
+              Lane at = laneOf(e, thread);
+              TensorCoreEmitter tc(e, p, at, threads);
+              Value kTile = tc.sharedTile(keyRows),
+                    vTile = tc.sharedTile(keyRows);
+              Value qBuf = tc.sharedTile(2 * queryCols);
+              Value dBuf = tc.sharedTile(2 * queryCols);
+              Value j0 = e.mul(tile, e.idx(keyRows));
+              Value warpKey = e.add(j0, e.mul(at.warp, e.idx(16)));
+              Value keys[2] = {e.add(warpKey, at.g),
+                               e.add(warpKey, e.add(at.g, e.idx(8)))};
+              Value jLast =
+                  e.sub(e.min(e.add(j0, e.idx(keyRows)), e.idx(p.T)), e.idx(1));
+              // The queries that see a key of the block: hi >= j0 and lo <=
+              // jLast, one range since both bounds are non-decreasing
+              // (bisection).
+              Value qBegin = firstRowWhere(e, p.T, [&](Value i) {
+                return e.cmp(CmpIPredicate::sge, e.load(hi, {batch, i}), j0);
+              });
+              Value qEnd = firstRowWhere(e, p.T, [&](Value i) {
+                return e.cmp(CmpIPredicate::sgt, e.load(lo, {batch, i}), jLast);
+              });
+              // The block's K and V (read after the first tile's barrier).
+              tc.stage(kTile, e.idx(0), k, batch, head, j0, keyRows);
+              tc.stage(vTile, e.idx(0), v, batch, head, j0, keyRows);
+              SmallVector<Value> init(2 * dTiles * 4, e.fc(0.0));
+              SmallVector<Value> state = e.loop(
+                  qBegin, qEnd, e.idx(queryCols), init,
+                  [&](Value i0, ValueRange carried) {
+                    Value buffer =
+                        e.mul(e.rem(e.div(e.sub(i0, qBegin), e.idx(queryCols)),
+                                    e.idx(2)),
+                              e.idx(queryCols));
+                    tc.stage(qBuf, buffer, q, batch, head, i0, queryCols);
+                    tc.stage(dBuf, buffer, dout, batch, head, i0, queryCols);
+                    tc.barrier();
+                    // S^T = K Q^T and dP^T = V dO^T (this warp's 16 keys by the
+                    // tile's queries); P^T = exp(scale S^T - lse) where
+                    // allowed; dS^T = P^T (dP^T - delta) scale.
+                    SmallVector<Acc> s = timesRowsOf(
+                        e, tc, queryCols,
+                        [&](int64_t ks) {
+                          return rowFragment(e, tc, kTile, ks);
+                        },
+                        qBuf, buffer);
+                    SmallVector<Acc> dp = timesRowsOf(
+                        e, tc, queryCols,
+                        [&](int64_t ks) {
+                          return rowFragment(e, tc, vTile, ks);
+                        },
+                        dBuf, buffer);
+                    // Per query column of this lane (8 n + 2 t + c): lse
+                    // (base 2, negated) and delta, read once for both of
+                    // the lane's keys; on the query tiles a mask edge
+                    // crosses, its bounds too.
+                    SmallVector<std::array<Value, 2>> colLse(s.size()),
+                        colDelta(s.size());
+                    auto queryOf = [&](int64_t n, int64_t c) {
+                      return e.add(
+                          i0, e.add(e.idx(8 * n + c), e.mul(at.t, e.idx(2))));
+                    };
+                    for (int64_t n = 0; n < int64_t(s.size()); ++n)
+                      for (int64_t c = 0; c < 2; ++c) {
+                        Value row = e.min(queryOf(n, c), e.idx(p.T - 1));
+                        colLse[n][c] = e.fmul(e.load(lse, {batch, head, row}),
+                                              e.fc(-kLog2e));
+                        colDelta[n][c] = e.load(delta, {batch, head, row});
+                      }
+                    // Every query of the tile sees every key of the block
+                    // (both bounds never decrease along the queries).
+                    Value lastQuery = e.add(i0, e.idx(queryCols - 1));
+                    Value interior = e.both(
+                        e.cmp(CmpIPredicate::slt, lastQuery, e.idx(p.T)),
+                        e.both(e.cmp(CmpIPredicate::sle,
+                                     e.load(lo, {batch, e.min(lastQuery,
+                                                              e.idx(p.T - 1))}),
+                                     j0),
+                               e.cmp(CmpIPredicate::sge,
+                                     e.load(hi, {batch, i0}), jLast)));
+                    Value scale = e.fc(p.scale),
+                          scale2 = e.fc(p.scale * kLog2e);
+                    // On an edge tile, each query column's bounds, read
+                    // once (inside the masked region, so that nothing of
+                    // them stays live across it).
+                    std::map<std::pair<int64_t, int64_t>, std::array<Value, 3>>
+                        bounds;
+                    SmallVector<Acc> probs = edgeMasked(
+                        e, interior, s.size(), edgeTiles(p, keyRows, queryCols),
+                        [&](int64_t n, int64_t i, bool masked) {
+                          Value pr =
+                              e.exp2(e.fma(s[n][i], scale2, colLse[n][i % 2]));
+                          if (!masked)
+                            return pr;
+                          auto [it, fresh] = bounds.try_emplace({n, i % 2});
+                          if (fresh) {
+                            Value query = queryOf(n, i % 2);
+                            Value row = e.min(query, e.idx(p.T - 1));
+                            it->second = {
+                                e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
+                                e.load(lo, {batch, row}),
+                                e.load(hi, {batch, row})};
+                          }
+                          auto [inside, first, last] = it->second;
+                          Value key = keys[i / 2];
+                          Value ok = e.both(
+                              inside,
+                              e.both(e.cmp(CmpIPredicate::sge, key, first),
+                                     e.cmp(CmpIPredicate::sle, key, last)));
+                          return e.select(ok, pr, e.fc(0.0));
+                        });
+                    for (int64_t n = 0; n < int64_t(s.size()); ++n)
+                      for (int64_t i = 0; i < 4; ++i) {
+                        Value pr = probs[n][i];
+                        dp[n][i] = e.fmul(
+                            e.fmul(pr, e.fsub(dp[n][i], colDelta[n][i % 2])),
+                            scale);
+                        s[n][i] = pr;
+                      }
+                    // dK += dS^T Q and dV += P^T dO (bf16 weights from their
+                    // registers; Q's and dO's rows as B's rows).
+                    SmallVector<Acc> dkAcc(dTiles), dvAcc(dTiles);
+                    for (int64_t dn = 0; dn < dTiles; ++dn)
+                      for (int64_t i = 0; i < 4; ++i) {
+                        dkAcc[dn][i] = carried[4 * dn + i];
+                        dvAcc[dn][i] = carried[4 * (dTiles + dn) + i];
+                      }
+                    accumulateTimesTile(e, tc, dp, qBuf, buffer, dkAcc,
+                                        /*paired=*/false);
+                    accumulateTimesTile(e, tc, s, dBuf, buffer, dvAcc,
+                                        /*paired=*/false);
+                    SmallVector<Value> next;
+                    for (const Acc &a : dkAcc)
+                      next.append(a.begin(), a.end());
+                    for (const Acc &a : dvAcc)
+                      next.append(a.begin(), a.end());
+                    return next;
+                  });
+              markAttentionSpan(e, p, keyRows);
+              for (int64_t h = 0; h < 2; ++h) {
+                OpBuilder &ob = e.builder();
+                auto inside = scf::IfOp::create(
+                    ob, loc, e.cmp(CmpIPredicate::slt, keys[h], e.idx(p.T)),
+                    false);
+                OpBuilder::InsertionGuard guard(ob);
+                ob.setInsertionPointToStart(inside.thenBlock());
+                for (int64_t dn = 0; dn < dTiles; ++dn)
+                  for (int64_t c = 0; c < 2; ++c) {
+                    Value d = e.add(e.idx(8 * dn + c), e.mul(at.t, e.idx(2)));
+                    e.store(state[4 * dn + 2 * h + c], dk,
+                            {batch, head, keys[h], d});
+                    e.store(state[4 * (dTiles + dn) + 2 * h + c], dv,
+                            {batch, head, keys[h], d});
+                  }
+              }
+            });
+      });
+}
+
+} // namespace gptc::lowering
