@@ -37,6 +37,7 @@ const char *toString(NSBackend v) { return spellingOf(v); }
 const char *toString(NSNormalize v) { return spellingOf(v); }
 const char *toString(UpdateScale v) { return spellingOf(v); }
 const char *toString(MuonDistribution v) { return spellingOf(v); }
+const char *toString(ParamStorage v) { return spellingOf(v); }
 
 SourceLoc ModelSpec::locOf(const std::string &path) const {
   std::string key = path;

@@ -48,6 +48,11 @@ enum class NSBackend { NewtonSchulz, SVD };
 enum class NSNormalize { AfterCast, BeforeCast };
 enum class UpdateScale { None, SqrtMaxDim, SqrtMax1Ratio };
 enum class MuonDistribution { None, AllReduceFlat, AllGatherGrouped };
+/// How an Adam group keeps its parameters and moments between steps: in the
+/// training's compute type (f32, or f64 in an f64 bundle), or as bf16 (the
+/// records' `model.bfloat16()` embeddings and scalars): read extended to the
+/// compute type, updated there, rounded once when stored.
+enum class ParamStorage { Compute, BF16 };
 
 // Every field set by a spec key is value-initialised: its default is the
 // schema's (SpecSchemaTable.cpp, `.byDefault`), applied by the parser, or
@@ -141,6 +146,7 @@ struct OptimizerGroup {
   double eps{};
   bool decoupledWeightDecay{};
   bool biasCorrection{};
+  ParamStorage storage{};
   SourceLoc loc; ///< the group's node
 };
 
@@ -228,6 +234,7 @@ const char *toString(NSBackend v);
 const char *toString(NSNormalize v);
 const char *toString(UpdateScale v);
 const char *toString(MuonDistribution v);
+const char *toString(ParamStorage v);
 
 } // namespace gptc
 

@@ -119,12 +119,18 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
   // optimizers' scalars in Python floats; each update rounds them once.
   auto scalarF64 = RankedTensorType::get({}, b.getF64Type());
 
+  // The type a parameter and its state are stored in between steps (the
+  // update reads them extended to `elt` and rounds its results once).
+  auto storedType = [&](const ParameterInfo &p) {
+    bool bf16 = spec.groups[p.group].storage == ParamStorage::BF16;
+    return RankedTensorType::get(p.shape, bf16 ? Type(b.getBF16Type()) : elt);
+  };
   SmallVector<Type> argTypes = {stepType};
   SmallVector<std::string> argNames = {"step"};
   SmallVector<Type> resultTypes;
   SmallVector<std::string> resultNames;
   for (const ParameterInfo &p : params) {
-    argTypes.push_back(RankedTensorType::get(p.shape, elt));
+    argTypes.push_back(storedType(p));
     argNames.push_back("param." + p.name);
   }
   for (const ParameterInfo &p : params) {
@@ -133,16 +139,16 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
   }
   for (const ParameterInfo &p : params)
     for (const std::string &k : stateKinds(spec.groups[p.group].kind)) {
-      argTypes.push_back(RankedTensorType::get(p.shape, elt));
+      argTypes.push_back(storedType(p));
       argNames.push_back("state." + p.name + "." + k);
     }
   for (const ParameterInfo &p : params) {
-    resultTypes.push_back(RankedTensorType::get(p.shape, elt));
+    resultTypes.push_back(storedType(p));
     resultNames.push_back("param." + p.name);
   }
   for (const ParameterInfo &p : params)
     for (const std::string &k : stateKinds(spec.groups[p.group].kind)) {
-      resultTypes.push_back(RankedTensorType::get(p.shape, elt));
+      resultTypes.push_back(storedType(p));
       resultNames.push_back("state." + p.name + "." + k);
     }
   resultTypes.push_back(scalarF32);
@@ -177,7 +183,29 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
 
   size_t n = params.size();
   Value step = entry->getArgument(0);
-  auto paramArg = [&](size_t i) { return entry->getArgument(1 + i); };
+  // A stored value in the compute type (extended from bf16 storage), and
+  // a result in its storage type (rounded once).
+  // Between bf16 and f64 through f32 (exact one way; the other rounds as
+  // PyTorch's f64 -> bf16 does, through f32).
+  auto toType = [&](Location loc, Value x, Type type) -> Value {
+    auto t = cast<RankedTensorType>(x.getType());
+    if (t.getElementType() == type)
+      return x;
+    if (t.getElementType().isF64() || type.isF64())
+      x = gpt::CastOp::create(b, loc, t.clone(b.getF32Type()), x);
+    if (cast<RankedTensorType>(x.getType()).getElementType() == type)
+      return x;
+    return gpt::CastOp::create(b, loc, t.clone(type), x);
+  };
+  auto stored = [&](size_t i) { return entry->getArgument(1 + i); };
+  SmallVector<Value> computeParams;
+  for (size_t i = 0; i < n; ++i)
+    computeParams.push_back(
+        toType(locOf(ctx, spec,
+                     "optimizer.groups." + spec.groups[params[i].group].name,
+                     "update." + params[i].name),
+               stored(i), elt));
+  auto paramArg = [&](size_t i) { return computeParams[i]; };
   auto gradArg = [&](size_t i) { return entry->getArgument(1 + n + i); };
   size_t nextState = 1 + 2 * n;
 
@@ -203,8 +231,8 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
         locOf(ctx, spec, "optimizer.groups." + g.name, "update." + p.name);
     Value lr = gpt::MulScalarOp::create(b, loc, mult, b.getF64FloatAttr(g.lr));
     if (g.kind == OptimizerKind::Adam) {
-      Value m = entry->getArgument(nextState++);
-      Value v = entry->getArgument(nextState++);
+      Value m = toType(loc, entry->getArgument(nextState++), elt);
+      Value v = toType(loc, entry->getArgument(nextState++), elt);
       auto adam = optim::AdamOp::create(
           b, loc, paramArg(i).getType(), paramArg(i).getType(),
           paramArg(i).getType(), paramArg(i), gradArg(i), m, v, lr, step,
@@ -212,8 +240,9 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
           b.getF64FloatAttr(g.eps), b.getF64FloatAttr(g.weightDecay),
           unit(g.decoupledWeightDecay), unit(g.biasCorrection));
       newParams[i] = adam.getNewParam();
-      newStates.push_back(adam.getNewM());
-      newStates.push_back(adam.getNewV());
+      Type storage = storedType(p).getElementType();
+      newStates.push_back(toType(loc, adam.getNewM(), storage));
+      newStates.push_back(toType(loc, adam.getNewV(), storage));
       continue;
     }
     Value buf = entry->getArgument(nextState++);
@@ -255,7 +284,10 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
     newParams[i] = muon.getNewParam();
     newStates.push_back(muon.getNewBuf());
   }
-  SmallVector<Value> results(newParams);
+  SmallVector<Value> results;
+  for (size_t i = 0; i < n; ++i)
+    results.push_back(toType(newParams[i].getLoc(), newParams[i],
+                             storedType(params[i]).getElementType()));
   results.append(newStates.begin(), newStates.end());
   // The multiplier the log prints, an f32 slot of the step.
   results.push_back(gpt::CastOp::create(b, schedLoc, scalarF32, mult));

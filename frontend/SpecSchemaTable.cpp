@@ -707,6 +707,17 @@ std::vector<SchemaEntry> buildGroups() {
           .set([](MS &, OG *g, const SV &v) {
             g->biasCorrection = v.boolValue;
           }),
+      Key("optimizer.groups.*.storage", VK::Enum)
+          .adam()
+          .oneOf<ParamStorage>()
+          .byDefault("compute")
+          .doc("Storage of the group's parameters and Adam moments between "
+               "steps: compute (training's f32, or f64) or bf16 (as R15's "
+               "record keeps its embeddings and scalars): read extended, "
+               "updated in the compute type, rounded once when stored.")
+          .set([](MS &, OG *g, const SV &v) {
+            g->storage = v.as<ParamStorage>();
+          }),
   };
 }
 

@@ -450,8 +450,14 @@ bool checkManifest(Reader &r, const Manifest &m) {
       return r.fail("slots (param." + p.name + ")", std::string("dtype ") +
                                                         toString(s->dtype) +
                                                         " is not a float type");
+    // A bf16 parameter (a `storage: bf16` group) has its gradient in the
+    // type the step computes in.
     const Slot *g = m.findSlot("grad." + p.name);
-    if (g && (g->shape != s->shape || g->dtype != s->dtype))
+    const bool gradTypeFits =
+        g && (g->dtype == s->dtype ||
+              (s->dtype == SlotType::BF16 &&
+               (g->dtype == SlotType::F32 || g->dtype == SlotType::F64)));
+    if (g && (g->shape != s->shape || !gradTypeFits))
       return r.fail("slots (grad." + p.name + ")",
                     std::string("is ") + toString(g->dtype) + " " +
                         shapeText(g->shape) + " but param." + p.name + " is " +

@@ -7,9 +7,12 @@
 //
 // Each entry point reads its inputs from the arena (memref.view +
 // bufferization.to_tensor), calls the tensor function and writes its
-// results back (bufferization.materialize_in_destination). The layout is
-// recorded on the module as `gptc.arena`, a #gpt.arena layout with one
-// #gpt.arena_slot per slot. See runtime/gptrt.h.
+// results back (bufferization.materialize_in_destination). A parameter
+// slot has the update function's type, its storage: a bf16 parameter
+// (`storage: bf16` groups) is read by the model functions through a
+// gpt.cast to their wider type, and its gradient slot keeps that type. The
+// layout is recorded on the module as `gptc.arena`, a #gpt.arena layout with
+// one #gpt.arena_slot per slot. See runtime/gptrt.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,17 +57,29 @@ int64_t byteSize(RankedTensorType t) {
 
 class ArenaLayout {
 public:
-  /// Adds `name` (once); all uses of a name must agree on its type.
-  LogicalResult add(Location loc, StringRef name, Type type) {
+  /// Adds `name` (once); all uses of a name must agree on its type, but
+  /// for a parameter the update function stores as bf16 (its `storage`
+  /// use) and the model functions read in a wider float type: the slot is
+  /// bf16, read extended (EntryBuilder::call).
+  LogicalResult add(Location loc, StringRef name, Type type,
+                    bool storage = false) {
     auto t = dyn_cast<RankedTensorType>(type);
     if (!t || !t.hasStaticShape())
       return emitError(loc)
              << "slot '" << name << "' needs a statically shaped tensor";
     auto [it, inserted] = slots.try_emplace(name.str(), Slot{t, 0});
-    if (!inserted && it->second.type != t)
-      return emitError(loc) << "slot '" << name << "' used with types "
-                            << it->second.type << " and " << t;
-    return success();
+    if (inserted || it->second.type == t)
+      return success();
+    RankedTensorType narrow = storage ? t : it->second.type;
+    RankedTensorType wide = storage ? it->second.type : t;
+    if (name.starts_with("param.") && narrow.getShape() == wide.getShape() &&
+        narrow.getElementType().isBF16() &&
+        isa<Float32Type, Float64Type>(wide.getElementType())) {
+      it->second.type = narrow;
+      return success();
+    }
+    return emitError(loc) << "slot '" << name << "' used with types "
+                          << it->second.type << " and " << t;
   }
   void assignOffsets() {
     int64_t offset = 0;
@@ -118,11 +133,19 @@ public:
     op.setRestrict(true);
     op.setWritable(true);
   }
-  /// Calls `fn` with its arguments read from their slots.
+  /// Calls `fn` with its arguments read from their slots (a parameter
+  /// stored as bf16 extended to the argument's type).
   ValueRange call(func::FuncOp fn) {
     SmallVector<Value> args;
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      args.push_back(read(argSlot(fn, i)));
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      Value slot = read(argSlot(fn, i));
+      auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+      if (slot.getType() != type) // bf16 -> f32 (-> f64: exact)
+        slot = gpt::CastOp::create(b, loc, type.clone(b.getF32Type()), slot);
+      if (slot.getType() != type)
+        slot = gpt::CastOp::create(b, loc, type, slot);
+      args.push_back(slot);
+    }
     return func::CallOp::create(b, loc, fn, args).getResults();
   }
 
@@ -178,7 +201,8 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
           fn.emitError() << "argument " << i << " has no gpt.name";
           return failure();
         }
-        if (failed(layout.add(fn.getLoc(), name, fn.getArgumentTypes()[i])))
+        if (failed(layout.add(fn.getLoc(), name, fn.getArgumentTypes()[i],
+                              /*storage=*/fn == update)))
           return failure();
       }
       return success();

@@ -68,7 +68,7 @@ def read_safetensors(path):
         data = f.read()
     (n,) = struct.unpack_from("<Q", data, 0)
     header = json.loads(data[8:8 + n])
-    codes = {"F64": "d", "F32": "f"}
+    codes = {"F64": "d", "F32": "f", "BF16": "H"}
     out = {}
     for name, t in header.items():
         if name == "__metadata__":
@@ -80,6 +80,9 @@ def read_safetensors(path):
                              data[8 + n + begin:8 + n + end])
         if sys.byteorder == "big":
             values.byteswap()
+        if t["dtype"] == "BF16":  # the high half of an f32: exact
+            values = array.array("f", struct.pack(
+                f"<{len(values)}I", *(h << 16 for h in values)))
         out[name] = (tuple(t["shape"]), values)
     return out
 

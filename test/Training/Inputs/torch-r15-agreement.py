@@ -5,6 +5,7 @@ usage: torch-r15-agreement.py BUNDLE INIT.safetensors GPTC.log SHARD
            [--window-mask tokens|record_blocks] [--steps N] [--rtol R]
            [--dtype f64|f32] [--final MODEL.safetensors] [--param-rtol R]
            [--adam-step-check BEFORE AFTER]... [--adam-rtol R]
+           [--storage spec|compute]
 
 BUNDLE is the `gptc compile` directory: its spec.yaml (the spec resolved,
 --set applied) gives the model, the optimizer groups and the schedules.
@@ -16,7 +17,9 @@ gptc's data loader reads from the start of SHARD: B*T + 1 tokens per step,
 advancing B*T. --dtype is the oracle's: f64 against an f64 bundle with f64
 Newton-Schulz; f32 to see how far f32 drifts. --final compares every parameter of gptc's checkpoint
 after the last step with the oracle's (the largest difference of a tensor
-over its largest magnitude), to PARAM_RTOL.
+over its largest magnitude), to PARAM_RTOL. Groups with `storage: bf16`
+are rounded to bf16 after each step as gptc stores them; --storage compute
+keeps them in the oracle's dtype (a control that must disagree).
 
 --adam-step-check BEFORE AFTER (repeatable) takes two checkpoint
 directories of gptc one step apart (BEFORE may be INIT's) and compares,
@@ -147,11 +150,17 @@ def main():
                     help="two checkpoint directories of gptc, one step "
                     "apart")
     ap.add_argument("--adam-rtol", type=float, default=1e-12)
+    ap.add_argument("--storage", choices=["spec", "compute"], default="spec",
+                    help="compute: keep every parameter in the oracle's "
+                    "dtype whatever the groups' storage (a control)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     dtype = torch.float64 if args.dtype == "f64" else torch.float32
 
     spec = torch_r15.read_spec(os.path.join(args.bundle, "spec.yaml"))
+    if args.storage == "compute":
+        for g in spec["optimizer"]["groups"].values():
+            g.pop("storage", None)
     t = spec["training"]
     if t["batch"] != t["device_batch"] or t["ranks"] != 1:
         sys.exit("one rank without gradient accumulation only")

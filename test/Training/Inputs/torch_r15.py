@@ -35,7 +35,9 @@ Optimizers (per group, lr = group lr x mult(step)):
   adam: torch.optim.Adam (torch.optim.AdamW when the weight decay is
         decoupled), one per group, foreach=False, its lr set to the
         scheduled one (a Python float) before each step; bias_correction
-        must be true (torch's Adam always corrects)
+        must be true (torch's Adam always corrects); storage bf16: after
+        each step the group's parameters and moments rounded to bf16
+        (through f32), as gptc stores them
   muon: m(step) = start + min(step / W, 1) (momentum - start);
         lerp: buf += (1 - m)(g - buf), u = g + m (buf - g) (nesterov);
         sum: buf = m buf + g, u = g + m buf; X = u / (|u|_F + ns_eps) in
@@ -284,6 +286,19 @@ class Optimizers:
         start, end = g["momentum_warmup_start"], g["momentum"]
         return start + min(step / w, 1.0) * (end - start) if w else end
 
+    @staticmethod
+    def store_bf16(adam, params):
+        """storage: bf16: the parameters and moments, updated in the compute
+        type, rounded once to bf16 (through f32, as gptc and PyTorch round
+        f64 to bf16)."""
+        def rounded(t):
+            return t.to(torch.float32).to(torch.bfloat16).to(t.dtype)
+        for p in params:
+            p.copy_(rounded(p))
+            for key in ("exp_avg", "exp_avg_sq"):
+                if key in adam.state[p]:
+                    adam.state[p][key].copy_(rounded(adam.state[p][key]))
+
     @torch.no_grad()
     def step(self, step):
         mult = lr_multiplier(self.spec, step)
@@ -292,6 +307,8 @@ class Optimizers:
             if name in self.adam:
                 self.adam[name].param_groups[0]["lr"] = lr
                 self.adam[name].step()
+                if g.get("storage") == "bf16":
+                    self.store_bf16(self.adam[name], params)
                 continue
             mom, wd = self.momentum(g, step), g["weight_decay"]
             for p in params:
