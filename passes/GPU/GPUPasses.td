@@ -103,10 +103,15 @@ def HostComputeToDevicePass
     order. Scalar arithmetic at the end of a run stays on the host, and
     pure arithmetic the host also needs is copied out. A value read from
     device memory that later kernels use (a window size loaded once, then
-    captured by the attention kernels) travels through a device scalar: the
-    run stores it, each of those kernels loads it. One that host code uses
-    (a loop bound, an offset) is an error. Runs containing a launch, a call
-    or an allocation stay on the host.
+    captured by later layers' kernels through CSE) is read and computed
+    again at the start of each of those kernels when nothing from the run
+    to the last of them may write the buffers it reads (views of the arena
+    at constant offsets whose bytes are apart, distinct arguments or
+    allocations); otherwise it travels through a device scalar: the run
+    stores it, each of those kernels loads it (an allocation in the step,
+    which a CUDA graph's replay would find freed: no spec of models/ needs
+    it). One that host code uses (a loop bound, an offset) is an error.
+    Runs containing a launch, a call or an allocation stay on the host.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
 }

@@ -20,7 +20,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
 
 #define DEBUG_TYPE "gptc-host-compute-to-device"
 
@@ -54,6 +57,87 @@ bool touchesBufferContents(Operation *op) {
   return touches && !hostOnly;
 }
 
+/// Where a buffer lies: its root allocation (a function argument, an
+/// allocation, or whatever else it cannot be traced through) and, when it
+/// is (a part of) a `memref.view` at a constant offset, the view's bytes.
+struct BufferPlace {
+  Value root;
+  int64_t begin = 0, end = -1; ///< end < 0: anywhere in the root
+};
+
+BufferPlace placeOf(Value buffer) {
+  BufferPlace place;
+  Value v = buffer;
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      auto shift = view.getByteShift().getDefiningOp<arith::ConstantIndexOp>();
+      MemRefType type = view.getType();
+      if (place.end < 0 && shift && type.hasStaticShape() &&
+          type.getElementType().isIntOrIndexOrFloat()) {
+        int64_t width = type.getElementType().isIndex()
+                            ? 8
+                            : (type.getElementTypeBitWidth() + 7) / 8;
+        place.begin = shift.value();
+        place.end = place.begin + type.getNumElements() * width;
+      }
+      v = view.getSource();
+      continue;
+    }
+    auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+    if (!viewLike)
+      break;
+    v = viewLike.getViewSource();
+  }
+  place.root = v;
+  return place;
+}
+
+/// Whether two buffers may share bytes: views of one root whose byte
+/// ranges are apart, and distinct function arguments or allocations, do
+/// not.
+bool mayAlias(Value a, Value b) {
+  BufferPlace pa = placeOf(a), pb = placeOf(b);
+  auto distinct = [](Value root) {
+    return isa<BlockArgument>(root) ||
+           isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+               root.getDefiningOp());
+  };
+  if (pa.root != pb.root)
+    return !(distinct(pa.root) && distinct(pb.root));
+  if (pa.end < 0 || pb.end < 0)
+    return true;
+  return pa.begin < pb.end && pb.begin < pa.end;
+}
+
+/// The buffers `op` and the ops in its regions may write (every memref
+/// operand of an op whose effects are not known).
+void collectWrites(Operation *op, SmallVectorImpl<Value> &written) {
+  op->walk([&](Operation *inner) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects) {
+      if (isMemoryEffectFree(inner) ||
+          inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return;
+      for (Value operand : inner->getOperands())
+        if (isa<MemRefType>(operand.getType()))
+          written.push_back(operand);
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &effect : list) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
+        continue;
+      if (Value value = effect.getValue())
+        written.push_back(value);
+      else // a write to an unknown place
+        for (Value operand : inner->getOperands())
+          if (isa<MemRefType>(operand.getType()))
+            written.push_back(operand);
+    }
+  });
+}
+
 /// An op that may join a run of device work: computes values only.
 bool isPureScalarWork(Operation *op) {
   return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
@@ -82,6 +166,78 @@ struct HostComputeToDevicePass
   /// Every maximal run of device work in `block` (buffer reads and writes
   /// and the scalar arithmetic between them) becomes one single-thread
   /// launch.
+  /// `v` (computed at the top level of `run` from buffer reads and scalar
+  /// arithmetic) recomputed at the start of each kernel of its `uses`, when
+  /// nothing from the run to the last of those kernels may write the
+  /// buffers it reads: the kernels then read what the run read. Fails
+  /// (changing nothing) otherwise.
+  LogicalResult
+  recomputeInKernels(Value v, ArrayRef<OpOperand *> uses,
+                     ArrayRef<Operation *> run,
+                     const llvm::SmallPtrSet<Operation *, 16> &inRun) {
+    Block *block = run.front()->getBlock();
+    // The slice of the run v depends on, in program order.
+    llvm::SetVector<Operation *> slice;
+    SmallVector<Value> reads, pending = {v};
+    while (!pending.empty()) {
+      Operation *def = pending.pop_back_val().getDefiningOp();
+      if (!def || !inRun.contains(def) || slice.contains(def))
+        continue;
+      if (def->getBlock() != block)
+        return failure();
+      if (auto load = dyn_cast<memref::LoadOp>(def)) {
+        Operation *source = load.getMemRef().getDefiningOp();
+        if (source && inRun.contains(source))
+          return failure();
+        reads.push_back(load.getMemRef());
+      } else if (!isPureScalarWork(def)) {
+        return failure();
+      }
+      slice.insert(def);
+      for (Value operand : def->getOperands())
+        pending.push_back(operand);
+    }
+    // The kernels of the uses, and what may be written up to the last one.
+    SmallVector<gpu::LaunchOp> launches;
+    Operation *last = run.back();
+    for (OpOperand *use : uses) {
+      auto launch = use->getOwner()->getParentOfType<gpu::LaunchOp>();
+      while (auto outer = launch->getParentOfType<gpu::LaunchOp>())
+        launch = outer;
+      Operation *top = block->findAncestorOpInBlock(*launch);
+      if (!top)
+        return failure();
+      if (!llvm::is_contained(launches, launch))
+        launches.push_back(launch);
+      if (last->isBeforeInBlock(top))
+        last = top;
+    }
+    SmallVector<Value> written;
+    for (Operation *op = run.front(); op; op = op->getNextNode()) {
+      collectWrites(op, written);
+      if (op == last)
+        break;
+    }
+    for (Value read : reads)
+      for (Value write : written)
+        if (mayAlias(read, write))
+          return failure();
+    SmallVector<Operation *> ordered(slice.begin(), slice.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (gpu::LaunchOp launch : launches) {
+      OpBuilder b(&launch.getBody().front(), launch.getBody().front().begin());
+      IRMapping mapping;
+      for (Operation *op : ordered)
+        b.clone(*op, mapping);
+      for (OpOperand *use : uses)
+        if (launch->isAncestor(use->getOwner()))
+          use->set(mapping.lookup(v));
+    }
+    return success();
+  }
+
   /// `v` (computed in `run`, at run[n]) reaches its `uses` in later kernels
   /// through a device scalar: the run stores it, each kernel loads it.
   LogicalResult passThroughDevice(Value v, ArrayRef<OpOperand *> uses,
@@ -186,6 +342,8 @@ struct HostComputeToDevicePass
                 << "used by " << use->getOwner()->getName() << " here";
             return diag;
           }
+        if (succeeded(recomputeInKernels(v, uses, run, inRun)))
+          continue;
         if (failed(passThroughDevice(v, uses, run, inRun, n)))
           return failure();
       }

@@ -70,21 +70,23 @@ func.func @reduction_loop(%in: memref<4x128xf32>, %out: memref<f32>) {
 }
 
 // -----
-// CHECK-LABEL: func.func @passed_on
-// CHECK: %[[SCALAR:.*]] = memref.alloc() : memref<index>
+// CHECK-LABEL: func.func @recomputed
+// CHECK-NOT: memref.alloc
 // CHECK: gpu.launch
 // CHECK-NEXT: %[[RAW:.*]] = memref.load %arg0[]
 // CHECK-NEXT: %[[WIN:.*]] = arith.index_cast %[[RAW]]
-// CHECK-NEXT: memref.store %[[WIN]], %[[SCALAR]][]
 // CHECK: } {gptc.single_thread}
 // CHECK: gpu.launch
-// CHECK-NEXT: %[[AGAIN:.*]] = memref.load %[[SCALAR]][]
-// CHECK-NEXT: arith.addi %{{.*}}, %[[AGAIN]]
-// CHECK: memref.dealloc %[[SCALAR]]
+// CHECK-NEXT: %[[RAW2:.*]] = memref.load %arg0[]
+// CHECK-NEXT: %[[WIN2:.*]] = arith.index_cast %[[RAW2]]
+// CHECK-NEXT: arith.addi %{{.*}}, %[[WIN2]]
+// CHECK-NOT: memref.dealloc
 
-// A value read from device memory that a later kernel uses passes through
-// a device scalar.
-func.func @passed_on(%w: memref<i64>, %lo: memref<8xindex>, %x: memref<8xindex>) {
+// A value read from device memory that a later kernel uses is read and
+// computed again at the start of that kernel when nothing in between may
+// write what it reads (no device scalar: no allocation in the step, which
+// a CUDA graph could not replay).
+func.func @recomputed(%w: memref<i64>, %lo: memref<8xindex>, %x: memref<8xindex>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
@@ -93,6 +95,121 @@ func.func @passed_on(%w: memref<i64>, %lo: memref<8xindex>, %x: memref<8xindex>)
   scf.for %t = %c0 to %c8 step %c1 {
     %d = arith.subi %t, %win : index
     memref.store %d, %lo[%t] : memref<8xindex>
+  }
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
+             threads(%t0, %t1, %t2) in (%s0 = %c8, %s1 = %c1, %s2 = %c1) {
+    %e = arith.addi %t0, %win : index
+    memref.store %e, %x[%t0] : memref<8xindex>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+// CHECK-LABEL: func.func @arena_views_apart
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.load %[[W:.*]][]
+// CHECK: } {gptc.single_thread}
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.store
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.load %[[W]][]
+
+// Views of one arena at constant offsets: kernels that write other bytes
+// of it between the run and the use do not stop the recomputation.
+func.func @arena_views_apart(%arena: memref<256xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %w = memref.view %arena[%c0][] : memref<256xi8> to memref<i64>
+  %lo = memref.view %arena[%c64][] : memref<256xi8> to memref<8xindex>
+  %x = memref.view %arena[%c128][] : memref<256xi8> to memref<8xindex>
+  %raw = memref.load %w[] : memref<i64>
+  %win = arith.index_cast %raw : i64 to index
+  memref.store %win, %lo[%c0] : memref<8xindex>
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
+             threads(%t0, %t1, %t2) in (%s0 = %c8, %s1 = %c1, %s2 = %c1) {
+    memref.store %t0, %lo[%t0] : memref<8xindex>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
+             threads(%t0, %t1, %t2) in (%s0 = %c8, %s1 = %c1, %s2 = %c1) {
+    %e = arith.addi %t0, %win : index
+    memref.store %e, %x[%t0] : memref<8xindex>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+// CHECK-LABEL: func.func @arena_views_overlap
+// CHECK: memref.alloc() : memref<index>
+// CHECK: memref.dealloc
+
+// Must not recompute: a kernel writes a view whose bytes overlap the read
+// one's (bytes 4..11 against 0..7).
+func.func @arena_views_overlap(%arena: memref<256xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %w = memref.view %arena[%c0][] : memref<256xi8> to memref<i64>
+  %over = memref.view %arena[%c4][] : memref<256xi8> to memref<2xf32>
+  %x = memref.view %arena[%c128][] : memref<256xi8> to memref<8xindex>
+  %raw = memref.load %w[] : memref<i64>
+  %win = arith.index_cast %raw : i64 to index
+  memref.store %win, %x[%c0] : memref<8xindex>
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
+             threads(%t0, %t1, %t2) in (%s0 = %c1, %s1 = %c1, %s2 = %c1) {
+    memref.store %zero, %over[%c1] : memref<2xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
+             threads(%t0, %t1, %t2) in (%s0 = %c8, %s1 = %c1, %s2 = %c1) {
+    %e = arith.addi %t0, %win : index
+    memref.store %e, %x[%t0] : memref<8xindex>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+// CHECK-LABEL: func.func @passed_on
+// CHECK: %[[SCALAR:.*]] = memref.alloc() : memref<index>
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[RAW:.*]] = memref.load %arg0[]
+// CHECK-NEXT: %[[WIN:.*]] = arith.index_cast %[[RAW]]
+// CHECK-NEXT: memref.store %[[WIN]], %[[SCALAR]][]
+// CHECK: } {gptc.single_thread}
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[AGAIN:.*]] = memref.load %[[SCALAR]][]
+// CHECK-NEXT: arith.addi %{{.*}}, %[[AGAIN]]
+// CHECK: memref.dealloc %[[SCALAR]]
+
+// Must not recompute: a kernel between the run and the use writes the
+// value's buffer (here the same view bytes), so the value the run read
+// passes through a device scalar: the run stores it, the kernel loads it.
+func.func @passed_on(%w: memref<i64>, %lo: memref<8xindex>, %x: memref<8xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i64
+  %raw = memref.load %w[] : memref<i64>
+  %win = arith.index_cast %raw : i64 to index
+  scf.for %t = %c0 to %c8 step %c1 {
+    %d = arith.subi %t, %win : index
+    memref.store %d, %lo[%t] : memref<8xindex>
+  }
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
+             threads(%t0, %t1, %t2) in (%s0 = %c1, %s1 = %c1, %s2 = %c1) {
+    memref.store %zero, %w[] : memref<i64>
+    gpu.terminator
   }
   gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
              threads(%t0, %t1, %t2) in (%s0 = %c8, %s1 = %c1, %s2 = %c1) {
