@@ -284,15 +284,18 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
     newParams[i] = muon.getNewParam();
     newStates.push_back(muon.getNewBuf());
   }
-  SmallVector<Value> results;
-  for (size_t i = 0; i < n; ++i)
+  // The parameters as stored (the norms the log prints are theirs).
+  SmallVector<Value> results, storedParams;
+  for (size_t i = 0; i < n; ++i) {
     results.push_back(toType(newParams[i].getLoc(), newParams[i],
                              storedType(params[i]).getElementType()));
+    storedParams.push_back(toType(newParams[i].getLoc(), results.back(), elt));
+  }
   results.append(newStates.begin(), newStates.end());
   // The multiplier the log prints, an f32 slot of the step.
   results.push_back(gpt::CastOp::create(b, schedLoc, scalarF32, mult));
   results.push_back(squaredNorms(b, locOf(ctx, spec, "optimizer", "update"),
-                                 params, newParams, groupOrder));
+                                 params, storedParams, groupOrder));
   func::ReturnOp::create(b, fnLoc, results);
   return success();
 }

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <algorithm>
 
@@ -51,6 +52,9 @@ struct SliceBox {
 };
 
 /// gpt.embedding => linalg.generic over [ids..., D] extracting table rows.
+/// A table widened by gpt.cast (a bf16-stored parameter read as f32, or
+/// through f32 as f64) is read as stored and each extracted element
+/// widened: the same values, without a pass over the whole table.
 struct EmbeddingToGeneric : OpRewritePattern<EmbeddingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingOp op,
@@ -63,13 +67,25 @@ struct EmbeddingToGeneric : OpRewritePattern<EmbeddingOp> {
       idExprs.push_back(getAffineDimExpr(i, ctx));
     AffineMap idMap = AffineMap::get(rank, 0, idExprs, ctx);
     Value table = op.getTable();
+    SmallVector<Type> widenings; // element types, outermost cast first
+    while (auto cast = table.getDefiningOp<CastOp>()) {
+      auto from = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getInput()));
+      auto to = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getResult()));
+      if (!from || !to || from.getWidth() >= to.getWidth())
+        break;
+      widenings.push_back(to);
+      table = cast.getInput();
+    }
     Value r = parallelGeneric(
         rewriter, op.getLoc(), outType, ValueRange{op.getIds()}, {idMap},
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value row = toIndex(b, l, args[0]);
           Value col = linalg::IndexOp::create(b, l, rank - 1);
-          return Value(
-              tensor::ExtractOp::create(b, l, table, ValueRange{row, col}));
+          Value x =
+              tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
+          for (Type type : llvm::reverse(widenings))
+            x = arith::ExtFOp::create(b, l, type, x);
+          return x;
         });
     rewriter.replaceOp(op, r);
     return success();

@@ -17,7 +17,10 @@
 //    so is a generic that only broadcasts or widens what it reads (the
 //    rotary cos/sin tables broadcast over batch and heads, a bf16 GEMM
 //    output widened to f32) when it writes more bytes than it reads: each
-//    user then reads the smaller source through its indexing map.
+//    user then reads the smaller source through its indexing map;
+//  - a generic that only rounds one result of a multi-result producer to
+//    a narrower float (an update stored as bf16) becomes one more result
+//    of the producer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <optional>
@@ -174,11 +179,78 @@ struct CloneDataMovementGeneric : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A generic that only narrows one result of a multi-result producer (the
+/// f32 -> bf16 rounding of an update stored as bf16): the producer yields
+/// the narrowed value as one more result, computed where the wide one is,
+/// and the narrowing kernel goes (the wide result, if nothing else reads
+/// it, is then a dead result canonicalization removes). Single-use
+/// producers are elementwise fusion's already.
+struct NarrowIntoProducer : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp narrow,
+                                PatternRewriter &rewriter) const override {
+    if (narrow.getNumDpsInputs() != 1 || narrow.getNumDpsInits() != 1 ||
+        !allParallel(narrow) ||
+        !llvm::all_of(narrow.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return failure();
+    Block &body = narrow.getRegion().front();
+    auto trunc = dyn_cast<arith::TruncFOp>(body.front());
+    if (!trunc || trunc.getIn() != body.getArgument(0) ||
+        body.getTerminator()->getOperand(0) != trunc.getResult())
+      return failure();
+    auto wide = dyn_cast<OpResult>(narrow.getDpsInputs()[0]);
+    auto producer =
+        wide ? dyn_cast<linalg::GenericOp>(wide.getOwner()) : nullptr;
+    if (!producer || producer->hasOneUse() || !allParallel(producer) ||
+        producer.getNumLoops() != narrow.getNumLoops() ||
+        producer->getBlock() != narrow->getBlock() ||
+        !producer.getIndexingMapMatchingResult(wide).isIdentity())
+      return failure();
+    auto type = cast<RankedTensorType>(narrow->getResult(0).getType());
+    if (!type.hasStaticShape())
+      return failure();
+    rewriter.setInsertionPoint(producer);
+    Value init = tensor::EmptyOp::create(
+        rewriter, narrow.getLoc(), type.getShape(), type.getElementType());
+    SmallVector<Value> inits(producer.getDpsInits());
+    inits.push_back(init);
+    SmallVector<AffineMap> maps = producer.getIndexingMapsArray();
+    maps.push_back(narrow.getIndexingMapsArray().back());
+    SmallVector<Type> types(producer->getResultTypes());
+    types.push_back(type);
+    auto fused = linalg::GenericOp::create(rewriter, producer.getLoc(), types,
+                                           producer.getDpsInputs(), inits, maps,
+                                           producer.getIteratorTypesArray());
+    Block &from = producer.getRegion().front();
+    Block *to = rewriter.createBlock(&fused.getRegion());
+    IRMapping mapping;
+    for (BlockArgument arg : from.getArguments())
+      mapping.map(arg, to->addArgument(arg.getType(), arg.getLoc()));
+    to->addArgument(type.getElementType(), narrow.getLoc());
+    rewriter.setInsertionPointToStart(to);
+    for (Operation &op : from.without_terminator())
+      rewriter.clone(op, mapping);
+    SmallVector<Value> yielded;
+    for (Value v : from.getTerminator()->getOperands())
+      yielded.push_back(mapping.lookupOrDefault(v));
+    yielded.push_back(arith::TruncFOp::create(rewriter, trunc.getLoc(),
+                                              type.getElementType(),
+                                              yielded[wide.getResultNumber()]));
+    linalg::YieldOp::create(rewriter, narrow.getLoc(), yielded);
+    rewriter.replaceOp(narrow, fused->getResults().back());
+    rewriter.replaceOp(producer, fused->getResults().drop_back().take_front(
+                                     producer->getNumResults()));
+    return success();
+  }
+};
+
 struct FuseElementwisePass
     : gptc::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<CloneDataMovementGeneric, FuseMultiUseProducer>(&getContext());
+    patterns.add<CloneDataMovementGeneric, FuseMultiUseProducer,
+                 NarrowIntoProducer>(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

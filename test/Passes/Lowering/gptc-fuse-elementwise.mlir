@@ -199,6 +199,42 @@ func.func @broadcast_and_widen_two_users(%t: tensor<8xf32>, %h: tensor<4x8xbf16>
   return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
+// An update read by a second kernel and rounded to bf16 for storage: the
+// rounding becomes a second result of the kernel that computes the update
+// (no kernel reads the f32 value back to round it), which then, its other
+// result stored only, moves into the reading kernel: one kernel.
+// CHECK-LABEL: func.func @rounded_for_storage
+// CHECK: %[[U:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<4x8xbf16>, tensor<4x8xf32>)
+// CHECK: %[[F:.*]] = arith.mulf
+// CHECK-NEXT: %[[B:.*]] = arith.truncf %[[F]] : f32 to bf16
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[F]] : f32
+// CHECK-NEXT: linalg.yield %[[B]], %[[E]] : bf16, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[U]]#0, %[[U]]#1 : tensor<4x8xbf16>, tensor<4x8xf32>
+func.func @rounded_for_storage(%x: tensor<4x8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %eb = tensor.empty() : tensor<4x8xbf16>
+  %u = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%u : tensor<4x8xf32>) outs(%eb : tensor<4x8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%u : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %n, %s : tensor<4x8xbf16>, tensor<4x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Must not fire
 //===----------------------------------------------------------------------===//
@@ -243,6 +279,38 @@ func.func @copy_and_narrow_two_users(%x: tensor<4x8xf32>) -> (tensor<4x8xbf16>, 
     linalg.yield %r : bf16
   } -> tensor<4x8xbf16>
   return %0, %1 : tensor<4x8xbf16>, tensor<4x8xbf16>
+}
+
+// A rounding that reads its producer transposed is no second result of it
+// (the producer's loops are not the rounding's).
+// CHECK-LABEL: func.func @rounded_transposed
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xbf16>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf
+func.func @rounded_transposed(%x: tensor<4x4xf32>) -> (tensor<4x4xbf16>, tensor<4x4xf32>) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %eb = tensor.empty() : tensor<4x4xbf16>
+  %u = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%u : tensor<4x4xf32>) outs(%eb : tensor<4x4xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x4xbf16>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%u : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  return %n, %s : tensor<4x4xbf16>, tensor<4x4xf32>
 }
 
 // exp has two users: fusing would recompute it, so the three generics stay.

@@ -250,6 +250,33 @@ func.func @embedding(%wte: tensor<16x4xf32>, %ids: tensor<2x3xi32>) -> tensor<2x
   return %0 : tensor<2x3x4xf32>
 }
 
+// A table widened from bf16 (a parameter stored as bf16) is gathered as
+// stored, each element widened where it is read: no pass over the table
+// (the cast's own generic, left without uses, is canonicalize's to erase).
+// CHECK-LABEL: func.func @embedding_of_bf16
+// CHECK-SAME: (%[[W:[a-z0-9_]+]]: tensor<16x4xbf16>, %[[IDS:[a-z0-9_]+]]: tensor<2x3xi32>)
+// CHECK: linalg.generic {{.*}} ins(%[[IDS]] : tensor<2x3xi32>)
+// CHECK: %[[V:.*]] = tensor.extract %[[W]][%{{.*}}, %{{.*}}] : tensor<16x4xbf16>
+// CHECK-NEXT: %[[WIDE:.*]] = arith.extf %[[V]] : bf16 to f32
+// CHECK-NEXT: linalg.yield %[[WIDE]]
+func.func @embedding_of_bf16(%wte: tensor<16x4xbf16>, %ids: tensor<2x3xi32>) -> tensor<2x3x4xf32> {
+  %w = gpt.cast %wte : tensor<16x4xbf16> to tensor<16x4xf32>
+  %0 = gpt.embedding %w[%ids] : tensor<16x4xf32>, tensor<2x3xi32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// Must not fire: a narrowing cast is no widening; the table is rounded by
+// its own kernel and gathered as the embedding's type.
+// CHECK-LABEL: func.func @embedding_of_narrowed
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x4xf32>) outs(%{{.*}} : tensor<16x4xbf16>)
+// CHECK: tensor.extract %{{.*}} : tensor<16x4xbf16>
+// CHECK-NEXT: linalg.yield
+func.func @embedding_of_narrowed(%wte: tensor<16x4xf32>, %ids: tensor<2x3xi32>) -> tensor<2x3x4xbf16> {
+  %w = gpt.cast %wte : tensor<16x4xf32> to tensor<16x4xbf16>
+  %0 = gpt.embedding %w[%ids] : tensor<16x4xbf16>, tensor<2x3xi32> -> tensor<2x3x4xbf16>
+  return %0 : tensor<2x3x4xbf16>
+}
+
 // embedding_grad: zeros, then a serial loop over the 6 positions adding each
 // gradient row into the row its id names (ids may repeat).
 // CHECK-LABEL: func.func @embedding_grad
