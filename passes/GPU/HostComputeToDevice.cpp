@@ -21,6 +21,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
@@ -67,18 +68,29 @@ struct BufferPlace {
 
 BufferPlace placeOf(Value buffer) {
   BufferPlace place;
+  bool known = true, placed = false;
   Value v = buffer;
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      // The innermost view gives the bytes, each view around it its shift
+      // (memref.view's byte shift is into its source's bytes).
       auto shift = view.getByteShift().getDefiningOp<arith::ConstantIndexOp>();
       MemRefType type = view.getType();
-      if (place.end < 0 && shift && type.hasStaticShape() &&
-          type.getElementType().isIntOrIndexOrFloat()) {
+      if (!shift)
+        known = false;
+      else if (!placed) {
+        if (!type.hasStaticShape() ||
+            !type.getElementType().isIntOrIndexOrFloat())
+          known = false;
         int64_t width = type.getElementType().isIndex()
-                            ? 8
+                            ? 8 // the arena's index (ArenaBufferUnits)
                             : (type.getElementTypeBitWidth() + 7) / 8;
         place.begin = shift.value();
         place.end = place.begin + type.getNumElements() * width;
+        placed = true;
+      } else {
+        place.begin += shift.value();
+        place.end += shift.value();
       }
       v = view.getSource();
       continue;
@@ -86,21 +98,38 @@ BufferPlace placeOf(Value buffer) {
     auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
     if (!viewLike)
       break;
+    // A part of a view stays within its bytes; a view of a part does not
+    // say where in the root it is.
+    if (placed)
+      known = false;
     v = viewLike.getViewSource();
   }
   place.root = v;
+  if (!known || !placed)
+    place.end = -1;
   return place;
 }
 
-/// Whether two buffers may share bytes: views of one root whose byte
-/// ranges are apart, and distinct function arguments or allocations, do
-/// not.
+/// Whether two buffers may share bytes: buffers of two memory spaces,
+/// views of one root whose byte ranges are apart, and distinct function
+/// arguments or allocations, do not.
 bool mayAlias(Value a, Value b) {
+  // A kernel's shared (workgroup) or private buffer is no global memory.
+  auto ta = dyn_cast<MemRefType>(a.getType());
+  auto tb = dyn_cast<MemRefType>(b.getType());
+  if (!ta || !tb)
+    return true;
+  if (ta.getMemorySpace() != tb.getMemorySpace())
+    return false;
   BufferPlace pa = placeOf(a), pb = placeOf(b);
+  // A step function's arguments are distinct buffers (the arena, or in
+  // tests one buffer each); loop and region arguments are not known.
   auto distinct = [](Value root) {
-    return isa<BlockArgument>(root) ||
-           isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
-               root.getDefiningOp());
+    if (auto arg = dyn_cast<BlockArgument>(root))
+      return arg.getOwner()->isEntryBlock() &&
+             isa<func::FuncOp>(arg.getOwner()->getParentOp());
+    return isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+        root.getDefiningOp());
   };
   if (pa.root != pb.root)
     return !(distinct(pa.root) && distinct(pb.root));
@@ -109,19 +138,56 @@ bool mayAlias(Value a, Value b) {
   return pa.begin < pb.end && pb.begin < pa.end;
 }
 
-/// The buffers `op` and the ops in its regions may write (every memref
-/// operand of an op whose effects are not known).
-void collectWrites(Operation *op, SmallVectorImpl<Value> &written) {
-  op->walk([&](Operation *inner) {
+/// The buffers whose addresses `value` is computed from (a GEMM's or a
+/// collective's i64 address operand: memref.extract_aligned_pointer_as_index
+/// and arithmetic), or false when it may come from anywhere else.
+bool addressedBuffers(Value value, SmallVectorImpl<Value> &buffers) {
+  SmallVector<Value> pending = {value};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!pending.empty()) {
+    Operation *def = pending.pop_back_val().getDefiningOp();
+    if (!def)
+      return false;
+    if (!seen.insert(def).second)
+      continue;
+    if (isa<memref::ExtractAlignedPointerAsIndexOp,
+            memref::ExtractStridedMetadataOp>(def)) {
+      buffers.push_back(def->getOperand(0));
+      continue;
+    }
+    if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+      return false;
+    for (Value operand : def->getOperands())
+      pending.push_back(operand);
+  }
+  return true;
+}
+
+/// The buffers `op` and the ops in its regions may write, or false when it
+/// may write anywhere: an op whose effects are not known writes every
+/// buffer among its operands, and a call also every buffer an integer
+/// operand may address (false when one is not traced to buffers and
+/// constants).
+bool collectWrites(Operation *op, SmallVectorImpl<Value> &written) {
+  auto operandBuffers = [&](Operation *inner) {
+    const bool call = isa<CallOpInterface>(inner);
+    for (Value operand : inner->getOperands()) {
+      if (isa<MemRefType>(operand.getType()))
+        written.push_back(operand);
+      else if (call && operand.getType().isIntOrIndex() &&
+               !addressedBuffers(operand, written))
+        return false;
+    }
+    return true;
+  };
+  WalkResult walk = op->walk([&](Operation *inner) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
     if (!effects) {
       if (isMemoryEffectFree(inner) ||
           inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-        return;
-      for (Value operand : inner->getOperands())
-        if (isa<MemRefType>(operand.getType()))
-          written.push_back(operand);
-      return;
+        return WalkResult::advance();
+      return operandBuffers(inner) ? WalkResult::advance()
+                                   : WalkResult::interrupt();
     }
     SmallVector<MemoryEffects::EffectInstance> list;
     effects.getEffects(list);
@@ -130,12 +196,12 @@ void collectWrites(Operation *op, SmallVectorImpl<Value> &written) {
         continue;
       if (Value value = effect.getValue())
         written.push_back(value);
-      else // a write to an unknown place
-        for (Value operand : inner->getOperands())
-          if (isa<MemRefType>(operand.getType()))
-            written.push_back(operand);
+      else if (!operandBuffers(inner)) // a write to an unknown place
+        return WalkResult::interrupt();
     }
+    return WalkResult::advance();
   });
+  return !walk.wasInterrupted();
 }
 
 /// An op that may join a run of device work: computes values only.
@@ -163,9 +229,6 @@ struct HostComputeToDevicePass
     }
   }
 
-  /// Every maximal run of device work in `block` (buffer reads and writes
-  /// and the scalar arithmetic between them) becomes one single-thread
-  /// launch.
   /// `v` (computed at the top level of `run` from buffer reads and scalar
   /// arithmetic) recomputed at the start of each kernel of its `uses`, when
   /// nothing from the run to the last of those kernels may write the
@@ -183,8 +246,6 @@ struct HostComputeToDevicePass
       Operation *def = pending.pop_back_val().getDefiningOp();
       if (!def || !inRun.contains(def) || slice.contains(def))
         continue;
-      if (def->getBlock() != block)
-        return failure();
       if (auto load = dyn_cast<memref::LoadOp>(def)) {
         Operation *source = load.getMemRef().getDefiningOp();
         if (source && inRun.contains(source))
@@ -214,7 +275,8 @@ struct HostComputeToDevicePass
     }
     SmallVector<Value> written;
     for (Operation *op = run.front(); op; op = op->getNextNode()) {
-      collectWrites(op, written);
+      if (!collectWrites(op, written))
+        return failure();
       if (op == last)
         break;
     }
@@ -271,6 +333,9 @@ struct HostComputeToDevicePass
     return success();
   }
 
+  /// Every maximal run of device work in `block` (buffer reads and writes
+  /// and the scalar arithmetic between them) becomes one single-thread
+  /// launch.
   LogicalResult moveRuns(Block &block) {
     SmallVector<SmallVector<Operation *>> runs;
     SmallVector<Operation *> run;
@@ -309,7 +374,8 @@ struct HostComputeToDevicePass
     };
     // A scalar the run computes and the host uses after it: pure work with
     // operands from before the run is copied out; a value read from device
-    // memory that only later kernels use travels through a device scalar.
+    // memory that only later kernels use is computed again in them
+    // (recomputeInKernels), or else travels through a device scalar.
     for (size_t n = 0; n < run.size(); ++n) {
       Operation *op = run[n];
       if (llvm::none_of(op->getUses(),

@@ -18,9 +18,9 @@
 //    rotary cos/sin tables broadcast over batch and heads, a bf16 GEMM
 //    output widened to f32) when it writes more bytes than it reads: each
 //    user then reads the smaller source through its indexing map;
-//  - a generic that only rounds one result of a multi-result producer to
-//    a narrower float (an update stored as bf16) becomes one more result
-//    of the producer.
+//  - a generic that only rounds one result of a multi-use producer to a
+//    narrower float (an update stored as bf16) becomes one more result of
+//    the producer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,8 +179,8 @@ struct CloneDataMovementGeneric : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// A generic that only narrows one result of a multi-result producer (the
-/// f32 -> bf16 rounding of an update stored as bf16): the producer yields
+/// A generic that only narrows one result of a producer other kernels also
+/// read (the f32 -> bf16 rounding of an update stored as bf16): it yields
 /// the narrowed value as one more result, computed where the wide one is,
 /// and the narrowing kernel goes (the wide result, if nothing else reads
 /// it, is then a dead result canonicalization removes). Single-use
@@ -234,13 +234,13 @@ struct NarrowIntoProducer : OpRewritePattern<linalg::GenericOp> {
     SmallVector<Value> yielded;
     for (Value v : from.getTerminator()->getOperands())
       yielded.push_back(mapping.lookupOrDefault(v));
-    yielded.push_back(arith::TruncFOp::create(rewriter, trunc.getLoc(),
-                                              type.getElementType(),
-                                              yielded[wide.getResultNumber()]));
+    // The rounding itself, its attributes (rounding mode, fastmath) kept.
+    IRMapping rounding;
+    rounding.map(trunc.getIn(), yielded[wide.getResultNumber()]);
+    yielded.push_back(rewriter.clone(*trunc, rounding)->getResult(0));
     linalg::YieldOp::create(rewriter, narrow.getLoc(), yielded);
     rewriter.replaceOp(narrow, fused->getResults().back());
-    rewriter.replaceOp(producer, fused->getResults().drop_back().take_front(
-                                     producer->getNumResults()));
+    rewriter.replaceOp(producer, fused->getResults().drop_back());
     return success();
   }
 };

@@ -207,7 +207,8 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
       }
       return success();
     };
-    if (failed(addArgs(forward)) || failed(addArgs(update)))
+    if (failed(addArgs(forward)) || failed(addArgs(grad)) ||
+        failed(addArgs(update)))
       return signalPassFailure();
     // The loss slots are f32 whatever the training dtype (runtime/gptrt.h):
     // an f64 loss is rounded once when it is written.
@@ -227,7 +228,7 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
         return signalPassFailure();
       }
       if (failed(layout.add(update.getLoc(), name.getValue(),
-                            update.getResultTypes()[i])))
+                            update.getResultTypes()[i], /*storage=*/true)))
         return signalPassFailure();
     }
     // Gradients: one per parameter, in argument order.

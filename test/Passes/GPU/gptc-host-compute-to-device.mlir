@@ -179,6 +179,73 @@ func.func @arena_views_overlap(%arena: memref<256xi8>) {
 }
 
 // -----
+// CHECK-LABEL: func.func @call_writes_elsewhere
+// CHECK-NOT: memref.alloc
+// CHECK: call @gemm
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.load %{{.*}}[] : memref<i64>
+
+// A call between the run and the kernel (a GEMM on addresses) writes the
+// buffers its address operands point into: here another view of the arena,
+// nested in a view of its own (shifts 64 + 64: bytes 128..191).
+func.func private @gemm(i64)
+func.func @call_writes_elsewhere(%arena: memref<256xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %w = memref.view %arena[%c0][] : memref<256xi8> to memref<i64>
+  %half = memref.view %arena[%c64][] : memref<256xi8> to memref<192xi8>
+  %c = memref.view %half[%c64][] : memref<192xi8> to memref<8xf64>
+  %x = memref.view %arena[%c8][] : memref<256xi8> to memref<1xindex>
+  %raw = memref.load %w[] : memref<i64>
+  %win = arith.index_cast %raw : i64 to index
+  memref.store %win, %x[%c0] : memref<1xindex>
+  %p = memref.extract_aligned_pointer_as_index %c : memref<8xf64> -> index
+  %a = arith.index_cast %p : index to i64
+  func.call @gemm(%a) : (i64) -> ()
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
+             threads(%t0, %t1, %t2) in (%s0 = %c1, %s1 = %c1, %s2 = %c1) {
+    %e = arith.addi %t0, %win : index
+    memref.store %e, %x[%t0] : memref<1xindex>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+// CHECK-LABEL: func.func @call_writes_the_read_bytes
+// CHECK: memref.alloc() : memref<index>
+// CHECK: call @gemm
+// CHECK: memref.dealloc
+
+// Must not recompute: the call's address points into the view the run
+// read (a view of a view: shifts 0 + 0).
+func.func private @gemm(i64)
+func.func @call_writes_the_read_bytes(%arena: memref<256xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %w = memref.view %arena[%c0][] : memref<256xi8> to memref<i64>
+  %head = memref.view %arena[%c0][] : memref<256xi8> to memref<64xi8>
+  %c = memref.view %head[%c0][] : memref<64xi8> to memref<8xf64>
+  %x = memref.view %arena[%c8][] : memref<256xi8> to memref<1xindex>
+  %raw = memref.load %w[] : memref<i64>
+  %win = arith.index_cast %raw : i64 to index
+  memref.store %win, %x[%c0] : memref<1xindex>
+  %p = memref.extract_aligned_pointer_as_index %c : memref<8xf64> -> index
+  %a = arith.index_cast %p : index to i64
+  func.call @gemm(%a) : (i64) -> ()
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1)
+             threads(%t0, %t1, %t2) in (%s0 = %c1, %s1 = %c1, %s2 = %c1) {
+    %e = arith.addi %t0, %win : index
+    memref.store %e, %x[%t0] : memref<1xindex>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
 // CHECK-LABEL: func.func @passed_on
 // CHECK: %[[SCALAR:.*]] = memref.alloc() : memref<index>
 // CHECK: gpu.launch

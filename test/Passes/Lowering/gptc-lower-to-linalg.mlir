@@ -265,6 +265,19 @@ func.func @embedding_of_bf16(%wte: tensor<16x4xbf16>, %ids: tensor<2x3xi32>) -> 
   return %0 : tensor<2x3x4xf32>
 }
 
+// An f64 bundle widens bf16 through f32: both steps in the gather.
+// CHECK-LABEL: func.func @embedding_of_bf16_in_f64
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}} : tensor<16x4xbf16>
+// CHECK-NEXT: %[[F:.*]] = arith.extf %[[V]] : bf16 to f32
+// CHECK-NEXT: %[[D:.*]] = arith.extf %[[F]] : f32 to f64
+// CHECK-NEXT: linalg.yield %[[D]]
+func.func @embedding_of_bf16_in_f64(%wte: tensor<16x4xbf16>, %ids: tensor<2x3xi32>) -> tensor<2x3x4xf64> {
+  %w32 = gpt.cast %wte : tensor<16x4xbf16> to tensor<16x4xf32>
+  %w = gpt.cast %w32 : tensor<16x4xf32> to tensor<16x4xf64>
+  %0 = gpt.embedding %w[%ids] : tensor<16x4xf64>, tensor<2x3xi32> -> tensor<2x3x4xf64>
+  return %0 : tensor<2x3x4xf64>
+}
+
 // Must not fire: a narrowing cast is no widening; the table is rounded by
 // its own kernel and gathered as the embedding's type.
 // CHECK-LABEL: func.func @embedding_of_narrowed
