@@ -329,7 +329,8 @@ LogicalResult lowerCudaHost(ModuleOp module, const BundleOptions &options,
        {std::pair<const char *, const char *>{"malloc", "gptc_cuda_alloc"},
         {"free", "gptc_cuda_free"},
         {"gptc_gemm_f32", "gptc_cuda_gemm_f32"},
-        {"gptc_gemm_bf16", "gptc_cuda_gemm_bf16"}})
+        {"gptc_gemm_bf16", "gptc_cuda_gemm_bf16"},
+        {"gptc_gemm_bf16_f32", "gptc_cuda_gemm_bf16_f32"}})
     if (Operation *fn = symbols.lookup(from))
       if (failed(symbols.rename(fn, to))) {
         error = std::string("cannot rename ") + from;

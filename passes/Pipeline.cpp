@@ -130,6 +130,10 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
   pm->addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
   pm->addPass(createCanonicalizerPass());
   pm->addPass(createCSEPass());
+  // CUDA: a weight gradient's long sum over the tokens in parts that fill
+  // the device, summed by a kernel that elementwise fusion then extends.
+  if (cuda && !options.kernelMarks)
+    pm->addNestedPass<func::FuncOp>(createSplitKPass());
   pm->addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // CPU: a scalar read once outside the kernel keeps its loops vectorised.
   // CUDA: the host cannot read device memory; kernels read it themselves

@@ -81,6 +81,9 @@ void gptc_gemm_f32(GPTC_GEMM_ARGS(float));
 void gptc_gemm_f64(GPTC_GEMM_ARGS(double));
 /* bf16 operands and result (uint16 storage), f32 accumulation. */
 void gptc_gemm_bf16(GPTC_GEMM_ARGS(float));
+/* bf16 operands (uint16 storage), f32 C and D (the partial products of a
+ * split sum, gptc-split-k). */
+void gptc_gemm_bf16_f32(GPTC_GEMM_ARGS(float));
 
 /* A batch of matrices as a 3-D memref descriptor (MLIR's
  * StridedMemRefType<T, 3>): sizes = {batch, rows, cols}, element [b][i][j]

@@ -89,20 +89,21 @@ double gemmPeakFlops(int64_t elementBytes) {
 }
 
 double gemmBytes(int64_t m, int64_t n, int64_t k, int64_t batch,
-                 int64_t elementBytes, bool readsC) {
-  double elements =
-      static_cast<double>(m) * static_cast<double>(k) +
-      static_cast<double>(k) * static_cast<double>(n) +
+                 GemmElementBytes elementBytes, bool readsC) {
+  double operands = static_cast<double>(m) * static_cast<double>(k) +
+                    static_cast<double>(k) * static_cast<double>(n);
+  double results =
       static_cast<double>(m) * static_cast<double>(n) * (readsC ? 2.0 : 1.0);
-  return elements * static_cast<double>(batch) *
-         static_cast<double>(elementBytes);
+  return (operands * static_cast<double>(elementBytes.operand) +
+          results * static_cast<double>(elementBytes.result)) *
+         static_cast<double>(batch);
 }
 
 double gemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
-                   int64_t elementBytes, bool readsC) {
+                   GemmElementBytes elementBytes, bool readsC) {
   double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
                  static_cast<double>(k) * static_cast<double>(batch);
-  return std::max(flops / gemmPeakFlops(elementBytes),
+  return std::max(flops / gemmPeakFlops(elementBytes.operand),
                   gemmBytes(m, n, k, batch, elementBytes, readsC) /
                       H100::kBandwidth) +
          H100::kLaunchSeconds;
@@ -189,7 +190,7 @@ KernelTime calibratedKernelTime(const KernelWork &w) {
 }
 
 double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
-                             int64_t elementBytes, bool readsC) {
+                             GemmElementBytes elementBytes, bool readsC) {
   using M = H100Measured;
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
                        static_cast<double>(k) * static_cast<double>(batch);
@@ -199,7 +200,8 @@ double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
       static_cast<double>(tiles) /
       static_cast<double>(H100::kSMs *
                           ceilDiv(std::max<int64_t>(tiles, 1), H100::kSMs));
-  const double peak = gemmPeakFlops(elementBytes) * M::kGemmEfficiency * waves;
+  const double peak =
+      gemmPeakFlops(elementBytes.operand) * M::kGemmEfficiency * waves;
   return std::max(flops / peak,
                   gemmBytes(m, n, k, batch, elementBytes, readsC) /
                       H100::kBandwidth) +

@@ -83,15 +83,24 @@ double kernelSeconds(double flops, double bytes, double efficiency,
 /// tensor cores 989 TFLOP/s, else 67 TFLOP/s.
 double gemmPeakFlops(int64_t elementBytes);
 
+/// The element sizes of a GEMM: A and B, then C and D (one size for all
+/// four, or bf16 operands with an f32 result).
+struct GemmElementBytes {
+  int64_t operand, result;
+  GemmElementBytes(int64_t both) : operand(both), result(both) {}
+  GemmElementBytes(int64_t operand, int64_t result)
+      : operand(operand), result(result) {}
+};
+
 /// Bytes one GEMM call moves: A (m x k), B (k x n), D (m x n) per batch,
 /// and C (m x n) when it is read (beta != 0).
 double gemmBytes(int64_t m, int64_t n, int64_t k, int64_t batch,
-                 int64_t elementBytes, bool readsC);
+                 GemmElementBytes elementBytes, bool readsC);
 
 /// Roofline seconds of one GEMM call: max(2 m n k batch / peak,
-/// gemmBytes / 3.35 TB/s) + 3 us.
+/// gemmBytes / 3.35 TB/s) + 3 us, the peak of the operands' type.
 double gemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
-                   int64_t elementBytes, bool readsC);
+                   GemmElementBytes elementBytes, bool readsC);
 
 /// Model FLOP utilisation: modelFlops / (seconds x 989 TFLOP/s).
 double mfu(double modelFlops, double seconds);
@@ -188,7 +197,7 @@ KernelTime calibratedKernelTime(const KernelWork &w);
 /// tiles = ceil(m / 256) ceil(n / 128) batch (wave quantisation: the last
 /// wave of tiles leaves SMs idle).
 double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
-                             int64_t elementBytes, bool readsC);
+                             GemmElementBytes elementBytes, bool readsC);
 
 } // namespace gptc::cost
 

@@ -78,7 +78,7 @@ struct Kernel {
 
 /// One GEMM shape: C[b] = op(A[b]) op(B[b]) (+ C[b]), op(A) m x k.
 struct GemmShape {
-  std::string dtype; ///< f32, f64, bf16 (the callee gptc_gemm_DTYPE)
+  std::string dtype; ///< f32, f64, bf16, bf16_f32 (callee gptc_gemm_DTYPE)
   bool transA = false, transB = false;
   Count m, n, k, batch;
   bool readsC = true; ///< beta is not a constant 0
@@ -96,7 +96,9 @@ struct GemmGroup {
   GemmShape shape;
   Count calls = 0; ///< per call of the entry point
   Count flops() const { return multiply(calls, shape.flops()); }
-  int64_t elementBytes() const {
+  cost::GemmElementBytes elementBytes() const {
+    if (shape.dtype == "bf16_f32")
+      return {2, 4};
     return shape.dtype == "bf16" ? 2 : shape.dtype == "f64" ? 8 : 4;
   }
   /// Bytes and roofline seconds of all calls; 0 when a size is unknown.

@@ -5,7 +5,8 @@
 // indexing maps
 //   => func.call @gptc_gemm_<type>(trans_a, trans_b, m, n, k, a..., b...,
 //                                  alpha, beta, c..., d..., batch)
-// (runtime/gptrt.h: D = alpha op(A) op(B) + beta C). D is the GEMM's output
+// (runtime/gptrt.h: D = alpha op(A) op(B) + beta C; <type> f32, f64, bf16,
+// or bf16_f32 for bf16 A and B with an f32 D). D is the GEMM's output
 // buffer. What initialised it right before the GEMM becomes the epilogue:
 //   - a linalg.fill of zero: beta = 0 (copies of a zero buffer become such
 //     fills first);
@@ -150,11 +151,15 @@ void replaceZeroCopiesWithFills(Operation *root) {
   }
 }
 
-func::FuncOp getOrDeclareGemm(ModuleOp module, Type elt, Type scalarType) {
+/// The runtime GEMM for operands of `operand` and a result of `result`.
+func::FuncOp getOrDeclareGemm(ModuleOp module, Type operand, Type result,
+                              Type scalarType) {
   std::string name;
-  if (elt.isF32())
+  if (operand.isBF16() && result.isF32())
+    name = "gptc_gemm_bf16_f32";
+  else if (result.isF32())
     name = "gptc_gemm_f32";
-  else if (elt.isF64())
+  else if (result.isF64())
     name = "gptc_gemm_f64";
   else
     name = "gptc_gemm_bf16";
@@ -368,13 +373,17 @@ struct GemmToCall : RewritePattern {
     Location loc = op->getLoc();
     auto dType = cast<MemRefType>(f->out.getType());
     // The runtime has f32, f64 and bf16 GEMMs with one element type for A,
-    // B and D, on static shapes.
+    // B and D, and one of bf16 A and B with an f32 D; on static shapes.
     Type elt = dType.getElementType();
     if (!(elt.isF32() || elt.isF64() || elt.isBF16()))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
+    Type operandElt = cast<MemRefType>(f->a.getType()).getElementType();
+    if (operandElt != elt && !(operandElt.isBF16() && elt.isF32()))
+      return rewriter.notifyMatchFailure(op, "unsupported element types");
     for (Value v : {f->a, f->b, f->out}) {
       auto t = cast<MemRefType>(v.getType());
-      if (t.getElementType() != elt || !t.hasStaticShape())
+      Type want = v == f->out ? elt : operandElt;
+      if (t.getElementType() != want || !t.hasStaticShape())
         return rewriter.notifyMatchFailure(
             op, "operands must share the element type and be static");
     }
@@ -390,7 +399,7 @@ struct GemmToCall : RewritePattern {
     Type scalarType =
         elt.isF64() ? Type(rewriter.getF64Type()) : Type(rewriter.getF32Type());
     auto module = op->getParentOfType<ModuleOp>();
-    func::FuncOp callee = getOrDeclareGemm(module, elt, scalarType);
+    func::FuncOp callee = getOrDeclareGemm(module, operandElt, elt, scalarType);
     auto cst = [&](int64_t v) {
       return arith::ConstantIntOp::create(rewriter, loc, v, 64).getResult();
     };

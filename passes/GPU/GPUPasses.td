@@ -86,6 +86,43 @@ def SplitReductionsPass
   ];
 }
 
+def SplitKPass : Pass<"gptc-split-k", "mlir::func::FuncOp"> {
+  let summary = "Split the long sum of a GEMM with a small output (CUDA)";
+  let description = [{
+    CUDA only, on linalg on tensors, before elementwise fusion. A weight
+    gradient `Xᵀ·dY` (a `linalg.matmul` whose operands both have k as
+    their leading dimension: A (k, m) and B (k, n)) has a small output and
+    a long sum: R15's 768 × 768 projections sum over 65,536 tokens. cuBLAS
+    computes one output tile (256 × 128 for large shapes) per
+    multiprocessor, so such a GEMM keeps 18 of the H100's 132 busy.
+    The pass splits k into `parts` chunks, the fewest (a power of two
+    dividing k) whose output tiles fill `waves` waves of the device, with
+    at least `min-chunk` terms each:
+      partials[s] = A[s]ᵀ · B[s]      (one batched GEMM, f32 results)
+      out         = init + Σ_s partials[s]   (in order of s, in f32)
+    then rounded once to the output's type (bf16 for bf16 GEMMs, whose
+    products accumulate in f32 either way). The partial products sum in a
+    fixed order: the same bits every run. GEMMs whose tiles already fill
+    `waves` waves, other layouts, dynamic shapes and non-float outputs are
+    left alone.
+  }];
+  let options = [
+    Option<"multiprocessors", "multiprocessors", "int64_t", "132",
+           "Multiprocessors of the device (an H100 SXM has 132)">,
+    Option<"waves", "waves", "int64_t", "4",
+           "Split until the output tiles fill this many waves">,
+    Option<"tileM", "tile-m", "int64_t", "256", "Rows of a GEMM output tile">,
+    Option<"tileN", "tile-n", "int64_t", "128",
+           "Columns of a GEMM output tile">,
+    Option<"minChunk", "min-chunk", "int64_t", "256",
+           "At least this many terms of k per part">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
+
 def HostComputeToDevicePass
     : Pass<"gptc-host-compute-to-device", "mlir::func::FuncOp"> {
   let summary = "Move the host's reads and writes of buffers into kernels";

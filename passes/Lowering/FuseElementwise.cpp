@@ -20,7 +20,10 @@
 //    user then reads the smaller source through its indexing map;
 //  - a generic that only rounds one result of a multi-use producer to a
 //    narrower float (an update stored as bf16) becomes one more result of
-//    the producer.
+//    the producer;
+//  - an expand_shape of a generic that only broadcasts or widens becomes
+//    that generic over the expanded shape, so that the cases above fold it
+//    into the users of the reshaped value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -245,6 +248,19 @@ struct NarrowIntoProducer : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// An expand_shape of a generic that only broadcasts or widens becomes that
+/// generic over the expanded shape (of its expanded inputs), which the
+/// patterns above then clone into, and fuse with, each user: a bf16 GEMM
+/// output widened to f32 and split into heads (q, k, v) is read as bf16 by
+/// the kernels that use it instead of being stored widened. Other reshapes
+/// stay (a reshape between two kernels is free).
+bool widensThroughReshape(OpOperand *reshapeSource) {
+  auto generic = reshapeSource->get().getDefiningOp<linalg::GenericOp>();
+  return isa<tensor::ExpandShapeOp>(reshapeSource->getOwner()) && generic &&
+         allParallel(generic) && generic->getNumResults() == 1 &&
+         onlyBroadcastsOrWidens(generic);
+}
+
 struct FuseElementwisePass
     : gptc::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -252,6 +268,8 @@ struct FuseElementwisePass
     patterns.add<CloneDataMovementGeneric, FuseMultiUseProducer,
                  NarrowIntoProducer>(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                      widensThroughReshape);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

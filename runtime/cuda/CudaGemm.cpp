@@ -60,8 +60,12 @@ cublasOperation_t operation(bool transpose) {
   return transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
-cudaDataType dataType(GemmType type) {
+cudaDataType operandType(GemmType type) {
   return type == GemmType::F32 ? CUDA_R_32F : CUDA_R_16BF;
+}
+
+cudaDataType resultType(GemmType type) {
+  return type == GemmType::Bf16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
 } // namespace
@@ -199,11 +203,14 @@ bool GemmPlans::create(const CublasLtApi &lt, cublasLtHandle_t handle,
                        sizeof(secondOp)),
                    "cublasLtMatmulDescSetAttribute(TRANSB)", error))
     return false;
-  cudaDataType type = dataType(plan.type);
-  if (!createLayout(lt, plan.first, type, plan.batch, matmul.first, error) ||
-      !createLayout(lt, plan.second, type, plan.batch, matmul.second, error) ||
-      !createLayout(lt, plan.c, type, plan.batch, matmul.c, error) ||
-      !createLayout(lt, plan.d, type, plan.batch, matmul.d, error))
+  cudaDataType operands = operandType(plan.type),
+               results = resultType(plan.type);
+  if (!createLayout(lt, plan.first, operands, plan.batch, matmul.first,
+                    error) ||
+      !createLayout(lt, plan.second, operands, plan.batch, matmul.second,
+                    error) ||
+      !createLayout(lt, plan.c, results, plan.batch, matmul.c, error) ||
+      !createLayout(lt, plan.d, results, plan.batch, matmul.d, error))
     return false;
 
   cublasLtMatmulPreference_t preference = nullptr;

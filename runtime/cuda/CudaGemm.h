@@ -27,7 +27,9 @@ namespace gptc {
 namespace runtime {
 namespace cuda {
 
-enum class GemmType { F32, Bf16 };
+/// Element types: A and B, then C and D (Bf16F32: bf16 operands, f32
+/// result).
+enum class GemmType { F32, Bf16, Bf16F32 };
 
 /// One call of gptc_cuda_gemm_f32 / _bf16 without its pointers and scalars.
 struct GemmProblem {

@@ -241,4 +241,10 @@ void gptc_cuda_gemm_bf16(GPTC_GEMM_ARGS(float)) {
        d, d_rs, d_cs, d_bs, batch);
 }
 
+void gptc_cuda_gemm_bf16_f32(GPTC_GEMM_ARGS(float)) {
+  gemm("gptc_cuda_gemm_bf16_f32", GemmType::Bf16F32, trans_a, trans_b, m, n, k,
+       a, a_rs, a_cs, a_bs, b, b_rs, b_cs, b_bs, alpha, beta, c, c_rs, c_cs,
+       c_bs, d, d_rs, d_cs, d_bs, batch);
+}
+
 } // extern "C"

@@ -45,10 +45,11 @@ void gptc_cuda_free(void *ptr);
 /// the distance to its own allocation.
 int64_t gptc_cuda_buffer_shift(int64_t offset);
 
-/// runtime/gptrt.h's gptc_gemm_f32 / gptc_gemm_bf16 on device pointers,
-/// through cuBLASLt (f32 compute, no TF32).
+/// runtime/gptrt.h's gptc_gemm_f32 / _bf16 / _bf16_f32 on device
+/// pointers, through cuBLASLt (f32 compute, no TF32).
 void gptc_cuda_gemm_f32(GPTC_GEMM_ARGS(float));
 void gptc_cuda_gemm_bf16(GPTC_GEMM_ARGS(float));
+void gptc_cuda_gemm_bf16_f32(GPTC_GEMM_ARGS(float));
 
 } // extern "C"
 

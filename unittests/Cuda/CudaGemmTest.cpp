@@ -85,10 +85,11 @@ using GemmParams = std::tuple<bool, bool, BetaMode, bool>;
 
 class CudaGemm : public testing::TestWithParam<GemmParams> {
 protected:
-  template <class T> void compareWithCpu();
+  /// T: A and B; R: C and D.
+  template <class T, class R = T> void compareWithCpu();
 };
 
-template <class T> void CudaGemm::compareWithCpu() {
+template <class T, class R> void CudaGemm::compareWithCpu() {
   auto [transA, transB, betaMode, dRowMajor] = GetParam();
   CudaDevice *device = openDevice();
   ASSERT_NE(device, nullptr);
@@ -103,20 +104,24 @@ template <class T> void CudaGemm::compareWithCpu() {
                    16 * dRowMajor);
   std::vector<T> hostA = randomValues<T>(a.elements(batch), rng);
   std::vector<T> hostB = randomValues<T>(b.elements(batch), rng);
-  std::vector<T> hostC = randomValues<T>(c.elements(batch), rng);
-  std::vector<T> hostD = randomValues<T>(d.elements(batch), rng);
+  std::vector<R> hostC = randomValues<R>(c.elements(batch), rng);
+  std::vector<R> hostD = randomValues<R>(d.elements(batch), rng);
   float alpha = 0.75f, beta = betaMode == BetaMode::Zero ? 0.f : -0.5f;
 
-  DeviceBuffer<T> devA(*device, hostA), devB(*device, hostB),
-      devC(*device, hostC), devD(*device, hostD);
+  DeviceBuffer<T> devA(*device, hostA), devB(*device, hostB);
+  DeviceBuffer<R> devC(*device, hostC), devD(*device, hostD);
   uint64_t cPtr = betaMode == BetaMode::SeparateC ? devC.ptr
                   : betaMode == BetaMode::CIsD    ? devD.ptr
                                                   : 0;
   uintptr_t hostCPtr = betaMode == BetaMode::SeparateC ? (uintptr_t)hostC.data()
                        : betaMode == BetaMode::CIsD    ? (uintptr_t)hostD.data()
                                                        : 0;
-  auto gpuGemm = sizeof(T) == 4 ? gptc_cuda_gemm_f32 : gptc_cuda_gemm_bf16;
-  auto cpuGemm = sizeof(T) == 4 ? gptc_gemm_f32 : gptc_gemm_bf16;
+  auto gpuGemm = sizeof(T) == 4   ? gptc_cuda_gemm_f32
+                 : sizeof(R) == 2 ? gptc_cuda_gemm_bf16
+                                  : gptc_cuda_gemm_bf16_f32;
+  auto cpuGemm = sizeof(T) == 4   ? gptc_gemm_f32
+                 : sizeof(R) == 2 ? gptc_gemm_bf16
+                                  : gptc_gemm_bf16_f32;
   gpuGemm(transA, transB, m, n, k, devA.ptr, a.rowStride, a.colStride,
           a.batchStride, devB.ptr, b.rowStride, b.colStride, b.batchStride,
           alpha, beta, cPtr, c.rowStride, c.colStride, c.batchStride, devD.ptr,
@@ -124,7 +129,7 @@ template <class T> void CudaGemm::compareWithCpu() {
   ASSERT_EQ(device->takeError(), "");
   std::string error;
   ASSERT_TRUE(device->synchronize(error)) << error;
-  std::vector<T> gpu = devD.download();
+  std::vector<R> gpu = devD.download();
   cpuGemm(transA, transB, m, n, k, (uintptr_t)hostA.data(), a.rowStride,
           a.colStride, a.batchStride, (uintptr_t)hostB.data(), b.rowStride,
           b.colStride, b.batchStride, alpha, beta, hostCPtr, c.rowStride,
@@ -134,14 +139,14 @@ template <class T> void CudaGemm::compareWithCpu() {
   int mismatches = 0;
   for (size_t e = 0; e < gpu.size(); ++e) {
     bool close;
-    if constexpr (sizeof(T) == 2)
+    if constexpr (sizeof(R) == 2)
       close = std::abs(orderedBf16(gpu[e]) - orderedBf16(hostD[e])) <= 1;
     else
       close = std::fabs(gpu[e] - hostD[e]) <=
               1e-5f * std::max(1.f, std::fabs(hostD[e]));
     if (!close && ++mismatches <= 5) {
       double g, want;
-      if constexpr (sizeof(T) == 2) {
+      if constexpr (sizeof(R) == 2) {
         g = fromBf16(gpu[e]);
         want = fromBf16(hostD[e]);
       } else {
@@ -156,6 +161,9 @@ template <class T> void CudaGemm::compareWithCpu() {
 
 TEST_P(CudaGemm, F32MatchesTheCpu) { compareWithCpu<float>(); }
 TEST_P(CudaGemm, Bf16MatchesTheCpu) { compareWithCpu<uint16_t>(); }
+TEST_P(CudaGemm, Bf16IntoF32MatchesTheCpu) {
+  compareWithCpu<uint16_t, float>();
+}
 
 std::string paramName(const testing::TestParamInfo<GemmParams> &info) {
   auto [transA, transB, betaMode, dRowMajor] = info.param;

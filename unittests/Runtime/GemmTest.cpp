@@ -377,6 +377,46 @@ TEST(Gemm, Bf16MatchesF32ThenRounded) {
   });
 }
 
+TEST(Gemm, Bf16IntoF32IsTheSumWithoutRounding) {
+  forEachBf16Case([](int ta, int tb, int kind, float beta) {
+    const int64_t m = 5, n = 6, k = 7, batch = 2;
+    Bf16Operands ops(ta, tb, m, n, k, batch, kind, beta, 11);
+    const Layout &la = ops.la, &lb = ops.lb, &lc = ops.lc;
+    std::vector<float> c(size_t(lc.size));
+    for (size_t i = 0; i < c.size(); ++i)
+      c[i] = beta == 0.0f ? NAN : 0.25f * float(i % 7) - 0.5f;
+    std::vector<float> before = c;
+    gptc_gemm_bf16_f32(ta, tb, m, n, k, uintptr_t(ops.a.data()), la.rs, la.cs,
+                       la.bs, uintptr_t(ops.b.data()), lb.rs, lb.cs, lb.bs,
+                       0.5f, beta, uintptr_t(c.data()), lc.rs, lc.cs, lc.bs,
+                       uintptr_t(c.data()), lc.rs, lc.cs, lc.bs, batch);
+    for (int64_t bi = 0; bi < batch; ++bi)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = 0.0, size = 0.0;
+          for (int64_t p = 0; p < k; ++p) {
+            int64_t ai = ta ? p : i, aj = ta ? i : p;
+            int64_t bi2 = tb ? j : p, bj = tb ? p : j;
+            double term =
+                double(fromBf16(
+                    ops.a[size_t(bi * la.bs + ai * la.rs + aj * la.cs)])) *
+                double(fromBf16(
+                    ops.b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]));
+            want += 0.5 * term;
+            size += std::fabs(term);
+          }
+          size_t at = size_t(bi * lc.bs + i * lc.rs + j * lc.cs);
+          if (beta != 0.0f)
+            want += double(before[at]);
+          // An f32 sum of exact products: within k f32 ulps of the terms,
+          // far below a bf16 ulp (2^-8 relative), which a rounding would
+          // show.
+          EXPECT_NEAR(c[at], want, 1e-6 * (size + 1.0))
+              << "C[" << i << "][" << j << "]";
+        }
+  });
+}
+
 TEST(Gemm, Bf16RoundsToNearestEven) {
   // 1 x 1 x 1: C = A * B with A = 1 and B chosen exactly between two bf16.
   uint16_t one = toBf16(1.0f);

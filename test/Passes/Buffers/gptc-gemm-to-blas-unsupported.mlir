@@ -25,9 +25,19 @@ func.func @i32(%a: memref<2x3xi32>, %b: memref<3x4xi32>, %c: memref<2x4xi32>) {
 
 // -----
 
-func.func @bf16_into_f32(%a: memref<2x3xbf16>, %b: memref<3x4xbf16>, %c: memref<2x4xf32>) {
+// f32 operands into a bf16 C (bf16 operands into an f32 C are
+// gptc_gemm_bf16_f32's: gptc-gemm-to-blas.mlir).
+func.func @f32_into_bf16(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xbf16>) {
   // expected-error@+1 {{'linalg.matmul' op could not be turned into a GEMM library call}}
-  linalg.matmul ins(%a, %b : memref<2x3xbf16>, memref<3x4xbf16>) outs(%c : memref<2x4xf32>)
+  linalg.matmul ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xbf16>)
+  return
+}
+
+// -----
+
+func.func @bf16_and_f32_into_f32(%a: memref<2x3xbf16>, %b: memref<3x4xf32>, %c: memref<2x4xf32>) {
+  // expected-error@+1 {{'linalg.matmul' op could not be turned into a GEMM library call}}
+  linalg.matmul ins(%a, %b : memref<2x3xbf16>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
   return
 }
 

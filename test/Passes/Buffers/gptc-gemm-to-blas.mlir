@@ -234,6 +234,27 @@ func.func @batch_matmul_bf16(%q: memref<8x8x16xbf16>, %k: memref<8x8x16xbf16>, %
   return
 }
 
+// bf16 operands into f32 results (gptc-split-k's partial products) call
+// gptc_gemm_bf16_f32: A's strides in bf16 elements, D's in f32 ones.
+// CHECK-LABEL: func.func @batch_matmul_bf16_f32
+// CHECK-DAG: %[[I0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[I1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[I4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[I8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[I32:.*]] = arith.constant 32 : i64
+// CHECK-DAG: %[[I64:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: linalg.fill
+// CHECK: call @gptc_gemm_bf16_f32(%[[I1]], %[[I0]], %[[I4]], %[[I8]], %[[I8]], %{{.*}}, %[[I4]], %[[I1]], %[[I32]], %{{.*}}, %[[I8]], %[[I1]], %[[I64]], %{{[^,]+}}, %[[BETA]], %{{.*}}, %[[I8]], %[[I1]], %[[I32]], %{{.*}}, %[[I8]], %[[I1]], %[[I32]], %[[I4]])
+// CHECK-SAME: (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, f32,
+func.func @batch_matmul_bf16_f32(%a: memref<4x8x4xbf16>, %b: memref<4x8x8xbf16>, %p: memref<4x4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x4x8xf32>)
+  linalg.batch_matmul indexing_maps = [#bkm, #bkn, #bmn]
+      ins(%a, %b : memref<4x8x4xbf16>, memref<4x8x8xbf16>) outs(%p : memref<4x4x8xf32>)
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Fills that are not folded into beta (must not fire)
 //===----------------------------------------------------------------------===//

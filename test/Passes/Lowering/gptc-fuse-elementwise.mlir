@@ -4,7 +4,8 @@
 // into the linalg.generic that consumes it. A producer whose other users
 // only store it moves into its consumer, which then yields it too; a
 // generic without inputs (a broadcast scalar), or one that only
-// broadcasts or widens its input, is recomputed in each user. Producers
+// broadcasts or widens its input, is recomputed in each user (also through
+// a reshape into heads). Producers
 // that compute, read by several kernels, are not duplicated, and named
 // GEMMs are never fused (gptc-gemm-to-blas needs them).
 
@@ -432,4 +433,63 @@ func.func @stored_before_read(%p: tensor<4xf32>, %m: tensor<4xf32>, %g: tensor<4
     linalg.yield %r : f32
   } -> tensor<4xf32>
   return %p1 : tensor<4xf32>
+}
+
+// A bf16 projection widened to f32, then split into heads and read by a
+// row reduction (the QK norm's sum of squares) and an elementwise kernel:
+// the widening moves through the reshape (the generic over the heads'
+// shape, of the bf16 input expanded) and is recomputed in each user, so
+// both read the bf16 projection and no f32 copy is stored.
+// CHECK-LABEL: func.func @widen_through_reshape
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<8x64xbf16>
+// CHECK: %[[QH:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2]] output_shape [8, 2, 32] : tensor<8x64xbf16> into tensor<8x2x32xbf16>
+// CHECK: %[[SS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[QH]] : tensor<8x2x32xbf16>)
+// CHECK: arith.extf
+// CHECK: linalg.generic {{.*}} ins(%[[QH]], %[[SS]] : tensor<8x2x32xbf16>, tensor<8x2xf32>)
+// CHECK: arith.extf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @widen_through_reshape(%q: tensor<8x64xbf16>, %zero: tensor<8x2xf32>) -> (tensor<8x2xf32>, tensor<8x2x32xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<8x64xbf16>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %x = arith.extf %in : bf16 to f32
+    linalg.yield %x : f32
+  } -> tensor<8x64xf32>
+  %h = tensor.expand_shape %w [[0], [1, 2]] output_shape [8, 2, 32] : tensor<8x64xf32> into tensor<8x2x32xf32>
+  %ss = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h : tensor<8x2x32xf32>) outs(%zero : tensor<8x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %s = arith.addf %sq, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<8x2xf32>
+  %e3 = tensor.empty() : tensor<8x2x32xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%h, %ss : tensor<8x2x32xf32>, tensor<8x2xf32>) outs(%e3 : tensor<8x2x32xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = math.rsqrt %s : f32
+    %y = arith.mulf %in, %r : f32
+    linalg.yield %y : f32
+  } -> tensor<8x2x32xf32>
+  return %ss, %n : tensor<8x2xf32>, tensor<8x2x32xf32>
+}
+
+// Must not fire: a reshape of a generic that computes (exp) stays, and so
+// does the generic: it is not recomputed per user.
+// CHECK-LABEL: func.func @computed_through_reshape
+// CHECK: %[[X:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: tensor.expand_shape %[[X]]
+func.func @computed_through_reshape(%q: tensor<8x64xf32>) -> tensor<8x2x32xf32> {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    linalg.yield %x : f32
+  } -> tensor<8x64xf32>
+  %h = tensor.expand_shape %w [[0], [1, 2]] output_shape [8, 2, 32] : tensor<8x64xf32> into tensor<8x2x32xf32>
+  return %h : tensor<8x2x32xf32>
 }
