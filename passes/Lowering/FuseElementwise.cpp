@@ -23,7 +23,11 @@
 //    the producer;
 //  - an expand_shape of a generic that only broadcasts or widens becomes
 //    that generic over the expanded shape, so that the cases above fold it
-//    into the users of the reshaped value.
+//    into the users of the reshaped value; a consumer of a collapse_shape
+//    of a generic nothing else reads is expanded to read it directly;
+//  - a producer read only by one consumer, through several of its operands
+//    (a rotary reads both halves of its input), is fused into it, its body
+//    computed once per operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,11 +56,15 @@ bool allParallel(linalg::GenericOp op) {
   return op.getNumLoops() == op.getNumParallelLoops();
 }
 
+/// A producer read only by `consumer` (through one operand, or several: a
+/// rotary reads both halves of its normalized input) is fused into it.
 bool shouldFuse(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   Operation *consumer = fused->getOwner();
   return isa_and_nonnull<linalg::GenericOp>(producer) &&
-         isa<linalg::GenericOp>(consumer) && producer->hasOneUse();
+         isa<linalg::GenericOp>(consumer) &&
+         llvm::all_of(producer->getUsers(),
+                      [&](Operation *user) { return user == consumer; });
 }
 
 /// True when `producer`, which has other users, can move into `consumer`:
@@ -248,17 +256,32 @@ struct NarrowIntoProducer : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// An expand_shape of a generic that only broadcasts or widens becomes that
-/// generic over the expanded shape (of its expanded inputs), which the
+/// Reshapes between kernels that would fuse without them. An expand_shape
+/// of a generic that only broadcasts or widens becomes that generic over
+/// the expanded shape (of its expanded inputs), which the
 /// patterns above then clone into, and fuse with, each user: a bf16 GEMM
 /// output widened to f32 and split into heads (q, k, v) is read as bf16 by
 /// the kernels that use it instead of being stored widened. Other reshapes
 /// stay (a reshape between two kernels is free).
-bool widensThroughReshape(OpOperand *reshapeSource) {
-  auto generic = reshapeSource->get().getDefiningOp<linalg::GenericOp>();
-  return isa<tensor::ExpandShapeOp>(reshapeSource->getOwner()) && generic &&
-         allParallel(generic) && generic->getNumResults() == 1 &&
-         onlyBroadcastsOrWidens(generic);
+///
+/// A consumer that reads a collapse_shape of a generic that nothing else
+/// reads becomes a generic over the expanded shape reading that generic's
+/// result directly, so that the two fuse: the rotary (over the halves of a
+/// head) and the rounding that transposes the heads for the attention.
+bool foldsThroughReshape(OpOperand *operand) {
+  Operation *owner = operand->getOwner();
+  if (isa<tensor::ExpandShapeOp>(owner)) {
+    auto generic = operand->get().getDefiningOp<linalg::GenericOp>();
+    return generic && allParallel(generic) && generic->getNumResults() == 1 &&
+           onlyBroadcastsOrWidens(generic);
+  }
+  auto consumer = dyn_cast<linalg::GenericOp>(owner);
+  auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+  if (!consumer || !collapse || !allParallel(consumer) ||
+      !collapse->hasOneUse())
+    return false;
+  auto producer = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+  return producer && allParallel(producer) && producer->hasOneUse();
 }
 
 struct FuseElementwisePass
@@ -269,7 +292,7 @@ struct FuseElementwisePass
                  NarrowIntoProducer>(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
-                                                      widensThroughReshape);
+                                                      foldsThroughReshape);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

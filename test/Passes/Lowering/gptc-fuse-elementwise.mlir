@@ -5,7 +5,9 @@
 // only store it moves into its consumer, which then yields it too; a
 // generic without inputs (a broadcast scalar), or one that only
 // broadcasts or widens its input, is recomputed in each user (also through
-// a reshape into heads). Producers
+// a reshape into heads). A producer read only by one consumer through
+// several operands fuses too, and so does one behind a collapse_shape
+// nothing else reads. Producers
 // that compute, read by several kernels, are not duplicated, and named
 // GEMMs are never fused (gptc-gemm-to-blas needs them).
 
@@ -492,4 +494,72 @@ func.func @computed_through_reshape(%q: tensor<8x64xf32>) -> tensor<8x2x32xf32> 
   } -> tensor<8x64xf32>
   %h = tensor.expand_shape %w [[0], [1, 2]] output_shape [8, 2, 32] : tensor<8x64xf32> into tensor<8x2x32xf32>
   return %h : tensor<8x2x32xf32>
+}
+
+// The QK norm's normalize, then the rotary, which reads both halves of a
+// head (two operands of one producer), then the rounding that transposes
+// the heads for the attention, behind a collapse_shape of the halves: one
+// kernel. The producer read twice is recomputed for each half; the
+// rounding runs over the halves' shape (the collapse folded by expansion)
+// and writes the transposed heads through an expand_shape.
+// CHECK-LABEL: func.func @norm_rotary_round
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<8x2x2x4xf32>, %[[RS:[a-z0-9_]+]]: tensor<8x2xf32>
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[Q]], %[[RS]], %[[Q]] : tensor<8x2x2x4xf32>, tensor<8x2xf32>, tensor<8x2x2x4xf32>)
+// CHECK-SAME: outs(%{{.*}} : tensor<2x8x2x4xbf16>)
+// CHECK-COUNT-2: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.subf
+// CHECK: arith.truncf
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.collapse_shape %[[R]] {{\[}}[0], [1], [2, 3]] : tensor<2x8x2x4xbf16> into tensor<2x8x8xbf16>
+func.func @norm_rotary_round(%q: tensor<8x2x2x4xf32>, %rs: tensor<8x2xf32>) -> tensor<2x8x8xbf16> {
+  %e = tensor.empty() : tensor<8x2x2x4xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(t, h, s, d) -> (t, h, s, d)>, affine_map<(t, h, s, d) -> (t, h)>, affine_map<(t, h, s, d) -> (t, h, s, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%q, %rs : tensor<8x2x2x4xf32>, tensor<8x2xf32>) outs(%e : tensor<8x2x2x4xf32>) {
+  ^bb0(%x: f32, %r: f32, %out: f32):
+    %y = arith.mulf %x, %r : f32
+    linalg.yield %y : f32
+  } -> tensor<8x2x2x4xf32>
+  // out[.., 0, d] = x0 - x1, out[.., 1, d] = x0 + x1 (a rotary without
+  // angles: both halves of the input for each output element).
+  %rot = linalg.generic {indexing_maps = [affine_map<(t, h, s, d) -> (t, h, 0, d)>, affine_map<(t, h, s, d) -> (t, h, 1, d)>, affine_map<(t, h, s, d) -> (t, h, s, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%n, %n : tensor<8x2x2x4xf32>, tensor<8x2x2x4xf32>) outs(%e : tensor<8x2x2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<8x2x2x4xf32>
+  %heads = tensor.collapse_shape %rot [[0], [1], [2, 3]] : tensor<8x2x2x4xf32> into tensor<8x2x8xf32>
+  %e2 = tensor.empty() : tensor<2x8x8xbf16>
+  %t = linalg.generic {indexing_maps = [affine_map<(h, t, d) -> (t, h, d)>, affine_map<(h, t, d) -> (h, t, d)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%heads : tensor<8x2x8xf32>) outs(%e2 : tensor<2x8x8xbf16>) {
+  ^bb0(%x: f32, %out: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<2x8x8xbf16>
+  return %t : tensor<2x8x8xbf16>
+}
+
+// Must not fire: the collapsed value is also returned (another user), so
+// the consumer stays on the collapsed shape and both kernels stay.
+// CHECK-LABEL: func.func @collapse_with_another_user
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[P]]
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<8x8xf32>)
+func.func @collapse_with_another_user(%x: tensor<8x2x4xf32>) -> (tensor<8x8xf32>, tensor<8x8xbf16>) {
+  %e = tensor.empty() : tensor<8x2x4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<8x2x4xf32>) outs(%e : tensor<8x2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = math.exp %in : f32
+    linalg.yield %y : f32
+  } -> tensor<8x2x4xf32>
+  %c = tensor.collapse_shape %p [[0], [1, 2]] : tensor<8x2x4xf32> into tensor<8x8xf32>
+  %e2 = tensor.empty() : tensor<8x8xbf16>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<8x8xf32>) outs(%e2 : tensor<8x8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %r = arith.truncf %in : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<8x8xbf16>
+  return %c, %t : tensor<8x8xf32>, tensor<8x8xbf16>
 }
