@@ -27,7 +27,10 @@
 //    of a generic nothing else reads is expanded to read it directly;
 //  - a producer read only by one consumer, through several of its operands
 //    (a rotary reads both halves of its input), is fused into it, its body
-//    computed once per operand.
+//    computed once per operand;
+//  - a linalg.transpose becomes a generic, so that its users read its
+//    input through the permuted map (a data-moving generic also moves
+//    through an expand_shape, when nothing else reads it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,6 +159,17 @@ bool onlyBroadcastsOrWidens(linalg::GenericOp op) {
   return written && read < *written;
 }
 
+/// Whether `op`'s body yields its inputs as they are (a transpose).
+bool onlyMovesData(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  return body.without_terminator().empty() &&
+         llvm::all_of(body.getTerminator()->getOperands(), [&](Value v) {
+           auto arg = dyn_cast<BlockArgument>(v);
+           return arg && arg.getOwner() == &body &&
+                  arg.getArgNumber() < op.getNumDpsInputs();
+         });
+}
+
 /// A generic without inputs (a fill, or a scalar broadcast to a shape), or
 /// one that only broadcasts or widens its input, with several generic
 /// users: one clone per generic user, which elementwise fusion then folds
@@ -273,7 +287,8 @@ bool foldsThroughReshape(OpOperand *operand) {
   if (isa<tensor::ExpandShapeOp>(owner)) {
     auto generic = operand->get().getDefiningOp<linalg::GenericOp>();
     return generic && allParallel(generic) && generic->getNumResults() == 1 &&
-           onlyBroadcastsOrWidens(generic);
+           (onlyBroadcastsOrWidens(generic) ||
+            (generic->hasOneUse() && onlyMovesData(generic)));
   }
   auto consumer = dyn_cast<linalg::GenericOp>(owner);
   auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
@@ -284,12 +299,27 @@ bool foldsThroughReshape(OpOperand *operand) {
   return producer && allParallel(producer) && producer->hasOneUse();
 }
 
+/// A linalg.transpose becomes a generic, which elementwise fusion folds
+/// into its user (through a reshape too): the user reads the input through
+/// the permuted map instead of a transposed copy (the attention's output
+/// and its dq, dk in the heads' [B, H, T, D] order, read in [B, T, H, D]).
+/// One that is not folded is the same copy kernel as before.
+struct GeneralizeTranspose : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    return success(succeeded(linalg::generalizeNamedOp(rewriter, op)));
+  }
+};
+
 struct FuseElementwisePass
     : gptc::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<CloneDataMovementGeneric, FuseMultiUseProducer,
-                 NarrowIntoProducer>(&getContext());
+                 NarrowIntoProducer, GeneralizeTranspose>(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                       foldsThroughReshape);

@@ -7,7 +7,8 @@
 // broadcasts or widens its input, is recomputed in each user (also through
 // a reshape into heads). A producer read only by one consumer through
 // several operands fuses too, and so does one behind a collapse_shape
-// nothing else reads. Producers
+// nothing else reads; a linalg.transpose becomes a generic that folds into
+// its user, through a reshape too. Producers
 // that compute, read by several kernels, are not duplicated, and named
 // GEMMs are never fused (gptc-gemm-to-blas needs them).
 
@@ -562,4 +563,30 @@ func.func @collapse_with_another_user(%x: tensor<8x2x4xf32>) -> (tensor<8x8xf32>
     linalg.yield %r : bf16
   } -> tensor<8x8xbf16>
   return %c, %t : tensor<8x8xf32>, tensor<8x8xbf16>
+}
+
+// The attention's dq in the heads' order, transposed back and split into
+// the rotary's halves: the transpose becomes a generic, moves through the
+// expand_shape (nothing else reads it) and fuses into the inverse rotary,
+// which reads dq through the permuted map. No copy is left.
+// CHECK-LABEL: func.func @transpose_into_user
+// CHECK-SAME: (%[[DQ:[a-z0-9_]+]]: tensor<2x8x8xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[DQ]] {{\[}}[0], [1], [2, 3]] output_shape [2, 8, 2, 4]
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d0, 0, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d0, 1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[E]], %[[E]] : tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @transpose_into_user(%dq: tensor<2x8x8xf32>) -> tensor<8x2x2x4xf32> {
+  %e = tensor.empty() : tensor<8x2x8xf32>
+  %t = linalg.transpose ins(%dq : tensor<2x8x8xf32>) outs(%e : tensor<8x2x8xf32>) permutation = [1, 0, 2]
+  %halves = tensor.expand_shape %t [[0], [1], [2, 3]] output_shape [8, 2, 2, 4] : tensor<8x2x8xf32> into tensor<8x2x2x4xf32>
+  %e2 = tensor.empty() : tensor<8x2x2x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(t, h, s, d) -> (t, h, 0, d)>, affine_map<(t, h, s, d) -> (t, h, 1, d)>, affine_map<(t, h, s, d) -> (t, h, s, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%halves, %halves : tensor<8x2x2x4xf32>, tensor<8x2x2x4xf32>) outs(%e2 : tensor<8x2x2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.addf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<8x2x2x4xf32>
+  return %r : tensor<8x2x2x4xf32>
 }
