@@ -89,6 +89,12 @@ struct SplitKPass : gptc::impl::SplitKPassBase<SplitKPass> {
   using SplitKPassBase::SplitKPassBase;
 
   void runOnOperation() override {
+    if (multiprocessors < 1 || waves < 1 || tileM < 1 || tileN < 1 ||
+        minChunk < 1) {
+      getOperation().emitError("gptc-split-k: multiprocessors, waves, "
+                               "tile-m, tile-n and min-chunk must be >= 1");
+      return signalPassFailure();
+    }
     SmallVector<linalg::MatmulOp> gemms;
     getOperation().walk([&](linalg::MatmulOp op) { gemms.push_back(op); });
     for (linalg::MatmulOp op : gemms)

@@ -325,6 +325,26 @@ struct Bf16Operands {
   }
 };
 
+/// The exact sum over p of op(A)[bi](i, p) op(B)[bi](p, j) of `ops`, and
+/// the sum of the terms' magnitudes (in double: products of bf16 values
+/// are exact).
+std::pair<double, double> exactProduct(const Bf16Operands &ops, int ta, int tb,
+                                       int64_t k, int64_t bi, int64_t i,
+                                       int64_t j) {
+  const Layout &la = ops.la, &lb = ops.lb;
+  double sum = 0.0, magnitude = 0.0;
+  for (int64_t p = 0; p < k; ++p) {
+    int64_t ai = ta ? p : i, aj = ta ? i : p;
+    int64_t bi2 = tb ? j : p, bj = tb ? p : j;
+    double term =
+        double(fromBf16(ops.a[size_t(bi * la.bs + ai * la.rs + aj * la.cs)])) *
+        double(fromBf16(ops.b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]));
+    sum += term;
+    magnitude += std::fabs(term);
+  }
+  return {sum, magnitude};
+}
+
 /// Runs `body(ta, tb, kind, beta)` for both transposes of A and B, every
 /// layout kind and beta 0 and 1, each traced.
 template <typename Body> void forEachBf16Case(Body body) {
@@ -353,16 +373,7 @@ TEST(Gemm, Bf16MatchesF32ThenRounded) {
     for (int64_t bi = 0; bi < batch; ++bi)
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-          double want = 0.0;
-          for (int64_t p = 0; p < k; ++p) {
-            int64_t ai = ta ? p : i, aj = ta ? i : p;
-            int64_t bi2 = tb ? j : p, bj = tb ? p : j;
-            want +=
-                double(
-                    fromBf16(a[size_t(bi * la.bs + ai * la.rs + aj * la.cs)])) *
-                double(
-                    fromBf16(b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]));
-          }
+          double want = exactProduct(ops, ta, tb, k, bi, i, j).first;
           size_t at = size_t(bi * lc.bs + i * lc.rs + j * lc.cs);
           if (beta != 0.0f)
             want += double(fromBf16(before[at]));
@@ -393,18 +404,8 @@ TEST(Gemm, Bf16IntoF32IsTheSumWithoutRounding) {
     for (int64_t bi = 0; bi < batch; ++bi)
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-          double want = 0.0, size = 0.0;
-          for (int64_t p = 0; p < k; ++p) {
-            int64_t ai = ta ? p : i, aj = ta ? i : p;
-            int64_t bi2 = tb ? j : p, bj = tb ? p : j;
-            double term =
-                double(fromBf16(
-                    ops.a[size_t(bi * la.bs + ai * la.rs + aj * la.cs)])) *
-                double(fromBf16(
-                    ops.b[size_t(bi * lb.bs + bi2 * lb.rs + bj * lb.cs)]));
-            want += 0.5 * term;
-            size += std::fabs(term);
-          }
+          auto [sum, size] = exactProduct(ops, ta, tb, k, bi, i, j);
+          double want = 0.5 * sum;
           size_t at = size_t(bi * lc.bs + i * lc.rs + j * lc.cs);
           if (beta != 0.0f)
             want += double(before[at]);

@@ -116,3 +116,12 @@ func.func @left_alone(%x: tensor<64x65536xbf16>, %w: tensor<65536x64xbf16>, %big
       outs(%init : tensor<64x64xbf16>) -> tensor<64x64xbf16>
   return %forward, %head, %short : tensor<64x64xbf16>, tensor<50304x768xbf16>, tensor<64x64xbf16>
 }
+
+// -----
+
+// Options that cannot describe a device are refused.
+// RUN: not gptc-opt %s --pass-pipeline='builtin.module(func.func(gptc-split-k{tile-m=0}))' --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: gptc-split-k: multiprocessors, waves, tile-m, tile-n and min-chunk must be >= 1
+func.func @nothing() {
+  return
+}
