@@ -140,13 +140,27 @@ std::optional<int64_t> bytesOf(Value v) {
          ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
 }
 
+/// A max or min against a constant (ReLU's max(x, 0)): as cheap to compute
+/// again in each user as a widening.
+bool isClamp(Operation &op) {
+  if (!isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+           arith::MinNumFOp>(op))
+    return false;
+  return llvm::any_of(op.getOperands(), [](Value v) {
+    return matchPattern(v, m_Constant());
+  });
+}
+
 /// Whether `op` only moves data: its body yields one of its inputs or an
-/// outside value, through widening conversions at most, and it writes
-/// more bytes than it reads (a broadcast, a widening cast).
+/// outside value, through widening conversions and clamps at most, and it
+/// writes more bytes than it reads (a broadcast, a widening cast, ReLU of
+/// a bf16 GEMM output in f32, which the square after it and the backward
+/// both read).
 bool onlyBroadcastsOrWidens(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   for (Operation &inner : body.without_terminator())
-    if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(inner))
+    if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(inner) &&
+        !isClamp(inner))
       return false;
   std::optional<int64_t> written = bytesOf(op->getResult(0));
   int64_t read = 0;

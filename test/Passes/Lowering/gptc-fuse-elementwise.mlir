@@ -590,3 +590,73 @@ func.func @transpose_into_user(%dq: tensor<2x8x8xf32>) -> tensor<8x2x2x4xf32> {
   } -> tensor<8x2x2x4xf32>
   return %r : tensor<8x2x2x4xf32>
 }
+
+// ReLU of a bf16 GEMM output in f32, read by its square (forward) and by
+// the backward: a widening and a clamp, cheaper to compute again in each
+// user than to store in f32 and read back; both users read the bf16 input.
+// CHECK-LABEL: func.func @relu_in_each_user
+// CHECK-SAME: (%[[H:[a-z0-9_]+]]: tensor<8x16xbf16>
+// CHECK: linalg.generic {{.*}} ins(%[[H]] : tensor<8x16xbf16>)
+// CHECK: arith.maximumf
+// CHECK: arith.mulf
+// CHECK: linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<8x16xbf16>, tensor<8x16xf32>)
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @relu_in_each_user(%h: tensor<8x16xbf16>, %dy: tensor<8x16xf32>) -> (tensor<8x16xbf16>, tensor<8x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<8x16xbf16>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %x = arith.extf %in : bf16 to f32
+    %m = arith.maximumf %x, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %e16 = tensor.empty() : tensor<8x16xbf16>
+  %sq = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<8x16xf32>) outs(%e16 : tensor<8x16xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %s = arith.mulf %in, %in : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<8x16xbf16>
+  %dh = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %dy : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %g = arith.mulf %a, %b : f32
+    linalg.yield %g : f32
+  } -> tensor<8x16xf32>
+  return %sq, %dh : tensor<8x16xbf16>, tensor<8x16xf32>
+}
+
+// Must not fire: a max against a value known only at run time is not a
+// clamp; read by two kernels, it is computed once.
+// CHECK-LABEL: func.func @max_of_runtime_value_stays
+// CHECK: %[[M:.*]] = linalg.generic
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%[[M]] : tensor<8x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[M]] : tensor<8x16xf32>)
+func.func @max_of_runtime_value_stays(%h: tensor<8x16xbf16>, %floor: f32) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<8x16xbf16>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: bf16, %out: f32):
+    %x = arith.extf %a : bf16 to f32
+    %m = arith.maximumf %x, %floor : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %u1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.exp %in : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %u2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.log %in : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %u1, %u2 : tensor<8x16xf32>, tensor<8x16xf32>
+}
