@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 
@@ -228,7 +229,8 @@ Type elementType(Value m) {
 } // namespace
 
 void emitCrossEntropyForward(OpBuilder &b, Location loc,
-                             const CrossEntropyRows &rows, Value nll) {
+                             const CrossEntropyRows &rows, Value nll,
+                             Value stats) {
   Value logits = rowStorage(b, loc, rows, rows.logits);
   rowKernel(b, loc, rows, elementType(nll),
             [&](KernelEmitter &e, const RowTeam &team, const RowIndex &r,
@@ -238,13 +240,17 @@ void emitCrossEntropyForward(OpBuilder &b, Location loc,
               team.once(e, [&] {
                 Value z = row.capped(row.logit(r, target));
                 e.store(e.fsub(e.fadd(max, e.log(sum)), z), nll, {r.row});
+                if (stats) {
+                  e.store(max, stats, {r.row, e.idx(0)});
+                  e.store(sum, stats, {r.row, e.idx(1)});
+                }
               });
             });
 }
 
 void emitCrossEntropyBackward(OpBuilder &b, Location loc,
                               const CrossEntropyRows &rows, Value grad,
-                              Value dlogits) {
+                              Value dlogits, Value stats) {
   Type store = elementType(dlogits);
   Value logits = rowStorage(b, loc, rows, rows.logits);
   Value out = rowStorage(b, loc, rows, dlogits);
@@ -252,7 +258,13 @@ void emitCrossEntropyBackward(OpBuilder &b, Location loc,
             [&](KernelEmitter &e, const RowTeam &team, const RowIndex &r,
                 Value target) {
               RowMath row(e, rows, logits);
-              auto [max, sum] = row.rowStats(team, r);
+              Value max, sum;
+              if (stats) {
+                max = e.load(stats, {r.row, e.idx(0)});
+                sum = e.load(stats, {r.row, e.idx(1)});
+              } else {
+                std::tie(max, sum) = row.rowStats(team, r);
+              }
               Value g = e.load(grad, {r.row});
               Value scale = e.fdiv(g, sum);
               team.forEach(e, row.vocabulary(), [&](Value j) {

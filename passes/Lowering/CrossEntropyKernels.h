@@ -7,7 +7,8 @@
 // stored):
 //
 //  - forward:  m = max(z), s = sum exp(z - m), nll = m + log(s) - z[t]
-//  - backward: m, s as above, then one pass writing
+//  - backward: m, s as above (or the forward's, when it kept them), then
+//              one pass writing
 //              d = (exp(z - m) * (g / s) - (j == t) g) * dz/dlogits:
 //              no one-hot tensor, nothing through the max.
 //
@@ -44,15 +45,19 @@ struct CrossEntropyRows {
   int64_t threads = 0;            ///< > 0: a GPU thread block per row
 };
 
-/// nll[r] = logsumexp(z[r, :]) - z[r, targets[r]].
+/// nll[r] = logsumexp(z[r, :]) - z[r, targets[r]]; with `stats`
+/// (memref<N x 2 x f>), also its row's m and s, for the backward.
 void emitCrossEntropyForward(mlir::OpBuilder &b, mlir::Location loc,
-                             const CrossEntropyRows &rows, mlir::Value nll);
+                             const CrossEntropyRows &rows, mlir::Value nll,
+                             mlir::Value stats = {});
 
 /// dlogits[r, j] = grad[r] * (softmax(z[r, :])[j] - (j == targets[r]))
-///                 * dz[r, j] / dlogits[r, j].
+///                 * dz[r, j] / dlogits[r, j]; with `stats` (the forward's
+/// m and s of the same rows: the same bits) instead of two passes that
+/// compute them again.
 void emitCrossEntropyBackward(mlir::OpBuilder &b, mlir::Location loc,
                               const CrossEntropyRows &rows, mlir::Value grad,
-                              mlir::Value dlogits);
+                              mlir::Value dlogits, mlir::Value stats = {});
 
 } // namespace gptc::lowering
 

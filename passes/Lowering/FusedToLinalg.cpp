@@ -415,6 +415,53 @@ CrossEntropyRows crossEntropyRows(OpBuilder &b, OpTy op, bool gpuKernels) {
   return rows;
 }
 
+/// The cross-entropy whose row statistics `grad` can reuse: one of the same
+/// logits, targets and softcap before it in its block (the forward of the
+/// step that `grad` differentiates).
+CrossEntropyOp forwardOf(CrossEntropyGradOp grad) {
+  for (Operation *user : grad.getLogits().getUsers()) {
+    auto fwd = dyn_cast<CrossEntropyOp>(user);
+    if (fwd && fwd.getTargets() == grad.getTargets() &&
+        fwd.getSoftcapAttr() == grad.getSoftcapAttr() &&
+        fwd->getBlock() == grad->getBlock() && fwd->isBeforeInBlock(grad))
+      return fwd;
+  }
+  return {};
+}
+
+/// The gradients that reuse `op`'s row statistics.
+SmallVector<CrossEntropyGradOp> gradientsOf(CrossEntropyOp op) {
+  SmallVector<CrossEntropyGradOp> grads;
+  for (Operation *user : op.getLogits().getUsers())
+    if (auto grad = dyn_cast<CrossEntropyGradOp>(user))
+      if (forwardOf(grad) == op)
+        grads.push_back(grad);
+  return grads;
+}
+
+/// `op` => its row kernel, at `op`; with `stats` (the forward's row max and
+/// sum) instead of two passes that compute them again.
+void lowerCrossEntropyGrad(PatternRewriter &rewriter, CrossEntropyGradOp op,
+                           bool gpuKernels, Value stats) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  RankedTensorType type = op.getType();
+  Value dl = resultBuffer(rewriter, loc, type);
+  CrossEntropyRows rows = crossEntropyRows(rewriter, op, gpuKernels);
+  emitCrossEntropyBackward(rewriter, loc, rows,
+                           asRows(rewriter, loc,
+                                  readBuffer(rewriter, loc, op.getGrad()),
+                                  /*keepLast=*/false),
+                           asRows(rewriter, loc, dl, /*keepLast=*/true),
+                           stats ? readBuffer(rewriter, loc, stats) : Value());
+  rewriter.replaceOp(op, asTensor(rewriter, loc, type, dl));
+}
+
+/// gpt.cross_entropy, and with it the gradients of the same rows: the
+/// forward keeps each row's max and sum for them, so that each reads its
+/// logits once instead of three times (the same bits: the same kernel code
+/// computed them).
 struct CrossEntropyToLoops : OpRewritePattern<CrossEntropyOp> {
   CrossEntropyToLoops(MLIRContext *ctx, bool gpuKernels)
       : OpRewritePattern(ctx), gpuKernels(gpuKernels) {}
@@ -424,16 +471,30 @@ struct CrossEntropyToLoops : OpRewritePattern<CrossEntropyOp> {
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
+    SmallVector<CrossEntropyGradOp> grads = gradientsOf(op);
     Value nll = resultBuffer(rewriter, loc, type);
+    Value statsBuffer;
+    RankedTensorType statsType;
+    if (!grads.empty()) {
+      statsType = RankedTensorType::get({type.getNumElements(), 2},
+                                        type.getElementType());
+      statsBuffer = resultBuffer(rewriter, loc, statsType);
+    }
     CrossEntropyRows rows = crossEntropyRows(rewriter, op, gpuKernels);
     emitCrossEntropyForward(rewriter, loc, rows,
-                            asRows(rewriter, loc, nll, /*keepLast=*/false));
+                            asRows(rewriter, loc, nll, /*keepLast=*/false),
+                            statsBuffer);
+    Value stats =
+        statsBuffer ? asTensor(rewriter, loc, statsType, statsBuffer) : Value();
     rewriter.replaceOp(op, asTensor(rewriter, loc, type, nll));
+    for (CrossEntropyGradOp grad : grads)
+      lowerCrossEntropyGrad(rewriter, grad, gpuKernels, stats);
     return success();
   }
   bool gpuKernels;
 };
 
+/// A gpt.cross_entropy_grad without a forward of the same rows before it.
 struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
   CrossEntropyGradToLoops(MLIRContext *ctx, bool gpuKernels)
       : OpRewritePattern(ctx), gpuKernels(gpuKernels) {}
@@ -441,16 +502,9 @@ struct CrossEntropyGradToLoops : OpRewritePattern<CrossEntropyGradOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.getLogits().getType().hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
-    Location loc = op.getLoc();
-    RankedTensorType type = op.getType();
-    Value dl = resultBuffer(rewriter, loc, type);
-    CrossEntropyRows rows = crossEntropyRows(rewriter, op, gpuKernels);
-    emitCrossEntropyBackward(rewriter, loc, rows,
-                             asRows(rewriter, loc,
-                                    readBuffer(rewriter, loc, op.getGrad()),
-                                    /*keepLast=*/false),
-                             asRows(rewriter, loc, dl, /*keepLast=*/true));
-    rewriter.replaceOp(op, asTensor(rewriter, loc, type, dl));
+    if (forwardOf(op))
+      return rewriter.notifyMatchFailure(op, "lowered with its forward");
+    lowerCrossEntropyGrad(rewriter, op, gpuKernels, Value());
     return success();
   }
   bool gpuKernels;

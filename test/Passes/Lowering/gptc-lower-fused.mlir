@@ -198,6 +198,51 @@ func.func @softcap_grad(%l: tensor<16x512xbf16>, %t: tensor<16xi64>, %g: tensor<
 
 // -----
 
+// A cross-entropy and its gradient over the same logits and targets: the
+// forward keeps each row's max and sum ([16, 2]) and the gradient reads
+// them, one pass over its logits instead of three.
+// CHECK-LABEL: func.func @loss_and_grad
+// CHECK:         %[[STATS:.*]] = memref.alloc() {{.*}}: memref<16x2xf32>
+// CHECK:         scf.parallel
+// CHECK:           arith.maximumf
+// CHECK:           math.exp
+// CHECK:           math.log
+// CHECK:           memref.store %{{.*}}, %[[STATS]][%{{.*}}, %c0{{.*}}] : memref<16x2xf32>
+// CHECK:           memref.store %{{.*}}, %[[STATS]][%{{.*}}, %c1{{.*}}] : memref<16x2xf32>
+// CHECK:         scf.parallel
+// CHECK-NOT:       arith.maximumf
+// CHECK:           memref.load %{{.*}}[%{{.*}}, %c0{{.*}}] : memref<16x2xf32>
+// CHECK:           memref.load %{{.*}}[%{{.*}}, %c1{{.*}}] : memref<16x2xf32>
+// CHECK-NOT:       arith.maximumf
+// CHECK:           scf.for
+// CHECK:             math.exp
+// CHECK:             memref.store
+// CHECK-NOT:     scf.for
+// CHECK:         return
+func.func @loss_and_grad(%l: tensor<16x512xf32>, %t: tensor<16xi32>, %g: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x512xf32>) {
+  %nll = gpt.cross_entropy %l[%t] : tensor<16x512xf32>, tensor<16xi32> -> tensor<16xf32>
+  %d = gpt.cross_entropy_grad %l[%t], %g : tensor<16x512xf32>, tensor<16xi32>, tensor<16xf32>
+  return %nll, %d : tensor<16xf32>, tensor<16x512xf32>
+}
+
+// -----
+
+// Must not fire: other targets (another loss over the same logits), so
+// the gradient computes its own statistics.
+// CHECK-LABEL: func.func @grad_of_other_targets
+// CHECK-NOT:     memref<16x2xf32>
+// CHECK:         scf.parallel
+// CHECK:         scf.parallel
+// CHECK:           arith.maximumf
+// CHECK:         return
+func.func @grad_of_other_targets(%l: tensor<16x512xf32>, %t: tensor<16xi32>, %u: tensor<16xi32>, %g: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x512xf32>) {
+  %nll = gpt.cross_entropy %l[%t] : tensor<16x512xf32>, tensor<16xi32> -> tensor<16xf32>
+  %d = gpt.cross_entropy_grad %l[%u], %g : tensor<16x512xf32>, tensor<16xi32>, tensor<16xf32>
+  return %nll, %d : tensor<16xf32>, tensor<16x512xf32>
+}
+
+// -----
+
 // rotary: x viewed as [..., 2, D/2], one elementwise kernel reading both
 // halves (constant 0 and 1 in their maps) and the broadcast tables, the
 // half written chosen by the index of the pair.
