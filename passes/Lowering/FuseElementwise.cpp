@@ -146,9 +146,8 @@ bool isClamp(Operation &op) {
   if (!isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
            arith::MinNumFOp>(op))
     return false;
-  return llvm::any_of(op.getOperands(), [](Value v) {
-    return matchPattern(v, m_Constant());
-  });
+  return llvm::any_of(op.getOperands(),
+                      [](Value v) { return matchPattern(v, m_Constant()); });
 }
 
 /// Whether `op` only moves data: its body yields one of its inputs or an
