@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Lowering/LinalgBuilders.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,6 +31,7 @@ namespace gptc {
 } // namespace gptc
 
 using namespace mlir;
+namespace lowering = gptc::lowering;
 
 namespace {
 
@@ -45,25 +47,6 @@ bool isTransposedAMatmul(linalg::MatmulOp op) {
          maps[1] == map(d(2), d(1)) && maps[2] == map(d(0), d(1));
 }
 
-/// A parallel linalg.generic over `type`'s shape that yields `body`'s value
-/// of the element of `input` (identity maps).
-Value elementwise(OpBuilder &b, Location loc, Value input,
-                  RankedTensorType type,
-                  function_ref<Value(OpBuilder &, Location, Value)> body) {
-  Value empty =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                             utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{input}, ValueRange{empty},
-             ArrayRef<AffineMap>{id, id}, iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args[0]));
-             })
-      .getResult(0);
-}
-
 /// `init` (m x n) in `wide`: the same fill of a constant, or a widening.
 Value widenedInit(OpBuilder &b, Location loc, Value init, FloatType wide) {
   auto type = cast<RankedTensorType>(init.getType());
@@ -72,16 +55,13 @@ Value widenedInit(OpBuilder &b, Location loc, Value init, FloatType wide) {
   auto wideType = RankedTensorType::get(type.getShape(), wide);
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-    if (auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr()) {
-      Value value = arith::ConstantOp::create(
-          b, loc, b.getFloatAttr(wide, f.getValueAsDouble()));
-      Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), wide);
-      return linalg::FillOp::create(b, loc, value, empty).getResult(0);
-    }
+    if (auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr())
+      return lowering::filled(b, loc, wideType, f.getValueAsDouble());
   }
-  return elementwise(
-      b, loc, init, wideType, [&](OpBuilder &nb, Location nloc, Value x) {
-        return arith::ExtFOp::create(nb, nloc, wide, x).getResult();
+  return lowering::parallelGeneric(
+      b, loc, wideType, init, {},
+      [&](OpBuilder &nb, Location nloc, ValueRange x) {
+        return arith::ExtFOp::create(nb, nloc, wide, x[0]).getResult();
       });
 }
 
@@ -149,9 +129,7 @@ struct SplitKPass : gptc::impl::SplitKPassBase<SplitKPass> {
     };
     Value a3 = split(a), b3 = split(bm);
     auto partialType = RankedTensorType::get({parts, m, n}, wide);
-    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(wide, 0.0));
-    Value empty = tensor::EmptyOp::create(b, loc, partialType.getShape(), wide);
-    Value zeros = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    Value zeros = lowering::filled(b, loc, partialType, 0.0);
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     auto batched = linalg::BatchMatmulOp::create(
         b, loc, TypeRange{partialType}, ValueRange{a3, b3}, ValueRange{zeros});
@@ -178,9 +156,10 @@ struct SplitKPass : gptc::impl::SplitKPassBase<SplitKPass> {
         });
     Value result = sum.getResult(0);
     if (wide != outElt)
-      result = elementwise(
-          b, loc, result, outType, [&](OpBuilder &nb, Location nloc, Value x) {
-            return arith::TruncFOp::create(nb, nloc, outElt, x).getResult();
+      result = lowering::parallelGeneric(
+          b, loc, outType, result, {},
+          [&](OpBuilder &nb, Location nloc, ValueRange x) {
+            return arith::TruncFOp::create(nb, nloc, outElt, x[0]).getResult();
           });
     op->replaceAllUsesWith(ValueRange{result});
     op->erase();

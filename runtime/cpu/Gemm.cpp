@@ -712,17 +712,13 @@ void gptc_gemm_bf16_f32(GPTC_GEMM_ARGS(float)) {
   // Each item's operands widened (exactly) into packed f32 matrices, then
   // the f32 GEMM: the same sum as the bf16 GEMM's, without its rounding.
   thread_local std::vector<float> fa, fb;
-  const uint16_t *pa = reinterpret_cast<const uint16_t *>(a);
-  const uint16_t *pb = reinterpret_cast<const uint16_t *>(b);
+  uint16_t *pa = reinterpret_cast<uint16_t *>(a);
+  uint16_t *pb = reinterpret_cast<uint16_t *>(b);
   const int64_t aRows = trans_a ? k : m, aCols = trans_a ? m : k;
   const int64_t bRows = trans_b ? n : k, bCols = trans_b ? k : n;
   for (int64_t i = 0; i < batch; ++i) {
-    unpackBf16(
-        {const_cast<uint16_t *>(pa + i * a_bs), aRows, aCols, a_rs, a_cs}, fa,
-        true);
-    unpackBf16(
-        {const_cast<uint16_t *>(pb + i * b_bs), bRows, bCols, b_rs, b_cs}, fb,
-        true);
+    unpackBf16({pa + i * a_bs, aRows, aCols, a_rs, a_cs}, fa, true);
+    unpackBf16({pb + i * b_bs, bRows, bCols, b_rs, b_cs}, fb, true);
     gemm<float>(trans_a, trans_b, m, n, k, uintptr_t(fa.data()), aCols, 1, 0,
                 uintptr_t(fb.data()), bCols, 1, 0, alpha, beta,
                 beta == 0.0f ? 0 : c + uintptr_t(i * c_bs * 4), c_rs, c_cs, 0,
