@@ -194,6 +194,10 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
                  "func.func(convert-parallel-loops-to-gpu),"
                  "func.func(gptc-workgroup-tiles),"
                  "func.func(lower-affine),canonicalize,cse");
+    // A thread's reduction loop carries its accumulator in a register, in
+    // the loop's order (the CPU's sums reassociate for its vector lanes).
+    pm->addNestedPass<func::FuncOp>(
+        createRegisterAccumulatorsPass({/*reassociate=*/false}));
     if (!options.kernelMarks)
       pm->addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
     pm->addNestedPass<func::FuncOp>(createSinkGlobalsPass());

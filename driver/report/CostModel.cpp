@@ -99,6 +99,14 @@ double gemmBytes(int64_t m, int64_t n, int64_t k, int64_t batch,
          static_cast<double>(batch);
 }
 
+double dramReadBytes(double readBytes, double footprint, double launchBytes) {
+  constexpr double half = H100Measured::kL2Bytes / 2;
+  if (readBytes <= footprint || footprint > half)
+    return readBytes;
+  const double reuseDistance = launchBytes * footprint / readBytes;
+  return reuseDistance <= half ? footprint : readBytes;
+}
+
 double gemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
                    GemmElementBytes elementBytes, bool readsC) {
   double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *

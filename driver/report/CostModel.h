@@ -79,6 +79,15 @@ double launchEfficiency(int64_t threadsPerBlock, int64_t totalThreads);
 double kernelSeconds(double flops, double bytes, double efficiency,
                      double tensorFlops = 0);
 
+/// DRAM bytes of a launch's loads of one buffer: `readBytes` counted
+/// load by load, `footprint` the buffer's bytes, `launchBytes` all the
+/// global bytes the launch moves. A buffer of at most half of L2 whose
+/// lines are read again within half of L2's bytes of other traffic (the
+/// reads spread evenly over the launch: launchBytes x footprint /
+/// readBytes) is read from DRAM once: its footprint (scalars, a row's
+/// statistics, small tables); any other every time it is loaded.
+double dramReadBytes(double readBytes, double footprint, double launchBytes);
+
 /// Peak FLOP/s of a GEMM of elements of `elementBytes`: bf16 (2) on the
 /// tensor cores 989 TFLOP/s, else 67 TFLOP/s.
 double gemmPeakFlops(int64_t elementBytes);

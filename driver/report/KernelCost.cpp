@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
@@ -198,6 +199,27 @@ struct BodyCounter {
     return std::nullopt;
   }
 
+  /// The loads of the global buffer `memref` views when `op` reads it and
+  /// its shape is static, else null (a store or an atomic counts every time).
+  BufferReads *bufferReadsOf(Operation &op, Value memref) {
+    if (!isa<memref::LoadOp, vector::LoadOp, nvgpu::LdMatrixOp>(op))
+      return nullptr;
+    // A view made in the kernel may move with a loop: the buffer is what
+    // it views.
+    while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+      memref = view.getViewSource();
+    auto type = dyn_cast<MemRefType>(memref.getType());
+    if (!type || !type.hasStaticShape())
+      return nullptr;
+    auto [it, fresh] = bufferIndex.try_emplace(memref, cost.buffers.size());
+    if (fresh)
+      cost.buffers.push_back(
+          {0, std::max(32.0, static_cast<double>(type.getNumElements()) *
+                                 elementBytes(type))});
+    return &cost.buffers[it->second];
+  }
+  llvm::DenseMap<Value, size_t> bufferIndex;
+
   void count(Block &block, double times);
 };
 
@@ -333,7 +355,10 @@ void BodyCounter::count(Block &block, double times) {
           times * moves * elementBytes(memref.getType()) * elements(value);
       switch (spaceOf(memref)) {
       case Space::Global:
-        cost.bytes += bytes;
+        if (BufferReads *reads = bufferReadsOf(op, memref))
+          reads->bytes += bytes;
+        else
+          cost.bytes += bytes;
         break;
       case Space::Shared:
         cost.sharedBytes += bytes;

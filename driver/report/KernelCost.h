@@ -16,12 +16,24 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace gptc {
 
+/// A global buffer of static shape that a kernel reads: the bytes one
+/// work item's loads of it move and the buffer's own bytes (its
+/// footprint: elements x element bytes, at least a 32-byte sector).
+struct BufferReads {
+  double bytes = 0, footprint = 0;
+};
+
 /// FLOPs, memory bytes and instructions of one work item.
 struct BodyCost {
-  double flops = 0, bytes = 0; ///< bytes: global memory
+  /// bytes: global memory, except the loads of `buffers`.
+  double flops = 0, bytes = 0;
+  /// The loads of each global buffer of static shape the kernel reads
+  /// (a launch's DRAM bytes of them: cost::dramReadBytes).
+  std::vector<BufferReads> buffers;
   /// FLOPs of warp-level tensor-core products (mma.sync: 2 x 16 x 8 x 16
   /// per warp, a 32nd of it per thread), not in `flops`.
   double tensorFlops = 0;

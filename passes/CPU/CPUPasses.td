@@ -35,28 +35,6 @@ def ApproximateExpPass : Pass<"gptc-approximate-exp", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
-def RegisterAccumulatorsPass : Pass<"gptc-register-accumulators",
-                                    "mlir::func::FuncOp"> {
-  let summary = "Keep a loop's accumulator in a register";
-  let description = [{
-    A reduction lowered to loops reads and writes its output element in
-    every iteration of the reduction loop (`memref.load`, an `arith` add,
-    mul, maximum or minimum, `memref.store` at the same loop-invariant
-    indices). Since every buffer of a step is a view of one arena, LLVM
-    cannot prove the other loads of the loop do not alias it and keeps the
-    store in the loop, a chain through memory. When the loop touches that
-    memref nowhere else, the element is loaded once before the loop,
-    carried in `iter_args` and stored once after; the combining op gets
-    `fastmath<reassoc>` so the sum may be vectorised (partial sums in
-    vector lanes: a different, still deterministic, order of additions).
-    Buffers of one kernel do not overlap (`gptc-plan-buffers` gives live
-    buffers disjoint arena ranges).
-  }];
-  let dependentDialects = ["mlir::scf::SCFDialect",
-                           "mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect"];
-}
-
 def SequentialInnermostPass
     : Pass<"gptc-sequential-innermost", "mlir::func::FuncOp"> {
   let summary = "Run the innermost dimension of CPU kernels as a plain loop";

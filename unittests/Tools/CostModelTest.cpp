@@ -151,6 +151,22 @@ TEST(CalibratedModelTest, DramBoundAndLaunchBound) {
   EXPECT_NEAR(t.seconds, 1024 / 3.35e12 * 2 + kLaunch, 1e-15);
 }
 
+TEST(CalibratedModelTest, SmallBuffersReadFromDramOnce) {
+  // A scalar read by 50 M threads of a 1 GB launch: one sector.
+  EXPECT_DOUBLE_EQ(dramReadBytes(200e6, 32, 1e9), 32);
+  // A row's statistics (256 KB), each read by its row's 768 elements.
+  EXPECT_DOUBLE_EQ(dramReadBytes(200e6, 262144, 600e6), 262144);
+  // Read once: as counted.
+  EXPECT_DOUBLE_EQ(dramReadBytes(1e6, 1e6, 1e9), 1e6);
+  // Larger than half of L2 (25 MB): every read.
+  EXPECT_DOUBLE_EQ(dramReadBytes(400e6, 26e6, 1e9), 400e6);
+  // 16.8 MB read 24 times over a 2 GB launch: 84 MB of other traffic
+  // between two reads of a line if spread evenly, more than half of L2.
+  EXPECT_DOUBLE_EQ(dramReadBytes(403e6, 16.8e6, 2e9), 403e6);
+  // The same table read 24 times over 0.5 GB: 21 MB between reads.
+  EXPECT_DOUBLE_EQ(dramReadBytes(403e6, 16.8e6, 0.5e9), 16.8e6);
+}
+
 TEST(CalibratedModelTest, LocalMemoryFromL1L2OrDram) {
   KernelWork w;
   w.threadsPerBlock = 128;

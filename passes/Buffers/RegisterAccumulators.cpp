@@ -15,6 +15,8 @@
 // }
 // memref.store %r, %acc[%i, %j]
 //
+// (fastmath<reassoc> only with the reassociate option, the CPU's.)
+//
 // See the pass description in passes/Passes.td.
 //
 //===----------------------------------------------------------------------===//
@@ -94,7 +96,7 @@ std::optional<Accumulation> findAccumulation(scf::ForOp loop) {
   return found;
 }
 
-void registerAccumulator(scf::ForOp loop, Accumulation a,
+void registerAccumulator(scf::ForOp loop, Accumulation a, bool reassociate,
                          RewriterBase &rewriter) {
   Location loc = loop.getLoc();
   Value acc = a.load.getMemRef();
@@ -117,7 +119,8 @@ void registerAccumulator(scf::ForOp loop, Accumulation a,
   scf::YieldOp::create(rewriter, loc, a.combine->getResult(0));
   rewriter.eraseOp(a.store);
   // The sum may be formed in any order (vector lanes): reassociation.
-  if (auto fm = dyn_cast<arith::ArithFastMathInterface>(a.combine))
+  auto fm = dyn_cast<arith::ArithFastMathInterface>(a.combine);
+  if (reassociate && fm)
     a.combine->setAttr(
         fm.getFastMathAttrName(),
         arith::FastMathFlagsAttr::get(rewriter.getContext(),
@@ -130,6 +133,7 @@ void registerAccumulator(scf::ForOp loop, Accumulation a,
 
 struct RegisterAccumulatorsPass
     : gptc::impl::RegisterAccumulatorsPassBase<RegisterAccumulatorsPass> {
+  using RegisterAccumulatorsPassBase::RegisterAccumulatorsPassBase;
   void runOnOperation() override {
     SmallVector<std::pair<scf::ForOp, Accumulation>> work;
     getOperation().walk([&](scf::ForOp loop) {
@@ -138,7 +142,7 @@ struct RegisterAccumulatorsPass
     });
     IRRewriter rewriter(&getContext());
     for (auto &[loop, a] : work)
-      registerAccumulator(loop, a, rewriter);
+      registerAccumulator(loop, a, reassociate, rewriter);
   }
 };
 
