@@ -14,6 +14,7 @@
 #include "dialects/GPT/GPTDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -24,6 +25,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -128,6 +130,23 @@ std::tuple<Value, Type, double> accessOf(Operation &op) {
   return {Value(), Type(), 0};
 }
 
+/// PTX instructions of an integer division or remainder: by a constant
+/// power of two a shift or a mask; by another constant a multiply-high and
+/// a shift (a remainder: and a multiply and a subtraction); by a value
+/// known only at run time (a merged kernel's extent, passed as an
+/// argument) NVPTX's sequence: a test whether both fit in 32 bits, a
+/// branch, the 32- or 64-bit div and the conversions around it (8; a
+/// remainder: and a multiply and a subtraction).
+double integerDivisionInstructions(Operation &op) {
+  const bool remainder = isa<arith::RemUIOp, arith::RemSIOp>(op);
+  if (std::optional<int64_t> d = getConstantIntValue(op.getOperand(1))) {
+    if (*d > 0 && llvm::isPowerOf2_64(static_cast<uint64_t>(*d)))
+      return 1;
+    return remainder ? 4 : 2;
+  }
+  return remainder ? 10 : 8;
+}
+
 /// PTX instructions of one execution of `op`, as NVPTX emits them at -O3
 /// (the emulated device counts the real ones; instruction-estimate.test
 /// compares them on tiny specs): an access is its load or store and an
@@ -135,14 +154,24 @@ std::tuple<Value, Type, double> accessOf(Operation &op) {
 /// index ops that remain count on their own); an arith or math op one per
 /// element, a division, exp, log, tanh or power four (a short sequence),
 /// exp2 and log2 one (libdevice's ex2.approx and lg2.approx);
-/// constants, views and casts between index types fold away; a loop costs
-/// its increment, compare and branch per iteration and two to enter
-/// (count() adds them and the accesses'), an scf.if its compare and branch.
+/// constants, views and casts between index types fold away, and so do
+/// the ops that only name registers: a scalar taken out of a vector or of
+/// an mma's result struct, a vector built of scalars, a bitcast (PTX
+/// holds a short vector in scalar registers: ldmatrix and mma.sync read
+/// and write them directly); a loop costs its increment, compare and branch
+/// per iteration and two to enter (count() adds them and the accesses'),
+/// an scf.if its compare and branch.
 double instructionsOf(Operation &op) {
   if (op.hasTrait<OpTrait::ConstantLike>() ||
       isa<ViewLikeOpInterface, memref::AllocaOp, arith::IndexCastOp,
           arith::IndexCastUIOp, scf::YieldOp, gpu::ReturnOp>(op))
     return 0;
+  if (isa<vector::ExtractOp, vector::FromElementsOp, vector::BitCastOp,
+          LLVM::ExtractValueOp, LLVM::InsertValueOp>(op))
+    return 0;
+  if (isa<arith::DivUIOp, arith::DivSIOp, arith::RemUIOp, arith::RemSIOp,
+          arith::FloorDivSIOp, arith::CeilDivSIOp, arith::CeilDivUIOp>(op))
+    return integerDivisionInstructions(op);
   if (isa<scf::IfOp>(op))
     return 2;
   if (op.getNumResults() == 1) {

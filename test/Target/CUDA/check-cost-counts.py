@@ -4,6 +4,7 @@ what the emulated device counted running the same bundle
 points (gptc_grad_step, gptc_update_step).
 
     check-cost-counts.py STATS EMU_LOG [--within F] [--share S] [--total T]
+                         [--shared-total T] [--show KERNEL]...
 
 Per distinct kernel (summed over its launches): the report's
 warp-instructions (its `instr` column, thread-instructions, over 32 x the
@@ -11,7 +12,9 @@ lanes a block's warps fill) against the emulator's, and its shared and
 local bytes against the emulator's. Passes when the estimate is within a
 factor F (default 2) of the count for a share S (default 0.8) of the
 kernels, weighted by the emulator's warp-instructions, and the step's
-total within T (default 1.5) for instructions, shared and local bytes.
+total within T (default 1.5) for instructions, shared and local bytes
+(shared bytes within --shared-total when given). --show prints a
+kernel's own ratio of instructions.
 Kernels of fewer than 1024 warp-instructions are listed, not weighed.
 """
 import argparse
@@ -87,7 +90,10 @@ def main():
     ap.add_argument("--within", type=float, default=2.0)
     ap.add_argument("--share", type=float, default=0.8)
     ap.add_argument("--total", type=float, default=1.5)
+    ap.add_argument("--shared-total", type=float, default=None)
+    ap.add_argument("--show", action="append", default=[])
     args = ap.parse_args()
+    limits = [args.total, args.shared_total or args.total, args.total]
     static, measured = report_counts(args.stats), emulator_counts(args.emu_log)
     missing = sorted(set(measured) - set(static))
     if not measured or missing:
@@ -113,13 +119,20 @@ def main():
     ratios = [t[0] / t[1] if t[1] else (1.0 if not t[0] else math.inf)
               for t in totals]
     ok = share >= args.share and all(
-        1 / args.total <= r <= args.total for r in ratios)
+        1 / t <= r <= t for r, t in zip(ratios, limits))
     print(f"{len(measured)} kernels: estimate within {args.within:g}x of the "
           f"emulator's warp-instructions for {100 * share:.1f}% of them "
           f"(weighted); step totals estimate/count: instructions "
           f"{ratios[0]:.2f}, shared bytes {ratios[1]:.2f}, local bytes "
           f"{ratios[2]:.2f}: {'ok' if ok else 'NOT within'} "
-          f"({args.share:g} share, {args.total:g}x totals)")
+          f"({args.share:g} share, {args.total:g}x totals"
+          + (f", {limits[1]:g}x shared" if args.shared_total else "") + ")")
+    for name in args.show:
+        if measured[name][0]:
+            print(f"{name} instructions estimate/count "
+                  f"{static[name][0] / measured[name][0]:.2f}")
+        else:
+            print(f"{name}: not counted by the emulator")
     for count, name, ratio in sorted(outside, reverse=True)[:8]:
         print(f"  outside: {name} {count} warp-instructions, "
               f"estimate/count {ratio:.2f}")
