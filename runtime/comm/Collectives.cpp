@@ -140,6 +140,10 @@ bool Collectives::agree(const std::string &what, const std::string &value,
 bool Collectives::maxOverRanks(int64_t value, int64_t &max,
                                std::string &error) {
   std::vector<int64_t> all(static_cast<size_t>(size()));
+  // Every step agrees on the stop signal: a rank stopped before it leaves
+  // the others waiting here, which the watchdog must see as in the step's
+  // all-reduce.
+  WaitClock clock(waitSeconds, waitingSinceNs);
   if (!backend->allGather(&value, all.data(), sizeof(value), error))
     return false;
   max = *std::max_element(all.begin(), all.end());

@@ -60,7 +60,8 @@ public:
   bool agree(const std::string &what, const std::string &value,
              std::string &error);
   /// The largest of the ranks' `value` (host, blocking, every rank
-  /// calls it): how the ranks agree to stop at the same step.
+  /// calls it): how the ranks agree to stop at the same step. Its wait
+  /// counts as the step's, so the --collective-timeout watchdog sees it.
   bool maxOverRanks(int64_t value, int64_t &max, std::string &error);
   /// Prints `message` as this rank's error and ends the job (exit 1).
   [[noreturn]] void fail(const std::string &message);
