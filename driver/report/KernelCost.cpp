@@ -7,6 +7,8 @@
 
 #include "driver/report/KernelCost.h"
 
+#include "driver/report/CostModel.h"
+
 #include "frontend/Parameters.h"
 
 #include "passes/Lowering/KernelEmitter.h"
@@ -148,7 +150,7 @@ double integerDivisionInstructions(Operation &op) {
 }
 
 /// PTX instructions of one execution of `op`, as NVPTX emits them at -O3
-/// (the emulated device counts the real ones; instruction-estimate.test
+/// (the emulated device counts the real ones; cost-model-counts.test
 /// compares them on tiny specs): an access is its load or store and an
 /// address add (LLVM strength-reduces the index arithmetic of loops; the
 /// index ops that remain count on their own); an arith or math op one per
@@ -498,6 +500,16 @@ bool applyGuard(Value cond,
 }
 
 } // namespace
+
+double launchDramBytes(const BodyCost &body, double items) {
+  double launch = body.bytes * items;
+  for (const BufferReads &reads : body.buffers)
+    launch += reads.bytes * items;
+  double dram = body.bytes * items;
+  for (const BufferReads &reads : body.buffers)
+    dram += cost::dramReadBytes(reads.bytes * items, reads.footprint, launch);
+  return dram;
+}
 
 BodyCost kernelBodyCost(gpu::GPUFuncOp func,
                         ArrayRef<std::optional<int64_t>> arguments,

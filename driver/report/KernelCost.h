@@ -32,7 +32,7 @@ struct BodyCost {
   /// bytes: global memory, except the loads of `buffers`.
   double flops = 0, bytes = 0;
   /// The loads of each global buffer of static shape the kernel reads
-  /// (a launch's DRAM bytes of them: cost::dramReadBytes).
+  /// (a launch's DRAM bytes of them: cost::dramReadBytes; launchDramBytes).
   std::vector<BufferReads> buffers;
   /// FLOPs of warp-level tensor-core products (mma.sync: 2 x 16 x 8 x 16
   /// per warp, a 32nd of it per thread), not in `flops`.
@@ -44,7 +44,7 @@ struct BodyCost {
   double privateBytes = 0;
   /// PTX instructions the work item executes, estimated op by op
   /// (instructionsOf in KernelCost.cpp); the emulated device counts the
-  /// real ones (test/Target/CUDA/instruction-estimate.test compares them).
+  /// real ones (test/Emu/cost-model-counts.test compares them).
   double instructions = 0;
   /// Some loop had a trip count that is not a constant and no constant
   /// upper bound (counted once), or the body has an scf.while.
@@ -81,6 +81,11 @@ struct BodyCost {
 /// over the schedule), at most windowKeys + rows. Document boundaries,
 /// which shorten the span at run time, are not known: an upper bound; the
 /// count stays `approximate`.
+/// The global bytes a launch of `items` work items moves from DRAM: the
+/// body's bytes, and each buffer's loads as cost::dramReadBytes prices
+/// them against the launch's other traffic.
+double launchDramBytes(const BodyCost &body, double items);
+
 BodyCost kernelBodyCost(mlir::gpu::GPUFuncOp func,
                         llvm::ArrayRef<std::optional<int64_t>> arguments,
                         std::optional<int64_t> windowKeys = std::nullopt);

@@ -219,13 +219,7 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
   double items = static_cast<double>(k.workItems.value_or(1));
   k.flops = k.body.flops * items;
   k.tensorFlops = k.body.tensorFlops * items;
-  double launchBytes = k.body.bytes * items;
-  for (const BufferReads &reads : k.body.buffers)
-    launchBytes += reads.bytes * items;
-  k.bytes = k.body.bytes * items;
-  for (const BufferReads &reads : k.body.buffers)
-    k.bytes +=
-        cost::dramReadBytes(reads.bytes * items, reads.footprint, launchBytes);
+  k.bytes = launchDramBytes(k.body, items);
   k.instructions = k.body.instructions * items;
   k.sharedTraffic = k.body.sharedBytes * items;
   k.localTraffic = k.body.localBytes * items;
