@@ -1,6 +1,7 @@
 //===- ArgumentHabits.cpp - Other trainers' flags, read the gptc way ------===//
 
 #include "commands/ArgumentHabits.h"
+#include "runtime/ErrorLine.h"
 
 #include <utility>
 
@@ -66,7 +67,7 @@ std::string flagName(const std::string &arg) {
 
 bool normalizeArguments(const std::string &command,
                         std::vector<std::string> &args, std::ostream &err) {
-  const std::string me = "gptc " + command + ": error: ";
+  const std::string me = runtime::errorPrefix("gptc " + command + ": ");
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &arg = args[i];

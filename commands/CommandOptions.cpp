@@ -1,6 +1,7 @@
 //===- CommandOptions.cpp - The option parser of gptc's commands ----------===//
 
 #include "commands/CommandOptions.h"
+#include "runtime/ErrorLine.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -85,7 +86,7 @@ bool parseOptions(const std::vector<std::string> &args,
                   const std::vector<OptionSpec> &table,
                   const std::string &command, std::ostream &err,
                   ParsedOptions &out, bool &help) {
-  const std::string me = "gptc " + command + ": error: ";
+  const std::string me = runtime::errorPrefix("gptc " + command + ": ");
   help = false;
   bool onlyPositionals = false;
   for (size_t i = 0; i < args.size(); ++i) {

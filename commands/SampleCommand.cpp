@@ -8,6 +8,7 @@
 #include "runtime/Arena.h"
 #include "runtime/Bundle.h"
 #include "runtime/Checkpoint.h"
+#include "runtime/OpenStepDevice.h"
 #include "runtime/StepDevice.h"
 #include "runtime/StepLibrary.h"
 #include "runtime/data/BpeTokenizer.h"

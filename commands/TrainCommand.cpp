@@ -9,15 +9,13 @@
 #include "runtime/Bundle.h"
 #include "runtime/Checkpoint.h"
 #include "runtime/Files.h"
+#include "runtime/ErrorLine.h"
 #include "runtime/HostMemory.h"
+#include "runtime/OpenStepDevice.h"
 #include "runtime/Sha256.h"
 #include "runtime/Trainer.h"
 #include "runtime/comm/Collectives.h"
 #include "runtime/data/Shard.h"
-#ifdef GPTC_HAVE_CUDA_RUNTIME
-#include "runtime/cuda/CudaStepDevice.h"
-#include "runtime/cuda/NcclBackend.h"
-#endif
 #include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
 
@@ -167,26 +165,6 @@ bool checkRunnable(const Manifest &m, int worldSize, std::string &error) {
     return false;
   }
   return true;
-}
-
-/// A job of GPU ranks communicates over NCCL, bootstrapped over the job's
-/// MPI ranks.
-bool joinDeviceRanks(const Manifest &m, std::string &error) {
-  comm::Collectives &ranks = comm::Collectives::get();
-  if (m.target == "cpu" || ranks.size() == 1)
-    return true;
-#ifdef GPTC_HAVE_CUDA_RUNTIME
-  if (m.target == "cuda") {
-    std::unique_ptr<comm::Backend> host = ranks.swapBackend(nullptr);
-    std::unique_ptr<comm::Backend> nccl =
-        cuda::makeNcclBackend(host, *cuda::CudaDevice::current(), error);
-    const bool joined = nccl != nullptr;
-    ranks.swapBackend(joined ? std::move(nccl) : std::move(host));
-    return joined;
-  }
-#endif
-  error = m.path + ": target: '" + m.target + "' has no collectives here";
-  return false;
 }
 
 /// What every rank must have the same of: the shard files' names and
@@ -388,51 +366,15 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
 
 } // namespace
 
-/// The device a bundle's target runs on: the CPU, or CUDA device 0 (a
-/// GPU's driver or the emulated device, whichever libcuda.so.1 the loader
-/// finds). Opened before the step library loads: a CUDA step.so loads its
-/// kernels when it is loaded.
-std::unique_ptr<StepDevice> openStepDevice(const std::string &bundle,
-                                           std::string &error) {
-  Manifest m;
-  if (!readManifest(bundle + "/manifest.json", m, error))
-    return nullptr;
-  if (m.target == "cpu")
-    return std::make_unique<HostStepDevice>();
-#ifdef GPTC_HAVE_CUDA_RUNTIME
-  if (m.target == "cuda") {
-    cuda::CudaDevice *device = cuda::CudaDevice::open(error);
-    if (!device)
-      return nullptr;
-    auto stepDevice = std::make_unique<cuda::CudaStepDevice>(*device);
-    // Each entry point a CUDA graph, replayed every step: a step of one
-    // rank has no collectives; GPTC_CUDA_GRAPHS=0 launches kernel by kernel
-    // (with CUDA_LAUNCH_BLOCKING=1, to find a failing one).
-    const char *graphs = std::getenv("GPTC_CUDA_GRAPHS");
-    // GPTC_DEBUG_BUFFERS=1: every buffer in an allocation of its own, so
-    // that a kernel writing past one is reported (kernel by kernel).
-    const char *apart = std::getenv("GPTC_DEBUG_BUFFERS");
-    bool debugBuffers = apart && *apart && std::string(apart) != "0";
-    stepDevice->placeBuffersApart(debugBuffers);
-    stepDevice->useGraphs(m.ranks == 1 && !debugBuffers &&
-                          !(graphs && std::string(graphs) == "0"));
-    return stepDevice;
-  }
-#endif
-  error =
-      m.path + ": target: '" + m.target + "' is not supported by this runtime";
-  return nullptr;
-}
-
 /// Plans `spec` for a job of `jobRanks` ranks, as torchrun runs a script:
 /// a spec for other ranks compiles for these, its global batch kept with
 /// as many micro-steps and device_batch derived (overrides appended to
-/// `overrides`, `note` saying so). False with `error` (one line) when the
-/// spec does not plan or the batch does not split over the ranks.
+/// `overrides`, `note` saying so). False with `error` when the spec does
+/// not plan (located) or the batch does not split over the ranks.
 static bool planForRanks(const PlanHook &plan, const std::string &spec,
                          std::vector<std::string> &overrides, bool noFuse,
                          int64_t jobRanks, SpecPlan &planned, std::string &note,
-                         std::string &error) {
+                         ErrorLine &error) {
   if (!plan(spec, overrides, noFuse, planned, error))
     return false;
   if (planned.ranks == jobRanks)
@@ -445,10 +387,11 @@ static bool planForRanks(const PlanHook &plan, const std::string &spec,
                                 ? " x " + std::to_string(accum) + " micro-steps"
                                 : "";
   if (accum < 1 || planned.batch % (jobRanks * accum) != 0) {
-    error = spec + ": training.batch " + b + " does not split over " + n +
-            " rank" + (jobRanks == 1 ? "" : "s") + steps +
-            "; set training.device_batch (and training.batch) for " + n +
-            " rank" + (jobRanks == 1 ? "" : "s") + " with --set";
+    error = ErrorLine::message(
+        spec + ": training.batch " + b + " does not split over " + n +
+        " rank" + (jobRanks == 1 ? "" : "s") + steps +
+        "; set training.device_batch (and training.batch) for " + n + " rank" +
+        (jobRanks == 1 ? "" : "s") + " with --set");
     return false;
   }
   const int64_t deviceBatch = planned.batch / (jobRanks * accum);
@@ -462,10 +405,380 @@ static bool planForRanks(const PlanHook &plan, const std::string &spec,
   return plan(spec, overrides, noFuse, planned, error);
 }
 
-static bool isSpecPath(const std::string &path) {
+namespace {
+
+bool isSpecPath(const std::string &path) {
   return endsWith(path, ".yaml") || endsWith(path, ".yml") ||
          (!isDirectory(path) && access(path.c_str(), F_OK) == 0);
 }
+
+/// The spec's overrides of a command line: --set's, and --dtype's.
+std::vector<std::string> specOverrides(const cli::ParsedOptions &o) {
+  std::vector<std::string> overrides = o.all("--set");
+  if (auto dtype = o.get("--dtype"))
+    overrides.push_back("training.dtype=" + *dtype);
+  return overrides;
+}
+
+/// One `gptc train` as its steps see it: the options, this process's place
+/// in the job, and where it says things.
+struct TrainRun {
+  TrainRun(std::ostream &out, std::ostream &err) : out(out), err(err) {}
+  cli::ParsedOptions options;
+  std::ostream &out, &err;
+  comm::Collectives *ranks = nullptr;
+  bool leader = true, job = false;
+  std::ostringstream discarded;
+
+  /// Where progress goes: rank 0's output (the other ranks are quiet).
+  std::ostream &say() { return leader ? out : discarded; }
+  /// One error line, every rank of a job told to stop: exit code 1.
+  int fail(const std::string &message) {
+    if (job)
+      ranks->fail(message);
+    err << kMe << "error: " << message << "\n";
+    return 1;
+  }
+  /// A spec's or a hook's error line, as its kind prints: exit code 1.
+  int report(const ErrorLine &error) {
+    printErrorLine(err, kMe, error);
+    return 1;
+  }
+};
+
+/// What a step returns: the command's exit code when it ends the command
+/// there, nothing when the next step follows.
+using Exit = std::optional<int>;
+
+/// The command line: usage, --help, one bundle or spec, numbers that are
+/// numbers (checked before anything is compiled or opened).
+Exit parseArguments(const std::vector<std::string> &args, TrainRun &run) {
+  bool help = false;
+  if (!cli::parseOptions(args, trainOptions(), "train", run.err, run.options,
+                         help))
+    return 2;
+  if (help) {
+    run.out << trainCommandUsage();
+    return 0;
+  }
+  const cli::ParsedOptions &o = run.options;
+  if (o.positionals.size() != 1) {
+    run.err << kMe << "error: "
+            << (o.positionals.empty() ? "no bundle directory or spec"
+                                      : "more than one bundle or spec")
+            << " (see gptc train --help)\n";
+    return 2;
+  }
+  for (const char *name :
+       {"--steps", "--val-every", "--val-tokens", "--seed", "--bucket-mb",
+        "--ranks", "--save-every", "--keep", "--collective-timeout"})
+    if (auto v = o.get(name);
+        v && !cli::parseCount(*v, std::string(name) != "--seed")) {
+      run.err << kMe << "error: " << name << " '" << *v
+              << "' is not a non-negative integer\n";
+      return 2;
+    }
+  if (auto r = o.get("--ranks"), n = r ? cli::parseCount(*r, true) : 0;
+      r && (*n < 1 || *n > 4096)) {
+    run.err << kMe << "error: --ranks " << *r << " is not in [1, 4096]\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
+/// --ranks N outside mpirun: the spec checked for N ranks here (its errors
+/// one line, not one per rank), then the job started (this process waits
+/// for it and exits with its code).
+Exit launchRanksIfAsked(const std::vector<std::string> &args,
+                        const PlanHook &plan, TrainRun &run) {
+  const cli::ParsedOptions &o = run.options;
+  auto r = o.get("--ranks");
+  if (!r || comm::launchedByMpi())
+    return std::nullopt;
+  const int64_t n = *cli::parseCount(*r, true);
+  std::vector<std::string> overrides = specOverrides(o);
+  SpecPlan planned;
+  std::string note;
+  ErrorLine error;
+  if (plan && isSpecPath(o.positionals[0]) &&
+      !planForRanks(plan, o.positionals[0], overrides, o.has("--no-fuse"), n,
+                    planned, note, error))
+    return run.report(error);
+  run.out.flush();
+  std::string launchError;
+  int code = launchRanks(args, int(n), launchError);
+  if (code >= 0)
+    return code;
+  return run.report(ErrorLine::message(launchError));
+}
+
+/// This process's place in the job (one rank, or one of mpirun's): only
+/// rank 0 compiles, prints and writes; an error on any rank ends them all.
+Exit joinJob(TrainRun &run) {
+  const cli::ParsedOptions &o = run.options;
+  comm::Collectives &ranks = comm::Collectives::get();
+  std::string error;
+  if (!ranks.initialize(error))
+    return run.report(ErrorLine::message(error));
+  run.ranks = &ranks;
+  run.leader = ranks.rank() == 0;
+  run.job = ranks.size() > 1;
+  // A stop forwarded while rank 0 compiles or the ranks load counts at the
+  // end of the first step.
+  if (run.job)
+    runtime::catchEarlyStopSignal();
+  if (auto r = o.get("--ranks");
+      r && *cli::parseCount(*r, true) != ranks.size()) {
+    run.err << kMe << "error: --ranks " << *r << " but this job has "
+            << ranks.size() << " rank" << (ranks.size() == 1 ? "" : "s")
+            << "\n";
+    return 2;
+  }
+  if (auto mb = o.get("--bucket-mb")) {
+    int64_t v = *cli::parseCount(*mb, true);
+    if (v > 1024)
+      return run.fail("--bucket-mb " + *mb + " is more than 1024");
+    ranks.setBucketBytes(v << 20);
+  }
+  ranks.setWatchdogSeconds(
+      double(*cli::parseCount(o.get("--collective-timeout").value_or("600"))));
+  return std::nullopt;
+}
+
+/// The spec's key and the ranks it trains on, before compiling; in a job
+/// (or with --ranks) it trains on the job's ranks. Sets `outDir`, the
+/// bundle's directory in the compile cache, and `keyed`: whether a bundle
+/// there can be reused (its key known).
+Exit planSpec(const PlanHook &plan, TrainRun &run, const std::string &spec,
+              std::vector<std::string> &overrides, std::string &outDir,
+              bool &keyed) {
+  const cli::ParsedOptions &o = run.options;
+  SpecPlan planned;
+  planned.ranks = run.ranks->size();
+  std::string note;
+  ErrorLine error;
+  bool planOk =
+      !plan ||
+      (run.job || o.has("--ranks")
+           ? planForRanks(plan, spec, overrides, o.has("--no-fuse"),
+                          run.ranks->size(), planned, note, error)
+           : plan(spec, overrides, o.has("--no-fuse"), planned, error));
+  if (!planOk)
+    return run.leader ? run.report(error) : 1; // rank 0 says it
+  if (!note.empty())
+    run.say() << kMe << "note: " << note << "\n";
+  const int64_t specRanks = planned.ranks, jobRanks = run.ranks->size();
+  if (specRanks != jobRanks)
+    return run.fail(
+        spec + ": training.ranks is " + std::to_string(specRanks) +
+        " and this job has " + std::to_string(jobRanks) +
+        (specRanks > 1 ? "; start it with mpirun -np " +
+                             std::to_string(specRanks) +
+                             " gptc train ... (or --ranks " +
+                             std::to_string(specRanks) + ")"
+                       : ""));
+  std::string cacheError;
+  outDir = compileCacheBundleDir(spec, planned.key, cacheError);
+  if (outDir.empty())
+    return run.fail(cacheError);
+  keyed = !planned.key.empty();
+  return std::nullopt;
+}
+
+/// Compiles the spec into `outDir` on rank 0, or reuses the bundle there
+/// when it was compiled from the same spec, flags and gptc; the ranks agree
+/// on the outcome.
+Exit compileOrReuse(const CompileHook &compile, TrainRun &run,
+                    const std::string &spec,
+                    const std::vector<std::string> &overrides,
+                    const std::string &outDir, bool keyed) {
+  // One compile at a time in the bundle's directory: a second `gptc train`
+  // of the same spec waits for the first's bundle and reuses it (it would
+  // otherwise compile it again beside it).
+  std::optional<CompileLock> compileLock;
+  if (run.leader) {
+    compileLock.emplace(outDir);
+    if (!compileLock->held()) {
+      run.say() << kMe << "waiting for another gptc compiling into "
+                << compileLock->directory() << "\n";
+      run.say().flush();
+      compileLock->wait();
+    }
+  }
+  // A bundle there runs as this process: only one this user alone wrote.
+  std::string foreign;
+  if (access(outDir.c_str(), F_OK) == 0 && !isTrustedBundle(outDir, foreign))
+    return run.fail(outDir + ": not reusing or replacing this bundle: " +
+                    foreign + " (remove it, or train from another directory)");
+  bool compiled = true;
+  Manifest cached;
+  StepLibrary cachedStep;
+  std::string stale;
+  bool reuse = keyed && isDirectory(outDir) &&
+               openBundle(outDir, cached, cachedStep, stale);
+  if (run.leader && reuse) {
+    run.say() << kMe << "reusing " << outDir
+              << " (compiled before from the same spec, flags and gptc)\n";
+    run.say().flush();
+  } else if (run.leader) {
+    if (!stale.empty())
+      run.say() << kMe << "recompiling " << outDir << ": " << stale << "\n";
+    run.say() << kMe << "compiling " << spec << " -> " << outDir << "\n";
+    run.say().flush();
+    auto started = std::chrono::steady_clock::now();
+    ErrorLine error;
+    compiled = compile(spec, overrides, run.options.has("--no-fuse"), outDir,
+                       error);
+    if (compiled) {
+      char took[64];
+      std::snprintf(took, sizeof(took), "%.1f",
+                    std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - started)
+                        .count());
+      run.say() << kMe << "compiled in " << took << " s\n";
+    } else {
+      run.report(error);
+      run.err.flush();
+    }
+  }
+  std::string agreeError;
+  if (run.job && !run.ranks->agree("compile of " + spec,
+                                   compiled ? "ok" : "failed", agreeError))
+    return 1; // rank 0 said why
+  return compiled ? Exit() : Exit(1);
+}
+
+/// A spec compiles into a bundle first (on rank 0; the others wait);
+/// `bundle` becomes the bundle's directory.
+Exit compileSpec(const CompileHook &compile, const PlanHook &plan,
+                 TrainRun &run, std::string &bundle) {
+  std::string error;
+  if (!checkRegularFile(bundle, "spec", error))
+    return run.fail(error);
+  if (!compile)
+    return run.fail(bundle + ": this program cannot compile specs; pass a "
+                             "bundle directory");
+  std::vector<std::string> overrides = specOverrides(run.options);
+  std::string outDir;
+  bool keyed = false;
+  if (Exit e = planSpec(plan, run, bundle, overrides, outDir, keyed))
+    return e;
+  if (Exit e = compileOrReuse(compile, run, bundle, overrides, outDir, keyed))
+    return e;
+  bundle = outDir;
+  return std::nullopt;
+}
+
+/// A bundle directory takes no compiler options.
+Exit checkBundleOnlyOptions(TrainRun &run, const std::string &bundle) {
+  for (const char *specOnly : {"--set", "--dtype", "--no-fuse"})
+    if (run.options.has(specOnly)) {
+      run.err << kMe << "error: " << specOnly << " applies when a spec is "
+              << "compiled; " << bundle << " is a compiled bundle (recompile "
+              << "it with gptc compile SPEC " << specOnly << " ...)\n";
+      return 2;
+    }
+  return std::nullopt;
+}
+
+/// A bundle directory, and not a checkpoint (or a directory of them)
+/// where a bundle belongs: that names the command that continues it.
+Exit checkIsBundle(TrainRun &run, const std::string &bundle) {
+  if (!isDirectory(bundle))
+    return run.fail(bundle + ": no such bundle directory");
+  if (access((bundle + "/manifest.json").c_str(), F_OK) == 0)
+    return std::nullopt;
+  std::string found, from, sha, ignored;
+  if (findCheckpoint(bundle, found, ignored) &&
+      readCheckpointBundle(found, from, sha, ignored))
+    return run.fail(bundle +
+                    (found == bundle
+                         ? " is a checkpoint"
+                         : " holds checkpoints (the newest " + found + ")") +
+                    " of the bundle " + from +
+                    ", not a bundle; continue with: gptc train " + from +
+                    " --resume " + bundle);
+  return std::nullopt;
+}
+
+/// What a run trains: the bundle opened on its device, and the run's
+/// configuration.
+struct OpenedRun {
+  Manifest manifest;
+  StepLibrary step;
+  std::unique_ptr<StepDevice> device;
+  TrainConfig config;
+};
+
+/// Opens the bundle on the device its target runs on and checks the run's
+/// configuration and outputs before it starts (and, in a job, that every
+/// rank runs the same).
+Exit openRun(TrainRun &run, const std::string &bundle, OpenedRun &opened) {
+  std::string error;
+  opened.device = openStepDevice(bundle, error);
+  if (!opened.device || !openBundle(bundle, opened.manifest, opened.step,
+                                    error) ||
+      !checkRunnable(opened.manifest, run.ranks->size(), error) ||
+      !joinDeviceRanks(opened.manifest, error))
+    return run.fail(error);
+  TrainConfig &config = opened.config;
+  config = makeConfig(run.options, opened.manifest);
+  if (run.leader && !config.saveParamsPath.empty() &&
+      !checkWritableDestination(config.saveParamsPath, error))
+    return run.fail("--save-params: " + error);
+  if (!checkCheckpointOptions(run.options, run.leader, config, error))
+    return run.fail(error);
+  if (run.leader && !config.logPath.empty() &&
+      !checkWritableDestination(config.logPath, error))
+    return run.fail("--log: " + error);
+  if (run.job && !checkSameJob(opened.manifest, config, error)) {
+    // Every rank found the same difference: rank 0 says it.
+    if (run.leader)
+      run.err << kMe << "error: " << error << "\n";
+    return 1;
+  }
+  return std::nullopt;
+}
+
+/// A CPU run that cannot fit in this machine's memory stops here, before
+/// its arena is allocated (every rank checks its own machine and they
+/// agree); --force-memory runs it anyway.
+Exit checkMemoryFits(TrainRun &run, const Manifest &manifest) {
+  if (manifest.target != "cpu" || run.options.has("--force-memory"))
+    return std::nullopt;
+  std::string memoryError, error;
+  bool fits = checkRunFits(manifest.arenaBytes, localRanks(), memoryError);
+  int64_t failing = fits ? 0 : 1;
+  if (run.job && !run.ranks->maxOverRanks(failing, failing, error))
+    return run.fail(error);
+  if (!failing)
+    return std::nullopt;
+  if (run.leader)
+    run.err << kMe << "error: " << run.options.positionals[0] << ": "
+            << (fits ? "another machine of the job: the run does not fit "
+                       "in its memory"
+                     : memoryError)
+            << "\n";
+  return 1;
+}
+
+/// Trains; the exit code says how it ended. Stopped by a signal: the
+/// shell's code for it (130 for Ctrl-C). A stop mpirun forwarded (SIGUSR1)
+/// is the job's clean end: 0, so that mpirun reports no failed rank (gptc
+/// train --ranks exits 128 + its signal).
+int trainToEnd(TrainRun &run, OpenedRun &opened) {
+  printHeader(opened.manifest, opened.config, *opened.device, run.say());
+  TrainResult result;
+  std::string error;
+  if (!train(opened.manifest, opened.step, *opened.device, opened.config,
+             run.say(), result, error))
+    return run.fail(error);
+  if (run.job && result.stoppedBySignal == SIGUSR1)
+    return 0;
+  return result.stoppedBySignal ? 128 + result.stoppedBySignal : 0;
+}
+
+} // namespace
 
 int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
                     std::ostream &allErr, const CompileHook &compile,
@@ -474,285 +787,25 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   // rank 0 says it, once (a rank's own failure goes through
   // Collectives::fail, one line naming the rank).
   std::ostringstream quiet;
-  std::ostream &err = laterRank() ? quiet : allErr;
-  cli::ParsedOptions o;
-  bool help = false;
-  if (!cli::parseOptions(args, trainOptions(), "train", err, o, help))
-    return 2;
-  if (help) {
-    out << trainCommandUsage();
-    return 0;
-  }
-  if (o.positionals.size() != 1) {
-    err << kMe << "error: "
-        << (o.positionals.empty() ? "no bundle directory or spec"
-                                  : "more than one bundle or spec")
-        << " (see gptc train --help)\n";
-    return 2;
-  }
-
-  // Numbers are checked before anything is compiled or opened.
-  for (const char *name :
-       {"--steps", "--val-every", "--val-tokens", "--seed", "--bucket-mb",
-        "--ranks", "--save-every", "--keep", "--collective-timeout"})
-    if (auto v = o.get(name);
-        v && !cli::parseCount(*v, std::string(name) != "--seed")) {
-      err << kMe << "error: " << name << " '" << *v
-          << "' is not a non-negative integer\n";
-      return 2;
-    }
-  std::string error;
-  if (auto r = o.get("--ranks")) {
-    int64_t n = *cli::parseCount(*r, true);
-    if (n < 1 || n > 4096) {
-      err << kMe << "error: --ranks " << *r << " is not in [1, 4096]\n";
-      return 2;
-    }
-    if (!comm::launchedByMpi()) {
-      // The spec is checked for N ranks before the job starts: its errors
-      // are one line here, not one per rank.
-      std::vector<std::string> overrides = o.all("--set");
-      if (auto dtype = o.get("--dtype"))
-        overrides.push_back("training.dtype=" + *dtype);
-      SpecPlan planned;
-      std::string note;
-      if (plan && isSpecPath(o.positionals[0]) &&
-          !planForRanks(plan, o.positionals[0], overrides, o.has("--no-fuse"),
-                        n, planned, note, error)) {
-        if (error.find(": error: ") == std::string::npos)
-          err << kMe << "error: ";
-        err << error << "\n";
-        return 1;
-      }
-      out.flush();
-      int code = launchRanks(args, n, error);
-      if (code >= 0)
-        return code;
-      err << kMe << "error: " << error << "\n";
-      return 1;
-    }
-  }
-
-  // Under mpirun this process is one rank of a job: only rank 0 compiles,
-  // prints and writes; an error on any rank ends them all.
-  comm::Collectives &ranks = comm::Collectives::get();
-  if (!ranks.initialize(error)) {
-    err << kMe << "error: " << error << "\n";
-    return 1;
-  }
-  const bool leader = ranks.rank() == 0, job = ranks.size() > 1;
-  // A stop forwarded while rank 0 compiles or the ranks load counts at the
-  // end of the first step.
-  if (job)
-    runtime::catchEarlyStopSignal();
-  if (auto r = o.get("--ranks");
-      r && *cli::parseCount(*r, true) != ranks.size()) {
-    err << kMe << "error: --ranks " << *r << " but this job has "
-        << ranks.size() << " rank" << (ranks.size() == 1 ? "" : "s") << "\n";
-    return 2;
-  }
-  std::ostringstream discarded;
-  std::ostream &say = leader ? out : discarded;
-  auto fail = [&](const std::string &message) {
-    if (job)
-      ranks.fail(message);
-    err << kMe << "error: " << message << "\n";
-    return 1;
-  };
-  if (auto mb = o.get("--bucket-mb")) {
-    int64_t v = *cli::parseCount(*mb, true);
-    if (v > 1024)
-      return fail("--bucket-mb " + *mb + " is more than 1024");
-    ranks.setBucketBytes(v << 20);
-  }
-  ranks.setWatchdogSeconds(
-      double(*cli::parseCount(o.get("--collective-timeout").value_or("600"))));
-
-  // A spec compiles into a bundle first (on rank 0; the others wait).
-  std::string bundle = o.positionals[0];
-  std::vector<std::string> overrides = o.all("--set");
-  if (auto dtype = o.get("--dtype"))
-    overrides.push_back("training.dtype=" + *dtype);
-  bool isSpec = isSpecPath(bundle);
-  if (isSpec) {
-    if (!checkRegularFile(bundle, "spec", error))
-      return fail(error);
-    if (!compile)
-      return fail(bundle + ": this program cannot compile specs; pass a bundle "
-                           "directory");
-    // The bundle's key, and what the runtime cannot run, before compiling.
-    // In a job (or with --ranks) the spec trains on the job's ranks.
-    SpecPlan planned;
-    planned.ranks = ranks.size();
-    std::string note;
-    bool planOk =
-        !plan ||
-        (job || o.has("--ranks")
-             ? planForRanks(plan, bundle, overrides, o.has("--no-fuse"),
-                            ranks.size(), planned, note, error)
-             : plan(bundle, overrides, o.has("--no-fuse"), planned, error));
-    if (!planOk) {
-      if (!leader)
-        return 1; // rank 0 says it
-      if (error.find(": error: ") == std::string::npos)
-        err << kMe << "error: ";
-      err << error << "\n";
-      return 1;
-    }
-    if (!note.empty())
-      say << kMe << "note: " << note << "\n";
-    const std::string &key = planned.key;
-    const int64_t specRanks = planned.ranks;
-    if (specRanks != ranks.size())
-      return fail(bundle + ": training.ranks is " + std::to_string(specRanks) +
-                  " and this job has " + std::to_string(ranks.size()) +
-                  (specRanks > 1 ? "; start it with mpirun -np " +
-                                       std::to_string(specRanks) +
-                                       " gptc train ... (or --ranks " +
-                                       std::to_string(specRanks) + ")"
-                                 : ""));
-    std::string outDir = compileCacheBundleDir(bundle, key, error);
-    if (outDir.empty())
-      return fail(error);
-    // One compile at a time in the bundle's directory: a second `gptc train`
-    // of the same spec waits for the first's bundle and reuses it (it would
-    // otherwise compile it again beside it).
-    std::optional<CompileLock> compileLock;
-    if (leader) {
-      compileLock.emplace(outDir);
-      if (!compileLock->held()) {
-        say << kMe << "waiting for another gptc compiling into "
-            << compileLock->directory() << "\n";
-        say.flush();
-        compileLock->wait();
-      }
-    }
-    // A bundle there runs as this process: only one this user alone wrote.
-    std::string foreign;
-    if (access(outDir.c_str(), F_OK) == 0 && !isTrustedBundle(outDir, foreign))
-      return fail(outDir + ": not reusing or replacing this bundle: " +
-                  foreign + " (remove it, or train from another directory)");
-    bool compiled = true;
-    Manifest cached;
-    StepLibrary cachedStep;
-    std::string stale;
-    bool reuse = !key.empty() && isDirectory(outDir) &&
-                 openBundle(outDir, cached, cachedStep, stale);
-    if (leader && reuse) {
-      say << kMe << "reusing " << outDir
-          << " (compiled before from the same spec, flags and gptc)\n";
-      say.flush();
-    } else if (leader) {
-      if (!stale.empty())
-        say << kMe << "recompiling " << outDir << ": " << stale << "\n";
-      say << kMe << "compiling " << bundle << " -> " << outDir << "\n";
-      say.flush();
-      auto started = std::chrono::steady_clock::now();
-      compiled = compile(bundle, overrides, o.has("--no-fuse"), outDir, error);
-      if (compiled) {
-        char took[64];
-        std::snprintf(took, sizeof(took), "%.1f",
-                      std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - started)
-                          .count());
-        say << kMe << "compiled in " << took << " s\n";
-      }
-      if (!compiled) {
-        // A spec error is already a located error line.
-        if (error.find(": error: ") == std::string::npos)
-          err << kMe << "error: ";
-        err << error << "\n";
-        err.flush();
-      }
-    }
-    std::string agreeError;
-    if (job && !ranks.agree("compile of " + bundle, compiled ? "ok" : "failed",
-                            agreeError))
-      return 1; // rank 0 said why
-    if (!compiled)
-      return 1;
-    bundle = outDir;
-  } else {
-    for (const char *specOnly : {"--set", "--dtype", "--no-fuse"})
-      if (o.has(specOnly)) {
-        err << kMe << "error: " << specOnly << " applies when a spec is "
-            << "compiled; " << bundle << " is a compiled bundle (recompile it "
-            << "with gptc compile SPEC " << specOnly << " ...)\n";
-        return 2;
-      }
-  }
-  if (!isDirectory(bundle))
-    return fail(bundle + ": no such bundle directory");
-  // A checkpoint (or a directory of them) where a bundle belongs: name
-  // the command that continues it.
-  if (access((bundle + "/manifest.json").c_str(), F_OK) != 0) {
-    std::string found, from, sha;
-    std::string ignored;
-    if (findCheckpoint(bundle, found, ignored) &&
-        readCheckpointBundle(found, from, sha, ignored))
-      return fail(bundle +
-                  (found == bundle
-                       ? " is a checkpoint"
-                       : " holds checkpoints (the newest " + found + ")") +
-                  " of the bundle " + from +
-                  ", not a bundle; continue with: gptc train " + from +
-                  " --resume " + bundle);
-  }
-
-  Manifest manifest;
-  StepLibrary step;
-  std::unique_ptr<StepDevice> device = openStepDevice(bundle, error);
-  if (!device || !openBundle(bundle, manifest, step, error) ||
-      !checkRunnable(manifest, ranks.size(), error))
-    return fail(error);
-  if (!joinDeviceRanks(manifest, error))
-    return fail(error);
-  TrainConfig config = makeConfig(o, manifest);
-  // Outputs are checked before the run, not after it.
-  if (leader && !config.saveParamsPath.empty() &&
-      !checkWritableDestination(config.saveParamsPath, error))
-    return fail("--save-params: " + error);
-  if (!checkCheckpointOptions(o, leader, config, error))
-    return fail(error);
-  if (leader && !config.logPath.empty() &&
-      !checkWritableDestination(config.logPath, error))
-    return fail("--log: " + error);
-  if (job && !checkSameJob(manifest, config, error)) {
-    // Every rank found the same difference: rank 0 says it.
-    if (leader)
-      err << kMe << "error: " << error << "\n";
-    return 1;
-  }
-  // A CPU run that cannot fit in this machine's memory stops here, before
-  // its arena is allocated (every rank checks its own machine and they
-  // agree).
-  if (manifest.target == "cpu" && !o.has("--force-memory")) {
-    std::string memoryError;
-    bool fits = checkRunFits(manifest.arenaBytes, localRanks(), memoryError);
-    int64_t failing = fits ? 0 : 1;
-    if (job && !ranks.maxOverRanks(failing, failing, error))
-      return fail(error);
-    if (failing) {
-      if (leader)
-        err << kMe << "error: " << o.positionals[0] << ": "
-            << (fits ? "another machine of the job: the run does not fit "
-                       "in its memory"
-                     : memoryError)
-            << "\n";
-      return 1;
-    }
-  }
-  printHeader(manifest, config, *device, say);
-
-  TrainResult result;
-  if (!train(manifest, step, *device, config, say, result, error))
-    return fail(error);
-  // Stopped by a signal: the shell's code for it (130 for Ctrl-C). A stop
-  // mpirun forwarded (SIGUSR1) is the job's clean end: 0, so that mpirun
-  // reports no failed rank (gptc train --ranks exits 128 + its signal).
-  if (job && result.stoppedBySignal == SIGUSR1)
-    return 0;
-  return result.stoppedBySignal ? 128 + result.stoppedBySignal : 0;
+  TrainRun run(out, laterRank() ? quiet : allErr);
+  if (Exit e = parseArguments(args, run))
+    return *e;
+  if (Exit e = launchRanksIfAsked(args, plan, run))
+    return *e;
+  if (Exit e = joinJob(run))
+    return *e;
+  std::string bundle = run.options.positionals[0];
+  if (Exit e = isSpecPath(bundle) ? compileSpec(compile, plan, run, bundle)
+                                  : checkBundleOnlyOptions(run, bundle))
+    return *e;
+  if (Exit e = checkIsBundle(run, bundle))
+    return *e;
+  OpenedRun opened;
+  if (Exit e = openRun(run, bundle, opened))
+    return *e;
+  if (Exit e = checkMemoryFits(run, opened.manifest))
+    return *e;
+  return trainToEnd(run, opened);
 }
 
 const char kTrainHelp[] =

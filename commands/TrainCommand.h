@@ -18,6 +18,8 @@
 #ifndef GPTC_COMMANDS_TRAINCOMMAND_H
 #define GPTC_COMMANDS_TRAINCOMMAND_H
 
+#include "runtime/ErrorLine.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,18 +28,16 @@
 #include <vector>
 
 namespace gptc {
-namespace runtime {
-class StepDevice;
-} // namespace runtime
 
 namespace commands {
 
 /// Compiles `spec` with `overrides` ("key=value" each; --dtype D comes as
 /// training.dtype=D) and fusion on or off into the bundle directory
-/// `outDir`. Returns false and sets `error` (one line).
+/// `outDir`. Returns false and sets `error` (one line: the spec's located
+/// error, or a message).
 using CompileHook = std::function<bool(
     const std::string &spec, const std::vector<std::string> &overrides,
-    bool noFuse, const std::string &outDir, std::string &error)>;
+    bool noFuse, const std::string &outDir, runtime::ErrorLine &error)>;
 
 /// What a spec resolves to without compiling it.
 struct SpecPlan {
@@ -47,10 +47,10 @@ struct SpecPlan {
 };
 
 /// Resolves `spec` with `overrides` without compiling it. Returns false
-/// and sets `error` (one line).
+/// and sets `error` (one line: the spec's located error, or a message).
 using PlanHook = std::function<bool(
     const std::string &spec, const std::vector<std::string> &overrides,
-    bool noFuse, SpecPlan &plan, std::string &error)>;
+    bool noFuse, SpecPlan &plan, runtime::ErrorLine &error)>;
 
 /// Its lines in `gptc --help`'s Commands section.
 extern const char kTrainHelp[];
@@ -65,12 +65,6 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
 
 /// The --help text.
 const char *trainCommandUsage();
-
-/// The device a bundle's target runs on: the CPU, or CUDA device 0 (a GPU's
-/// driver or the emulated device). Null with `error` when the target is
-/// not supported here.
-std::unique_ptr<runtime::StepDevice> openStepDevice(const std::string &bundle,
-                                                    std::string &error);
 
 } // namespace commands
 } // namespace gptc

@@ -5,16 +5,17 @@
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/GPT/GPTDialect.h"
+#include "dialects/GPTGPU/GPTGPUDialect.h"
 #include "dialects/Optim/OptimDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
 namespace gptc {
 
-/// Adds the gpt, optim and comm dialects to `registry`.
+/// Adds the gpt, gptgpu, optim and comm dialects to `registry`.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::gpt::GPTDialect, mlir::optim::OptimDialect,
-                  mlir::comm::CommDialect>();
+  registry.insert<mlir::gpt::GPTDialect, mlir::gptgpu::GPTGPUDialect,
+                  mlir::optim::OptimDialect, mlir::comm::CommDialect>();
 }
 
 } // namespace gptc

@@ -107,7 +107,7 @@ struct TrimHeapAfterPasses : PassInstrumentation {
 /// on `module`, with gptc compile's --mlir-* flags.
 static LogicalResult runPipeline(ModuleOp module, const ModelSpec &spec,
                                  PipelineOptions options) {
-  if (options.target == Target::CUDA)
+  if (options.target.isCUDA())
     locateCUDAToolkit();
   // --mlir-timing: the report is printed when `timing` goes out of scope,
   // after the pass manager's.
@@ -135,9 +135,9 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
     return nullptr;
   PipelineOptions options;
   options.stopAfter = stage;
-  options.target = target;
+  options.target = TargetDescription(
+      target, kernelMarks ? KernelForm::PairedWithCPU : KernelForm::Native);
   options.fuse = fuse;
-  options.kernelMarks = kernelMarks;
   if (failed(runPipeline(*module, spec, options)))
     return nullptr;
   return module;
@@ -215,7 +215,7 @@ OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
   options.stopAfter = stage;
   if (*from != Stage::GPT)
     options.startAfter = *from;
-  options.target = target;
+  options.target = TargetDescription(target);
   options.fuse = fuse;
   if (failed(runPipeline(*module, spec, options)))
     return nullptr;
@@ -495,11 +495,11 @@ static const std::string &executableDigest() {
 bool planSpecBundle(const std::string &specPath,
                     const std::vector<std::string> &overrides, bool fuse,
                     std::string &key, int64_t &ranks, int64_t &batch,
-                    int64_t &deviceBatch, std::string &error) {
+                    int64_t &deviceBatch, runtime::ErrorLine &error) {
   ModelSpec spec;
   SpecError specError;
   if (!parseSpecFile(specPath, overrides, spec, specError)) {
-    error = specError.str();
+    error = runtime::ErrorLine::located(specError.str());
     return false;
   }
   std::string text = spec.resolvedYaml + "\n# fuse " + (fuse ? "1" : "0") +
@@ -513,15 +513,17 @@ bool planSpecBundle(const std::string &specPath,
 
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
-                         const std::string &outDir, std::string &error,
-                         bool fuse, const BundleOptions &options) {
+                         const std::string &outDir,
+                         runtime::ErrorLine &error, bool fuse,
+                         const BundleOptions &options) {
   ModelSpec spec;
   SpecError specError;
   if (!parseSpecFile(specPath, overrides, spec, specError)) {
-    error = specError.str();
+    error = runtime::ErrorLine::located(specError.str());
     return false;
   }
-  if (!checkBundleDestination(outDir, error))
+  error.kind = runtime::ErrorKind::Message;
+  if (!checkBundleDestination(outDir, error.text))
     return false;
   MLIRContext ctx;
   prepareContext(ctx);
@@ -534,12 +536,12 @@ bool compileSpecToBundle(const std::string &specPath,
   OwningOpRef<ModuleOp> module =
       compileToStage(ctx, spec, Stage::LLVM, Target::CPU, fuse);
   if (!module) {
-    error = "compiling " + specPath + " failed: " + diagnostics;
+    error.text = "compiling " + specPath + " failed: " + diagnostics;
     return false;
   }
   if (options.times)
     options.times->end("MLIR pipeline");
-  return writeBundle(*module, spec, Target::CPU, outDir, error, options);
+  return writeBundle(*module, spec, Target::CPU, outDir, error.text, options);
 }
 
 } // namespace gptc

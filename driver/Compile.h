@@ -5,6 +5,7 @@
 
 #include "frontend/ModelSpec.h"
 #include "passes/Pipeline.h"
+#include "runtime/ErrorLine.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -103,12 +104,13 @@ bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec, Target target,
 bool planSpecBundle(const std::string &specPath,
                     const std::vector<std::string> &overrides, bool fuse,
                     std::string &key, int64_t &ranks, int64_t &batch,
-                    int64_t &deviceBatch, std::string &error);
+                    int64_t &deviceBatch, runtime::ErrorLine &error);
 
-/// compileToStage(LLVM) + writeBundle (CPU), for `gptc train SPEC`.
+/// compileToStage(LLVM) + writeBundle (CPU), for `gptc train SPEC`. False
+/// and `error`: the spec's located error, or what failed after it parsed.
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
-                         const std::string &outDir, std::string &error,
+                         const std::string &outDir, runtime::ErrorLine &error,
                          bool fuse = true, const BundleOptions &options = {});
 
 } // namespace gptc

@@ -95,8 +95,9 @@ cl::opt<Stage> emitStage("emit",
                          gptc::StageValues{}, cl::cat(gptcCategory));
 cl::opt<bool> noFuse(
     "no-fuse",
-    cl::desc("Keep attention, RMSNorm, the cross-entropy and Newton-Schulz "
-             "as primitive ops all the way down (no gptc-fuse-* pass); "
+    cl::desc("Keep attention, RMSNorm, rotary, the cross-entropy and "
+             "Newton-Schulz as primitive ops all the way down (no gptc-fuse-* "
+             "pass); "
              "compile and train"),
     cl::cat(gptcCategory));
 cl::opt<std::string> fromIR(

@@ -11,6 +11,8 @@
 #ifndef GPTC_FRONTEND_MODELSPEC_H
 #define GPTC_FRONTEND_MODELSPEC_H
 
+#include "frontend/OptimizerKind.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -38,7 +40,6 @@ enum class WindowUnit { None, Tokens, Blocks, RecordBlocks };
 enum class Rounding { Floor, Ceil };
 enum class LayerWindow { Long, Short };
 enum class ValueEmbeddings { None, Mirrored, Ends };
-enum class OptimizerKind { Muon, Adam };
 enum class MomentumForm { Sum, Lerp };
 enum class NSForm { ApplyThenCombine, PolynomialThenApply };
 enum class NSBackend { NewtonSchulz, SVD };

@@ -20,6 +20,7 @@
 
 #include "dialects/GPT/GPTDialect.h"
 #include "dialects/Optim/OptimDialect.h"
+#include "frontend/OptimizerTable.h"
 #include "frontend/Parameters.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -49,11 +50,10 @@ optim::NSForm toOptim(NSForm f) {
                                        : optim::NSForm::polynomial_then_apply;
 }
 
-/// The state slots a parameter of `kind` needs.
+/// The state slots a parameter of `kind` needs (OptimizerTable.h).
 std::vector<std::string> stateKinds(OptimizerKind kind) {
-  if (kind == OptimizerKind::Muon)
-    return {"momentum"};
-  return {"m", "v"};
+  const std::vector<const char *> &state = optimizerInfo(kind).state;
+  return {state.begin(), state.end()};
 }
 
 Location locOf(MLIRContext &ctx, const ModelSpec &spec, const std::string &key,

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/SpecParser.h"
+#include "frontend/OptimizerTable.h"
 #include "frontend/Parameters.h"
 #include "frontend/SpecChecks.h"
 #include "frontend/SpecSchema.h"
@@ -275,12 +276,10 @@ private:
           findSchemaEntry("optimizer.groups.*." + entry.key);
       if (!schema)
         return unknownKey(entry, path, "optimizer.groups.*", where);
-      const GroupScope scope = schema->scope;
-      if ((scope == GroupScope::Muon && group.kind != OptimizerKind::Muon) ||
-          (scope == GroupScope::Adam && group.kind != OptimizerKind::Adam))
+      if (schema->scope && *schema->scope != group.kind)
         return fail(entry.keyLoc, childPath,
                     "'" + entry.key + "' applies to " +
-                        (scope == GroupScope::Muon ? "muon" : "adam") +
+                        optimizerInfo(*schema->scope).name +
                         " groups only; group '" + group.name + "' is " +
                         toString(group.kind));
       if (!setLeaf(*schema, entry, childPath, &group))

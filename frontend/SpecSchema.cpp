@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/SpecSchema.h"
+include "frontend/SpecSchema.h"
+#include "frontend/OptimizerTable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,7 +36,16 @@ GPTC_SPELLINGS(WindowUnit, "none", "tokens", "blocks", "record_blocks")
 GPTC_SPELLINGS(Rounding, "floor", "ceil")
 GPTC_SPELLINGS(LayerWindow, "long", "short")
 GPTC_SPELLINGS(ValueEmbeddings, "none", "mirrored", "ends")
-GPTC_SPELLINGS(OptimizerKind, "muon", "adam")
+// The optimizers' names come from their table, in OptimizerKind's order.
+template <> const std::vector<std::string> &enumSpellings<OptimizerKind>() {
+  static const std::vector<std::string> spellings = [] {
+    std::vector<std::string> names;
+    for (const OptimizerInfo &info : optimizerTable())
+      names.push_back(info.name);
+    return names;
+  }();
+  return spellings;
+}
 GPTC_SPELLINGS(MomentumForm, "sum", "lerp")
 GPTC_SPELLINGS(NSForm, "apply_then_combine", "polynomial_then_apply")
 GPTC_SPELLINGS(NSBackend, "newton_schulz", "svd")
@@ -188,10 +198,8 @@ std::string renderSchemaMarkdown() {
   std::string md = "| key | type | default | meaning |\n|---|---|---|---|\n";
   for (const SchemaEntry &e : specSchema()) {
     std::string meaning = e.doc;
-    if (e.scope == GroupScope::Muon)
-      meaning = "Muon only. " + meaning;
-    else if (e.scope == GroupScope::Adam)
-      meaning = "Adam only. " + meaning;
+    if (e.scope)
+      meaning = std::string(optimizerInfo(*e.scope).title) + " only. " + meaning;
     md += "| `" + e.path + "` | " + cell(e.typeString()) + " | " +
           (e.required() ? std::string("required")
                         : "`" + cell(*e.defaultValue) + "`") +

@@ -36,9 +36,6 @@ enum class ValueKind {
   EnumList
 };
 
-/// Which optimizer groups a `optimizer.groups.*.KEY` entry applies to.
-enum class GroupScope { Any, Muon, Adam };
-
 /// A value converted from YAML; only the member matching the entry's
 /// ValueKind is meaningful.
 struct SpecValue {
@@ -81,7 +78,9 @@ struct SchemaEntry {
   NumberRange range;
   size_t listLength = 0; ///< exact length of list values; 0 = any
   size_t minListLength = 0;
-  GroupScope scope = GroupScope::Any;
+  /// The optimizer whose groups alone take an `optimizer.groups.*.KEY`
+  /// entry (OptimizerTable.h); none: every group's.
+  std::optional<OptimizerKind> scope;
   std::string doc;
   SpecSetter set; ///< null for `extends`, which the loader consumes
 

@@ -58,12 +58,9 @@ public:
     entry.minListLength = 1;
     return *this;
   }
-  Key &muon() {
-    entry.scope = GroupScope::Muon;
-    return *this;
-  }
-  Key &adam() {
-    entry.scope = GroupScope::Adam;
+  /// The key applies to `kind`'s groups only.
+  Key &only(OptimizerKind kind) {
+    entry.scope = kind;
     return *this;
   }
   Key &doc(std::string text) {
@@ -544,19 +541,19 @@ std::vector<SchemaEntry> buildGroups() {
           .doc("Weight decay.")
           .set([](MS &, OG *g, const SV &v) { g->weightDecay = v.floatValue; }),
       Key("optimizer.groups.*.momentum", VK::Float)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("0.95")
           .atLeast(0)
           .below(1)
           .doc("Momentum m (after the warm-up).")
           .set([](MS &, OG *g, const SV &v) { g->momentum = v.floatValue; }),
       Key("optimizer.groups.*.nesterov", VK::Bool)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("true")
           .doc("Nesterov momentum.")
           .set([](MS &, OG *g, const SV &v) { g->nesterov = v.boolValue; }),
       Key("optimizer.groups.*.momentum_form", VK::Enum)
-          .muon()
+          .only(OptimizerKind::Muon)
           .oneOf<MomentumForm>()
           .byDefault("sum")
           .doc("sum: buf = m buf + g, g += m buf (R3-R14); lerp: buf = "
@@ -565,7 +562,7 @@ std::vector<SchemaEntry> buildGroups() {
             g->momentumForm = v.as<MomentumForm>();
           }),
       Key("optimizer.groups.*.momentum_warmup_steps", VK::Int)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("0")
           .atLeast(0)
           .atMost(kMaxCount)
@@ -575,7 +572,7 @@ std::vector<SchemaEntry> buildGroups() {
             g->momentumWarmupSteps = v.intValue;
           }),
       Key("optimizer.groups.*.momentum_warmup_fraction", VK::Float)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("0")
           .atLeast(0)
           .atMost(1)
@@ -586,7 +583,7 @@ std::vector<SchemaEntry> buildGroups() {
             g->momentumWarmupFraction = v.floatValue;
           }),
       Key("optimizer.groups.*.momentum_warmup_start", VK::Float)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("0.85")
           .atLeast(0)
           .below(1)
@@ -595,14 +592,14 @@ std::vector<SchemaEntry> buildGroups() {
             g->momentumWarmupStart = v.floatValue;
           }),
       Key("optimizer.groups.*.ns_steps", VK::Int)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("5")
           .atLeast(1)
           .atMost(100)
           .doc("Newton-Schulz iterations.")
           .set([](MS &, OG *g, const SV &v) { g->nsSteps = v.intValue; }),
       Key("optimizer.groups.*.ns_coefficients", VK::FloatList)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("[3.4445, -4.7750, 2.0315]")
           .length(3)
           .atLeast(-1e6)
@@ -610,14 +607,14 @@ std::vector<SchemaEntry> buildGroups() {
           .doc("Quintic coefficients (a, b, c).")
           .set([](MS &, OG *g, const SV &v) { g->nsCoefficients = v.floats; }),
       Key("optimizer.groups.*.ns_eps", VK::Float)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("1.0e-7")
           .above(0)
           .atMost(1)
           .doc("X = G / (|G|_F + ns_eps).")
           .set([](MS &, OG *g, const SV &v) { g->nsEps = v.floatValue; }),
       Key("optimizer.groups.*.ns_form", VK::Enum)
-          .muon()
+          .only(OptimizerKind::Muon)
           .oneOf<NSForm>()
           .byDefault("polynomial_then_apply")
           .doc("A = X X^T, then apply_then_combine: B = A X, X = a X + b B + "
@@ -625,7 +622,7 @@ std::vector<SchemaEntry> buildGroups() {
                "X + B X (R11+).")
           .set([](MS &, OG *g, const SV &v) { g->nsForm = v.as<NSForm>(); }),
       Key("optimizer.groups.*.ns_normalize", VK::Enum)
-          .muon()
+          .only(OptimizerKind::Muon)
           .oneOf<NSNormalize>()
           .byDefault("after_cast")
           .doc("Divide by the norm of the ns_dtype cast (R5+) or of the f32 "
@@ -634,7 +631,7 @@ std::vector<SchemaEntry> buildGroups() {
             g->nsNormalize = v.as<NSNormalize>();
           }),
       Key("optimizer.groups.*.ns_backend", VK::Enum)
-          .muon()
+          .only(OptimizerKind::Muon)
           .oneOf<NSBackend>()
           .byDefault("newton_schulz")
           .doc("Orthogonaliser: Newton-Schulz, or the exact U V^T by SVD "
@@ -643,13 +640,13 @@ std::vector<SchemaEntry> buildGroups() {
             g->nsBackend = v.as<NSBackend>();
           }),
       Key("optimizer.groups.*.ns_dtype", VK::Enum)
-          .muon()
+          .only(OptimizerKind::Muon)
           .oneOf<DType>()
           .byDefault("bf16")
           .doc("Dtype of the Newton-Schulz iteration.")
           .set([](MS &, OG *g, const SV &v) { g->nsDtype = v.as<DType>(); }),
       Key("optimizer.groups.*.update_scale", VK::Enum)
-          .muon()
+          .only(OptimizerKind::Muon)
           .oneOf<UpdateScale>()
           .byDefault("none")
           .doc("Update multiplier: none (R3); sqrt(max(rows, cols)) (R4-R7); "
@@ -658,13 +655,13 @@ std::vector<SchemaEntry> buildGroups() {
             g->updateScale = v.as<UpdateScale>();
           }),
       Key("optimizer.groups.*.qkv_split", VK::Bool)
-          .muon()
+          .only(OptimizerKind::Muon)
           .byDefault("false")
           .doc("Orthogonalise and scale a fused (3 d, d) QKV matrix as its "
                "three (d, d) blocks (R4; R20+ batched).")
           .set([](MS &, OG *g, const SV &v) { g->qkvSplit = v.boolValue; }),
       Key("optimizer.groups.*.distribution", VK::Enum)
-          .muon()
+          .only(OptimizerKind::Muon)
           .oneOf<MuonDistribution>()
           .byDefault("none")
           .doc("none: every rank orthogonalises everything (R3-R5); "
@@ -675,7 +672,7 @@ std::vector<SchemaEntry> buildGroups() {
             g->distribution = v.as<MuonDistribution>();
           }),
       Key("optimizer.groups.*.betas", VK::FloatList)
-          .adam()
+          .only(OptimizerKind::Adam)
           .byDefault("[0.9, 0.95]")
           .length(2)
           .atLeast(0)
@@ -686,14 +683,14 @@ std::vector<SchemaEntry> buildGroups() {
             g->beta2 = v.floats[1];
           }),
       Key("optimizer.groups.*.eps", VK::Float)
-          .adam()
+          .only(OptimizerKind::Adam)
           .byDefault("1.0e-8")
           .above(0)
           .atMost(1)
           .doc("Adam epsilon (R20+: 1e-10).")
           .set([](MS &, OG *g, const SV &v) { g->eps = v.floatValue; }),
       Key("optimizer.groups.*.decoupled_weight_decay", VK::Bool)
-          .adam()
+          .only(OptimizerKind::Adam)
           .byDefault("true")
           .doc("AdamW decay p -= lr wd p; false = wd p added to the gradient "
                "(torch Adam).")
@@ -701,14 +698,14 @@ std::vector<SchemaEntry> buildGroups() {
             g->decoupledWeightDecay = v.boolValue;
           }),
       Key("optimizer.groups.*.bias_correction", VK::Bool)
-          .adam()
+          .only(OptimizerKind::Adam)
           .byDefault("true")
           .doc("Bias-correct both Adam moments.")
           .set([](MS &, OG *g, const SV &v) {
             g->biasCorrection = v.boolValue;
           }),
       Key("optimizer.groups.*.storage", VK::Enum)
-          .adam()
+          .only(OptimizerKind::Adam)
           .oneOf<ParamStorage>()
           .byDefault("compute")
           .doc("Storage of the group's parameters and Adam moments between "

@@ -5,6 +5,7 @@
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/GPT/GPTDialect.h"
+#include "dialects/GPTGPU/GPTGPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -1,25 +1,24 @@
 //===- Pipeline.cpp - The gptc compilation pipeline -----------------------===//
 //
-// One function builds the whole pipeline, stage by stage; `gptc` and
-// `gptc-opt --gptc-pipeline` both use it. Upstream passes are named in
-// their textual form so that the pipeline reads like the docs.
+// The pipeline as phases, one a stage, each a function that adds its
+// passes; `gptc` and `gptc-opt --gptc-pipeline` both use it. Stage 7 is
+// the target's code generation (passes/CPU/CPUPipeline.cpp,
+// passes/GPU/CUDAPipeline.cpp). Upstream passes are named in their textual
+// form so that the pipeline reads like the docs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Pipeline.h"
 
+#include "passes/CPU/CPUPipeline.h"
+#include "passes/GPU/CUDAPipeline.h"
 #include "passes/Passes.h"
+#include "passes/PipelineText.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
 
@@ -27,64 +26,34 @@ namespace gptc {
 
 namespace {
 
-/// Appends a textual pipeline (nested under the module); aborts on a typo,
-/// which is a bug in this file, not a user error.
-void addText(OpPassManager &pm, const std::string &text) {
-  if (failed(parsePassPipeline(text, pm)))
-    llvm::report_fatal_error(llvm::Twine("gptc: bad pipeline text: " + text));
+/// 1. Fusion of the forward graph: masked attention, RMSNorm, rotary and
+///    the cross-entropy become gpt.attention, gpt.rms_norm, gpt.rotary and
+///    gpt.cross_entropy, whose VJPs autodiff then uses.
+void addFusionPhase(OpPassManager &pm, const PipelineOptions &options) {
+  if (!options.fuse)
+    return;
+  pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
+  pm.addNestedPass<func::FuncOp>(createFuseRMSNormPass());
+  pm.addNestedPass<func::FuncOp>(createFuseRotaryPass());
+  pm.addNestedPass<func::FuncOp>(createFuseCrossEntropyPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
-} // namespace
+/// 2. Reverse-mode autodiff of @forward.
+void addAutodiffPhase(OpPassManager &pm, const PipelineOptions &) {
+  pm.addPass(createAutodiffPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
 
-void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
-  // With startAfter, the passes of the stages up to it go to a pass manager
-  // that is dropped: the input is already past them.
-  if (options.startAfter && *options.startAfter >= options.stopAfter) {
-    PipelineOptionsErrorPassOptions error;
-    error.message =
-        std::string("gptc-pipeline: start-after=") +
-        stageName(*options.startAfter) +
-        " must come before stop-after=" + stageName(options.stopAfter);
-    out.addPass(createPipelineOptionsErrorPass(error));
-    return;
-  }
-  OpPassManager skipped(out.getOpAnchorName(), out.getNesting());
-  OpPassManager *pm = options.startAfter ? &skipped : &out;
-  auto done = [&](Stage s) {
-    if (options.startAfter == s)
-      pm = &out;
-    return options.stopAfter == s;
-  };
-  if (done(Stage::GPT))
-    return;
-
-  // 1. Fusion of the forward graph: masked attention, RMSNorm, rotary and
-  //    the cross-entropy become gpt.attention, gpt.rms_norm, gpt.rotary and
-  //    gpt.cross_entropy, whose VJPs autodiff then uses.
-  if (options.fuse) {
-    pm->addNestedPass<func::FuncOp>(createFuseAttentionPass());
-    pm->addNestedPass<func::FuncOp>(createFuseRMSNormPass());
-    pm->addNestedPass<func::FuncOp>(createFuseRotaryPass());
-    pm->addNestedPass<func::FuncOp>(createFuseCrossEntropyPass());
-    pm->addPass(createCanonicalizerPass());
-  }
-  if (done(Stage::Fused))
-    return;
-
-  // 2. Reverse-mode autodiff of @forward.
-  pm->addPass(createAutodiffPass());
-  pm->addPass(createCanonicalizerPass());
-  pm->addPass(createCSEPass());
-  if (done(Stage::Grad))
-    return;
-
-  // 3. Arena entry points; the optimizer as gpt math; everything inlined.
+/// 3. Arena entry points; the optimizer as gpt math; everything inlined.
+void addStepPhase(OpPassManager &pm, const PipelineOptions &options) {
   BuildStepPassOptions step;
   step.gradAccum = options.gradAccum;
   step.ranks = options.ranks;
-  pm->addPass(createBuildStepPass(step));
-  pm->addPass(createInlinerPass());
-  pm->addPass(createSymbolDCEPass());
+  pm.addPass(createBuildStepPass(step));
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
   // The first gptc-lower-optim runs on the module: it declares the runtime
   // calls of the SVD backend there (a run on a function may not).
   LowerOptimPassOptions lower;
@@ -97,162 +66,134 @@ void buildGPTCPipeline(OpPassManager &out, const PipelineOptions &options) {
     // among the ranks (distributed ones), then lowered.
     LowerOptimPassOptions keep;
     keep.keepNewtonSchulz = true;
-    pm->addPass(createLowerOptimPass(keep));
+    pm.addPass(createLowerOptimPass(keep));
     if (options.fuse)
-      pm->addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
+      pm.addNestedPass<func::FuncOp>(createFuseNewtonSchulzPass());
     if (distributed) {
       DistributeNewtonSchulzPassOptions split;
       split.ranks = options.ranks;
-      pm->addNestedPass<func::FuncOp>(createDistributeNewtonSchulzPass(split));
+      pm.addNestedPass<func::FuncOp>(createDistributeNewtonSchulzPass(split));
     }
-    pm->addNestedPass<func::FuncOp>(createLowerOptimPass(lower));
+    pm.addNestedPass<func::FuncOp>(createLowerOptimPass(lower));
   } else {
-    pm->addPass(createLowerOptimPass(lower));
+    pm.addPass(createLowerOptimPass(lower));
   }
-  pm->addPass(createCanonicalizerPass());
-  pm->addPass(createCSEPass());
-  if (done(Stage::Step))
-    return;
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
 
-  // 4. Kernels as linalg on tensors; elementwise chains fused.
-  const bool cuda = options.target == Target::CUDA;
+/// 4. Kernels as linalg on tensors; elementwise chains fused.
+void addLinalgPhase(OpPassManager &pm, const PipelineOptions &options) {
+  const TargetDescription &target = options.target;
   LowerToLinalgPassOptions toLinalg;
-  toLinalg.gpuKernels = cuda;
+  toLinalg.gpuKernels = target.shapesKernelsForGPU();
   // The embedding gradient by sorted positions on both targets: the same
-  // kernels (so a --kernel-marks build pairs each with the CPU's), and on
-  // the CPU parallel over the table instead of a serial loop over the
-  // positions with a parallel region per row.
+  // kernels (so a paired build pairs each with the CPU's), and on the CPU
+  // parallel over the table instead of a serial loop over the positions
+  // with a parallel region per row.
   toLinalg.sortedEmbeddingGrad = true;
-  // A --kernel-marks build (gptc-emu-check) keeps the CPU's scalar
-  // attention forward: the tensor-core kernel has no CPU counterpart with
-  // the same buffers (bf16 operands).
-  toLinalg.tensorCores = !options.kernelMarks;
-  pm->addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
-  pm->addPass(createCanonicalizerPass());
-  pm->addPass(createCSEPass());
+  toLinalg.tensorCores = target.usesTensorCores();
+  pm.addNestedPass<func::FuncOp>(createLowerToLinalgPass(toLinalg));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   // CUDA: a weight gradient's long sum over the tokens in parts that fill
   // the device, summed by a kernel that elementwise fusion then extends.
-  if (cuda && !options.kernelMarks)
-    pm->addNestedPass<func::FuncOp>(createSplitKPass());
-  pm->addNestedPass<func::FuncOp>(createFuseElementwisePass());
+  if (target.splitsLongSums())
+    pm.addNestedPass<func::FuncOp>(createSplitKPass());
+  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // CPU: a scalar read once outside the kernel keeps its loops vectorised.
-  // CUDA: the host cannot read device memory; kernels read it themselves
-  // (but for --kernel-marks builds, which keep the CPU's host structure).
-  if (!cuda || options.kernelMarks)
-    pm->addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
+  // CUDA: the host cannot read device memory; kernels read it themselves.
+  if (target.hoistsScalarOperands())
+    pm.addNestedPass<func::FuncOp>(createHoistScalarOperandsPass());
   // CUDA: a reduction with few results (a scalar's gradient, Newton-Schulz
   // norms) in two deterministic kernels instead of a handful of threads.
-  if (cuda && !options.kernelMarks)
-    pm->addNestedPass<func::FuncOp>(createSplitReductionsPass());
-  pm->addPass(createCanonicalizerPass());
-  pm->addPass(createCSEPass());
-  if (done(Stage::Linalg))
-    return;
+  if (target.splitsLongSums())
+    pm.addNestedPass<func::FuncOp>(createSplitReductionsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
 
-  // 5. Buffers: one-shot bufferization, deallocation, GEMM library calls,
-  //    temporaries placed in the arena by liveness.
+/// 5. Buffers: one-shot bufferization, deallocation, GEMM library calls,
+///    temporaries placed in the arena by liveness.
+void addBuffersPhase(OpPassManager &pm, const PipelineOptions &options) {
   // Collectives as runtime calls on buffers (distributed builds only).
-  if (distributed)
-    pm->addPass(createLowerCommPass());
-  pm->addNestedPass<func::FuncOp>(createWriteSlotsInPlacePass());
+  if (options.ranks != 1)
+    pm.addPass(createLowerCommPass());
+  pm.addNestedPass<func::FuncOp>(createWriteSlotsInPlacePass());
   // Each destination its own init: bufferization's analysis is then linear
   // in the step, not cubic in the depth (one shared zero tensor was the
   // init of every GEMM).
-  pm->addNestedPass<func::FuncOp>(createUnshareInitsPass());
+  pm.addNestedPass<func::FuncOp>(createUnshareInitsPass());
   // A kernel whose result is inserted into a slice of a larger tensor (the
   // two halves of a rotary embedding, a concatenation) writes into that
   // slice directly instead of into a temporary that is then copied.
-  addText(*pm, "eliminate-empty-tensors");
-  addText(*pm, "one-shot-bufferize{bufferize-function-boundaries "
-               "function-boundary-type-conversion=identity-layout-map}");
-  addText(*pm, "canonicalize");
-  pm->addPass(createGemmToBlasPass());
-  pm->addNestedPass<func::FuncOp>(createCopyToLinalgPass());
+  addPipelineText(pm, "eliminate-empty-tensors");
+  addPipelineText(pm, "one-shot-bufferize{bufferize-function-boundaries "
+                      "function-boundary-type-conversion=identity-layout-map}");
+  addPipelineText(pm, "canonicalize");
+  pm.addPass(createGemmToBlasPass());
+  pm.addNestedPass<func::FuncOp>(createCopyToLinalgPass());
   // The step's temporaries into the workspace first: the deallocation
   // pipeline is then left with the few buffers of loops (its simplification
   // is quadratic in the buffers one dealloc frees).
-  pm->addPass(createPlanBuffersPass());
-  addText(*pm, "buffer-deallocation-pipeline,canonicalize");
-  pm->addPass(createExportLayoutPass());
-  if (done(Stage::Buffers))
-    return;
+  pm.addPass(createPlanBuffersPass());
+  addPipelineText(pm, "buffer-deallocation-pipeline,canonicalize");
+  pm.addPass(createExportLayoutPass());
+}
 
-  // 6. Every kernel an scf.parallel nest.
-  addText(*pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
-  if (done(Stage::Loops))
-    return;
-  if (options.kernelMarks)
-    pm->addPass(createKernelMarksPass());
+/// 6. Every kernel an scf.parallel nest.
+void addLoopsPhase(OpPassManager &pm, const PipelineOptions &) {
+  addPipelineText(pm,
+                  "func.func(convert-linalg-to-parallel-loops),canonicalize");
+}
 
-  // 7. CUDA: the same nests mapped onto gpu.launch (buildPTXPipeline
-  //    takes them to PTX).
-  if (options.target == Target::CUDA) {
-    // Each nest a grid of 256-thread blocks (gptc-thread-blocks), blocks
-    // and threads mapped onto the grid's and the block's x dimension.
-    addText(*pm, "func.func(gptc-thread-blocks),"
-                 "func.func(gpu-map-parallel-loops),"
-                 "func.func(convert-parallel-loops-to-gpu),"
-                 "func.func(gptc-workgroup-tiles),"
-                 "func.func(lower-affine),canonicalize,cse");
-    // A thread's reduction loop carries its accumulator in a register, in
-    // the loop's order (the CPU's sums reassociate for its vector lanes).
-    pm->addNestedPass<func::FuncOp>(
-        createRegisterAccumulatorsPass({/*reassociate=*/false}));
-    if (!options.kernelMarks)
-      pm->addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
-    pm->addNestedPass<func::FuncOp>(createSinkGlobalsPass());
-    // Every arena view's offset from the runtime (GPTC_DEBUG_BUFFERS=1
-    // places each buffer apart).
-    pm->addPass(createArenaBufferUnitsPass());
-    if (done(Stage::LLVM))
-      return;
-    // 8. CUDA: PTX for every chip.
-    buildPTXPipeline(*pm);
+/// 7. The target's code generation, after the kernel marks of a build
+///    paired with the CPU's.
+void addCodegenPhase(OpPassManager &pm, const PipelineOptions &options) {
+  if (options.target.marksKernels())
+    pm.addPass(createKernelMarksPass());
+  if (options.target.isCUDA())
+    buildCUDACodegenPipeline(pm, options.target);
+  else
+    buildCPUCodegenPipeline(pm);
+}
+
+/// 8. CUDA: PTX for every chip.
+void addPTXPhase(OpPassManager &pm, const PipelineOptions &options) {
+  if (options.target.isCUDA())
+    buildPTXPipeline(pm);
+}
+
+/// The phases in pipeline order, each named by the stage it ends in (the
+/// Stage::GPT module is the frontend's: no phase).
+struct Phase {
+  Stage stage;
+  void (*add)(OpPassManager &, const PipelineOptions &);
+};
+constexpr Phase kPhases[] = {
+    {Stage::Fused, addFusionPhase},   {Stage::Grad, addAutodiffPhase},
+    {Stage::Step, addStepPhase},      {Stage::Linalg, addLinalgPhase},
+    {Stage::Buffers, addBuffersPhase}, {Stage::Loops, addLoopsPhase},
+    {Stage::LLVM, addCodegenPhase},   {Stage::PTX, addPTXPhase},
+};
+
+} // namespace
+
+void buildGPTCPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  if (options.startAfter && *options.startAfter >= options.stopAfter) {
+    PipelineOptionsErrorPassOptions error;
+    error.message =
+        std::string("gptc-pipeline: start-after=") +
+        stageName(*options.startAfter) +
+        " must come before stop-after=" + stageName(options.stopAfter);
+    pm.addPass(createPipelineOptionsErrorPass(error));
     return;
   }
-
-  // 7. CPU: OpenMP across cores over all but the innermost dimension,
-  //    rows vectorized by LLVM -O3.
-  pm->addNestedPass<func::FuncOp>(createSequentialInnermostPass());
-  pm->addNestedPass<func::FuncOp>(createRegisterAccumulatorsPass());
-  pm->addNestedPass<func::FuncOp>(createApproximateExpPass());
-  // Each distinct kernel nest one small function: LLVM then optimises it
-  // once, and the step's functions compile in parallel (emitObject).
-  pm->addPass(createOutlineKernelsPass());
-  // The step's functions in parts: code generation holds one function at
-  // a time, so a deep model's compile memory stays that of a part.
-  pm->addPass(createSplitHostPass());
-  addText(*pm, "func.func(lower-affine),convert-scf-to-openmp,"
-               "func.func(convert-math-to-llvm),convert-math-to-libm,"
-               "convert-vector-to-llvm,expand-strided-metadata,lower-affine,"
-               "finalize-memref-to-llvm,"
-               "convert-scf-to-cf,convert-openmp-to-llvm,convert-arith-to-llvm,"
-               "convert-func-to-llvm,"
-               "convert-cf-to-llvm,reconcile-unrealized-casts");
-  pm->addPass(createRoundToBf16Pass());
-}
-
-void addKernelOutlining(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createNameKernelsPass());
-  addText(pm, "gpu-kernel-outlining");
-  pm.addPass(createDedupKernelsPass());
-}
-
-void buildPTXPipeline(OpPassManager &pm) {
-  // Outline as the NVVM pipeline would (its own outlining then has nothing
-  // left to do), merge identical kernels, and serialise each kernel for
-  // every chip: gpu-lower-to-nvvm-pipeline attaches the first chip's
-  // target itself, the others are attached here, and gpu-module-to-binary
-  // emits one object per target.
-  addKernelOutlining(pm);
-  pm.addPass(createSharedTileRegistersPass());
-  // No host wait after each launch: the step's work is one stream.
-  pm.addNestedPass<func::FuncOp>(createStreamLaunchesPass());
-  for (size_t i = 1; i < kPTXChips.size(); ++i)
-    addText(pm, std::string("nvvm-attach-target{chip=") + kPTXChips[i] +
-                    " features=+ptx80}");
-  addText(pm, std::string("gpu-lower-to-nvvm-pipeline{cubin-chip=") +
-                  kPTXChips[0] + " cubin-features=+ptx80 cubin-format=isa}");
+  // The phases after the input's stage, up to and including stopAfter's.
+  for (const Phase &phase : kPhases)
+    if ((!options.startAfter || phase.stage > *options.startAfter) &&
+        phase.stage <= options.stopAfter)
+      phase.add(pm, options);
 }
 
 llvm::ArrayRef<StageInfo> stageTable() {
@@ -262,9 +203,9 @@ llvm::ArrayRef<StageInfo> stageTable() {
        "frontend writes them; every op located at the YAML key that "
        "configured it (--mlir-print-debuginfo shows locations)"},
       {Stage::Fused, "fused",
-       "masked attention, RMSNorm and the loss as gpt.attention, "
-       "gpt.rms_norm, gpt.cross_entropy (gptc-fuse-attention, -rmsnorm, "
-       "-cross-entropy; not with --no-fuse)"},
+       "masked attention, RMSNorm, rotary and the loss as gpt.attention, "
+       "gpt.rms_norm, gpt.rotary, gpt.cross_entropy (gptc-fuse-attention, "
+       "-rmsnorm, -rotary, -cross-entropy; not with --no-fuse)"},
       {Stage::Grad, "grad",
        "+ @forward_grad, the backward graph made by gptc-autodiff"},
       {Stage::Step, "step",
@@ -328,7 +269,8 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
       llvm::cl::init(0)};
   Option<bool> fuse{
       *this, "fuse",
-      llvm::cl::desc("Fuse attention, RMSNorm, cross-entropy, Newton-Schulz"),
+      llvm::cl::desc(
+          "Fuse attention, RMSNorm, rotary, cross-entropy, Newton-Schulz"),
       llvm::cl::init(true)};
 };
 } // namespace

@@ -3,10 +3,12 @@
 #ifndef GPTC_PASSES_PIPELINE_H
 #define GPTC_PASSES_PIPELINE_H
 
+#include "passes/GPU/CUDAPipeline.h"
+#include "passes/TargetDescription.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ArrayRef.h"
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,8 +32,6 @@ enum class Stage {
            ///< PTX for sm_80 and sm_90 (gpu.binary ops)
 };
 
-enum class Target { CPU, CUDA };
-
 struct PipelineOptions {
   Stage stopAfter = Stage::LLVM;
   /// The stage the input module is at (a --emit dump of it); none: the
@@ -43,36 +43,20 @@ struct PipelineOptions {
   /// losses over the ranks and splits Newton-Schulz among them; 0: the
   /// module's gpt.ranks (passes/Step/TrainingShape.h).
   int64_t ranks = 1;
-  Target target = Target::CPU;
-  /// gptc-fuse-attention and gptc-fuse-rmsnorm; off (--no-fuse), every
-  /// op stays a primitive all the way down.
+  /// The machine the kernels run on and how they are shaped (a build
+  /// paired with the CPU's brackets every kernel nest by
+  /// gptc_kernel_mark calls, the same IDs on both targets).
+  TargetDescription target;
+  /// Fusion: gptc-fuse-attention, -rmsnorm, -rotary, -cross-entropy, and
+  /// Newton-Schulz batched with GEMM epilogues; without it (--no-fuse)
+  /// every op stays a primitive all the way down.
   bool fuse = true;
-  /// Past the loops stage, every kernel nest (an scf.parallel not nested
-  /// in another) is bracketed by calls gptc_kernel_mark(ID, 0) before and
-  /// gptc_kernel_mark(ID, 1) after it, ID numbering the nests in program
-  /// order: the same IDs on both targets (the emulator's differential
-  /// check, gptc-emu-check, compares each kernel's arena writes).
-  bool kernelMarks = false;
 };
 
-/// The chips the PTX stage targets, in the order of their objects.
-inline constexpr std::array<const char *, 2> kPTXChips = {"sm_80", "sm_90"};
-
-/// Takes a module at Stage::LLVM for Target::CUDA (gpu.launch kernels) to
-/// Stage::PTX: kernels outlined, identical ones merged
-/// (gptc-dedup-kernels), lowered to NVVM and serialised to PTX for every
-/// chip of kPTXChips: one gpu.binary per distinct kernel, one object per
-/// chip.
-void buildPTXPipeline(mlir::OpPassManager &pm);
-
-/// The first passes of buildPTXPipeline: every gpu.launch outlined into a
-/// gpu.module of its own, named after its origin (gptc-name-kernels),
-/// identical ones merged (gptc-dedup-kernels). `--stats` outlines with
-/// them so that its kernel names are the PTX's.
-void addKernelOutlining(mlir::OpPassManager &pm);
-
-/// Adds the passes that take a module from Stage::GPT to
-/// `options.stopAfter`.
+/// Adds the passes that take a module from `options.startAfter` (default
+/// Stage::GPT) to `options.stopAfter`, one phase a stage; stage 7 is the
+/// target's code generation (buildCPUCodegenPipeline,
+/// buildCUDACodegenPipeline), stage 8 the PTX (buildPTXPipeline).
 void buildGPTCPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers `gptc-pipeline` (with the options above) for gptc-opt.

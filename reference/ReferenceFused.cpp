@@ -321,24 +321,6 @@ LogicalResult evalCrossEntropyGrad(CrossEntropyGradOp op,
   return success();
 }
 
-/// gpt.block_barrier orders the threads of a GPU kernel's block; on values
-/// (no operands, no results) it does nothing.
-LogicalResult evalBlockBarrier(BlockBarrierOp, ArrayRef<HostTensor>,
-                               EvalResults &) {
-  return success();
-}
-
-/// gpt.warp_mma is one lane's share of a warp-collective product: its
-/// result depends on the other 31 lanes' operands, which a program on
-/// whole tensors does not have. It exists only inside the CUDA target's
-/// kernels; its semantics are the PTX ISA's (the emulated device's
-/// unittests/Emu/MatrixTest.cpp checks them against hand-computed tiles).
-LogicalResult evalWarpMma(WarpMmaOp op, ArrayRef<HostTensor>, EvalResults &) {
-  return op.emitOpError("is one lane of a warp-wide product; the reference "
-                        "interpreter evaluates programs on whole tensors, not "
-                        "the lanes of a CUDA kernel");
-}
-
 /// x [..., D] in halves x1, x2; c, s [..., D/2] broadcast (size-1 dims):
 /// y1 = x1 c + x2 s, y2 = x2 c - x1 s; inverse: y1 = x1 c - x2 s,
 /// y2 = x2 c + x1 s.
@@ -375,8 +357,6 @@ LogicalResult evalRotary(RotaryOp op, ArrayRef<HostTensor> in,
 
 void attachFusedModels(MLIRContext *ctx) {
   attach<RotaryOp, evalRotary>(ctx);
-  attach<BlockBarrierOp, evalBlockBarrier>(ctx);
-  attach<WarpMmaOp, evalWarpMma>(ctx);
   attach<RMSNormOp, evalRMSNorm>(ctx);
   attach<RMSNormGradOp, evalRMSNormGrad>(ctx);
   attach<AttentionOp, evalAttention>(ctx);

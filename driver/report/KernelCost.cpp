@@ -14,6 +14,7 @@
 #include "passes/Lowering/KernelEmitter.h"
 
 #include "dialects/GPT/GPTDialect.h"
+#include "dialects/GPTGPU/GPTGPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -62,7 +63,7 @@ double flopsOf(Operation &op) {
 
 /// Tensor-core FLOPs of one thread's share of a warp's mma (m16n8k16).
 double tensorFlopsOf(Operation &op) {
-  if (!isa<NVVM::MmaOp, gpt::WarpMmaOp>(op))
+  if (!isa<NVVM::MmaOp, gptgpu::WarpMmaOp>(op))
     return 0;
   return 2.0 * 16 * 8 * 16 / 32;
 }

@@ -11,7 +11,7 @@
 // Lifetimes are the intervals [alloc, last use] of op positions in the block;
 // offsets come from greedy interval packing (largest buffer first, at the
 // lowest offset free during its whole lifetime). See the pass description
-// in passes/Passes.td.
+// in passes/Buffers/BuffersPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

@@ -10,7 +10,7 @@
 // %e1 = tensor.empty()     %z1 = linalg.fill ins(%cst) outs(%e1)
 // %b = linalg.matmul ins(...) outs(%z1)
 //
-// See the pass description in passes/Passes.td.
+// See the pass description in passes/Buffers/BuffersPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

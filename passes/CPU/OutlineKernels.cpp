@@ -14,7 +14,7 @@
 //   scf.parallel (%i) = (%c0) to (%c64) step (%c1) { ... }
 // }
 //
-// See the pass description in passes/Passes.td.
+// See the pass description in passes/CPU/CPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

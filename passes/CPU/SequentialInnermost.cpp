@@ -6,7 +6,7 @@
 //   scf.for %j = %c0 to %n step %c1 { body }
 // }
 //
-// See the pass description in passes/Passes.td.
+// See the pass description in passes/CPU/CPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

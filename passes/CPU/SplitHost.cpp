@@ -10,7 +10,7 @@
 //   return
 // }
 //
-// See the pass description in passes/Passes.td.
+// See the pass description in passes/CPU/CPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,20 +1,23 @@
 //===- GPUPasses.td - gptc's CUDA codegen passes -----------*- tablegen -*-===//
 //
-// Included by passes/Passes.td (one pass-declaration file for the library).
+// The passes only the CUDA target runs: stage 4's (split-k, split
+// reductions), code generation (stage 7: kernels as gpu.launch, the gptgpu
+// ops lowered) and the PTX stage's. Included by passes/Passes.td (one
+// pass-declaration file for the library).
 //
 //===----------------------------------------------------------------------===//
 
 def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
-  let summary = "Stage the shared tiles of GPU kernels in shared memory, with barriers";
+  let summary = "Stage the shared tiles of GPU kernels in shared memory";
   let description = [{
     CUDA only, after the kernels became `gpu.launch` ops: every
     `memref.alloca` marked `gptc.workgroup_tile` inside a launch (a tile
     that all threads of the block read, such as the K tile of the flash
     attention kernels) becomes a workgroup attribution of that launch, in
-    `#gpu.address_space<workgroup>`: shared memory in PTX, and every
-    `gpt.block_barrier` inside a launch (the barriers between a tile's
-    writes and reads) becomes `gpu.barrier`. Unmarked allocas stay private,
-    and marked ones and barriers outside a launch are left alone.
+    `#gpu.address_space<workgroup>`: shared memory in PTX (the barriers
+    between a tile's writes and reads are `gptc-lower-block-barriers`'s).
+    Unmarked allocas stay private, and marked ones outside a launch are
+    left alone.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
@@ -35,11 +38,10 @@ def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
     limits (x up to 2^31 - 1). Nests that stage shared tiles
     (`gptc.workgroup_tile` allocas: the flash-attention and cross-entropy
     kernels, already a loop over blocks around a loop over their threads)
-    and nests with dynamic bounds or results are left alone, but for their
-    `gpt.block_barrier`s, which become `gpu.barrier` here, and their
-    `gpt.warp_mma`s, which become `nvvm.mma.sync`
-    (`convert-parallel-loops-to-gpu` only moves ops it knows into a
-    launch).
+    and nests with dynamic bounds or results are left alone (their
+    `gptgpu` ops lowered before, by `gptc-lower-block-barriers` and
+    `gptc-lower-warp-mma`: `convert-parallel-loops-to-gpu` only moves ops
+    it knows into a launch).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
@@ -47,8 +49,53 @@ def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
-    "mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"
+    "mlir::scf::SCFDialect"
   ];
+}
+
+def LowerBlockBarriersPass
+    : Pass<"gptc-lower-block-barriers", "mlir::func::FuncOp"> {
+  let summary = "gptgpu.block_barrier as gpu.barrier inside kernels (CUDA)";
+  let description = [{
+    CUDA only, at the loops stage, before `gptc-thread-blocks`: every
+    `gptgpu.block_barrier` nested in a kernel (an `scf.parallel` nest, or a
+    `gpu.launch`) becomes `gpu.barrier` at the same place, so
+    `convert-parallel-loops-to-gpu` can move it into the launch it makes.
+    A barrier outside every kernel (host code) is left alone.
+
+    ```mlir
+    scf.parallel (%t) = (%c0) to (%c32) step (%c1) {
+      memref.store %x, %tile[%t] : memref<32xf32>
+      gptgpu.block_barrier
+      ...
+    // =>
+      memref.store %x, %tile[%t] : memref<32xf32>
+      gpu.barrier
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def LowerWarpMmaPass : Pass<"gptc-lower-warp-mma", "mlir::func::FuncOp"> {
+  let summary = "gptgpu.warp_mma as nvvm.mma.sync (CUDA)";
+  let description = [{
+    CUDA only, at the loops stage, before `gptc-thread-blocks`: every
+    `gptgpu.warp_mma` becomes
+    `nvvm.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` on the same
+    registers, its four results the `llvm.extractvalue`s of the
+    instruction's result struct.
+
+    ```mlir
+    %d:4 = gptgpu.warp_mma A[%a0, %a1, %a2, %a3] B[%b0, %b1]
+        C[%c0, %c1, %c2, %c3]
+    // =>
+    %m = nvvm.mma.sync A[%a0, %a1, %a2, %a3] B[%b0, %b1]
+        C[%c0, %c1, %c2, %c3] {layoutA = #nvvm.mma_layout<row>, ...}
+    %d0 = llvm.extractvalue %m[0] : !llvm.struct<(f32, f32, f32, f32)>
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::NVVM::NVVMDialect"];
 }
 
 def SplitReductionsPass

@@ -10,7 +10,7 @@
 //                                         }
 //                                         gpu.launch ...
 //
-// See the pass description in passes/Passes.td.
+// See the pass description in passes/GPU/GPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

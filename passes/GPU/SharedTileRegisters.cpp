@@ -16,7 +16,7 @@
 // the block size. Each workgroup attribution is aligned to 16 bytes
 // (llvm.align), so that 16-byte shared loads and stores (the tensor-core
 // attention's staged tiles) may be vector instructions. See the pass
-// description in passes/Passes.td.
+// description in passes/GPU/GPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

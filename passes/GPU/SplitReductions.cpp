@@ -13,7 +13,7 @@
 // Every partial sums a fixed chunk in a fixed order and the partials are
 // combined in a fixed order: the same bits on every run, whatever the
 // device's scheduling (no atomics). The second reduction is split again
-// while it is still long. See the pass description in passes/Passes.td.
+// while it is still long. See the pass description in passes/GPU/GPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

@@ -12,19 +12,14 @@
 //   }
 // }
 //
-// See the pass description in passes/Passes.td.
+// See the pass description in passes/GPU/GPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Lowering/KernelEmitter.h"
 #include "passes/Passes.h"
 
-#include "dialects/GPT/GPTDialect.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -81,28 +76,6 @@ bool sharesTiles(scf::ParallelOp op) {
       .wasInterrupted();
 }
 
-/// gpt.warp_mma as nvvm.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32.
-void lowerWarpMma(gpt::WarpMmaOp mma) {
-  OpBuilder b(mma);
-  Location loc = mma.getLoc();
-  Type f32 = b.getF32Type();
-  auto result =
-      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-  Value d = NVVM::MmaOp::create(
-      b, loc, result,
-      ValueRange{mma.getA0(), mma.getA1(), mma.getA2(), mma.getA3()},
-      ValueRange{mma.getB0(), mma.getB1()},
-      ValueRange{mma.getC0(), mma.getC1(), mma.getC2(), mma.getC3()},
-      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
-      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                     NVVM::MMALayout::col});
-  for (int64_t i = 0; i < 4; ++i)
-    mma->getResult(i).replaceAllUsesWith(
-        LLVM::ExtractValueOp::create(b, loc, d, i));
-  mma.erase();
-}
-
 struct ThreadBlocksPass : gptc::impl::ThreadBlocksPassBase<ThreadBlocksPass> {
   using ThreadBlocksPassBase::ThreadBlocksPassBase;
 
@@ -113,18 +86,6 @@ struct ThreadBlocksPass : gptc::impl::ThreadBlocksPassBase<ThreadBlocksPass> {
           << static_cast<int64_t>(blockSize.getValue());
       return signalPassFailure();
     }
-    // A block barrier in a nest becomes gpu.barrier before the nest becomes
-    // a gpu.launch: convert-parallel-loops-to-gpu gives up on a thread loop
-    // whose body holds an op of a dialect it does not know.
-    getOperation().walk([](gpt::BlockBarrierOp barrier) {
-      if (!barrier->getParentOfType<scf::ParallelOp>())
-        return;
-      OpBuilder b(barrier);
-      gpu::BarrierOp::create(b, barrier.getLoc());
-      barrier.erase();
-    });
-    // Likewise a warp's tensor-core product becomes nvvm.mma.sync.
-    getOperation().walk([](gpt::WarpMmaOp mma) { lowerWarpMma(mma); });
     SmallVector<scf::ParallelOp> nests;
     getOperation().walk<WalkOrder::PreOrder>([&](scf::ParallelOp op) {
       nests.push_back(op);

@@ -10,14 +10,12 @@
 //   ... uses of %t ...
 // }
 //
-// See the pass description in passes/Passes.td.
+// See the pass description in passes/GPU/GPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Lowering/KernelEmitter.h"
 #include "passes/Passes.h"
-
-#include "dialects/GPT/GPTDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -43,14 +41,6 @@ struct WorkgroupTilesPass
       if (alloca->hasAttr(gptc::lowering::kWorkgroupTileAttr) &&
           alloca->getParentOfType<gpu::LaunchOp>())
         tiles.push_back(alloca);
-    });
-    // The block's barriers between the tiles' writes and reads.
-    getOperation().walk([](gpt::BlockBarrierOp barrier) {
-      if (!barrier->getParentOfType<gpu::LaunchOp>())
-        return;
-      OpBuilder b(barrier);
-      gpu::BarrierOp::create(b, barrier.getLoc());
-      barrier.erase();
     });
     for (memref::AllocaOp alloca : tiles) {
       MemRefType type = alloca.getType();

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Lowering/AttentionKernels.h"
-#include "passes/Lowering/AttentionRegisterTiles.h"
+#include "passes/CPU/AttentionRegisterTiles.h"
 #include "passes/Lowering/KernelEmitter.h"
 
 #include <limits>
@@ -102,7 +102,7 @@ struct Team {
   /// Every thread waits for the others (a block barrier; CPU: nothing).
   void barrier(KernelEmitter &e) const {
     if (gpu())
-      gpt::BlockBarrierOp::create(e.builder(), e.location());
+      gptgpu::BlockBarrierOp::create(e.builder(), e.location());
   }
 };
 

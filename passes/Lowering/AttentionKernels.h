@@ -26,6 +26,7 @@
 #define GPTC_PASSES_LOWERING_ATTENTIONKERNELS_H
 
 #include "dialects/GPT/GPTDialect.h"
+#include "dialects/GPTGPU/GPTGPUDialect.h"
 
 #include "mlir/IR/Builders.h"
 

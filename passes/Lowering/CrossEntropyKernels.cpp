@@ -4,6 +4,7 @@
 #include "passes/Lowering/KernelEmitter.h"
 
 #include "dialects/GPT/GPTDialect.h"
+#include "dialects/GPTGPU/GPTGPUDialect.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -80,7 +81,7 @@ struct RowTeam {
   }
 
   void barrier(KernelEmitter &e) const {
-    mlir::gpt::BlockBarrierOp::create(e.builder(), e.location());
+    mlir::gptgpu::BlockBarrierOp::create(e.builder(), e.location());
   }
 };
 

@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Lowering/AttentionKernels.h"
-#include "passes/Lowering/AttentionTensorCores.h"
+#include "passes/GPU/AttentionTensorCores.h"
 #include "passes/Lowering/CrossEntropyKernels.h"
 #include "passes/Lowering/LinalgBuilders.h"
 #include "passes/Lowering/LowerToLinalg.h"

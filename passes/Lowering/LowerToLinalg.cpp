@@ -52,13 +52,13 @@ struct LowerToLinalgPass
         linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
         scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect,
         func::FuncDialect>();
-    // The warp-level ops of the tensor-core attention kernel
-    // (AttentionTensorCores.h).
-    target.addLegalDialect<gpu::GPUDialect, nvgpu::NVGPUDialect>();
-    target.addLegalOp<gpt::WarpMmaOp>();
+    // The warp- and block-level ops of kernels shaped for a GPU: the
+    // tensor-core attention kernels' (passes/GPU/AttentionTensorCores.h)
+    // and every shared tile's barriers (gptgpu, lowered by
+    // gptc-lower-warp-mma and gptc-lower-block-barriers).
+    target.addLegalDialect<gpu::GPUDialect, nvgpu::NVGPUDialect,
+                           gptgpu::GPTGPUDialect>();
     target.addIllegalDialect<gpt::GPTDialect>();
-    // The barriers of kernels shaped for a GPU (gptc-workgroup-tiles).
-    target.addLegalOp<gpt::BlockBarrierOp>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

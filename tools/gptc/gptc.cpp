@@ -32,11 +32,13 @@ int withStdStreams(const Args &args, const std::string &) {
 
 int runTrain(const Args &args, const std::string &) {
   auto compile = [](const std::string &spec, const Args &overrides, bool noFuse,
-                    const std::string &outDir, std::string &error) {
+                    const std::string &outDir,
+                    gptc::runtime::ErrorLine &error) {
     return gptc::compileSpecToBundle(spec, overrides, outDir, error, !noFuse);
   };
   auto plan = [](const std::string &spec, const Args &overrides, bool noFuse,
-                 gptc::commands::SpecPlan &out, std::string &error) {
+                 gptc::commands::SpecPlan &out,
+                 gptc::runtime::ErrorLine &error) {
     return gptc::planSpecBundle(spec, overrides, !noFuse, out.key, out.ranks,
                                 out.batch, out.deviceBatch, error);
   };

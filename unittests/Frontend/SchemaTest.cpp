@@ -4,6 +4,9 @@
 
 #include "frontend/Parameters.h"
 #include "frontend/SpecSchema.h"
+#include "frontend/OptimizerTable.h"
+
+#include <algorithm>
 
 #include <filesystem>
 #include <set>
@@ -41,7 +44,7 @@ TEST(Schema, EntriesAreWellFormed) {
     const bool isEnum =
         e.kind == ValueKind::Enum || e.kind == ValueKind::EnumList;
     EXPECT_EQ(isEnum, e.spellings != nullptr) << e.path;
-    EXPECT_TRUE(e.scope == GroupScope::Any || e.isGroupKey()) << e.path;
+    EXPECT_TRUE(!e.scope || e.isGroupKey()) << e.path;
     EXPECT_FALSE(e.typeString().empty()) << e.path;
   }
   // Every default converts: a spec of required keys only builds.
@@ -328,3 +331,32 @@ TEST(Models, ResolvedSpecQuotesFlowIndicators) {
   EXPECT_EQ(again.description, "a, b [c] {d}");
   EXPECT_EQ(again.groups[1].params, spec.groups[1].params);
 }
+
+namespace gptc {
+namespace {
+
+// The optimizer table is in OptimizerKind's order, its names are the
+// schema's spellings of `kind`, and every scoped key names an optimizer
+// that has keys of its own.
+TEST(OptimizerTable, RowsMatchTheEnumAndTheSchema) {
+  const std::vector<OptimizerInfo> &table = optimizerTable();
+  const std::vector<std::string> &spellings = enumSpellings<OptimizerKind>();
+  ASSERT_EQ(table.size(), spellings.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(size_t(table[i].kind), i);
+    EXPECT_EQ(&optimizerInfo(table[i].kind), &table[i]);
+    EXPECT_EQ(spellings[i], table[i].name);
+    EXPECT_FALSE(table[i].state.empty()) << table[i].name;
+    EXPECT_FALSE(optimizerKeys(table[i].kind).empty()) << table[i].name;
+  }
+  EXPECT_EQ(optimizerKeys(OptimizerKind::Muon).front(),
+            "optimizer.groups.*.momentum");
+  for (const SchemaEntry &e : specSchema())
+    if (e.scope)
+      EXPECT_NE(std::find(optimizerKeys(*e.scope).begin(),
+                          optimizerKeys(*e.scope).end(), e.path),
+                optimizerKeys(*e.scope).end());
+}
+
+} // namespace
+} // namespace gptc

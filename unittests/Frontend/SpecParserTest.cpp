@@ -50,7 +50,7 @@ TEST(SpecParser, EveryKeyRejectsAWrongType) {
     std::string path = entry.path;
     if (entry.isGroupKey())
       path.replace(path.find('*'), 1,
-                   entry.scope == GroupScope::Adam ? "rest" : "hidden");
+                   entry.scope == OptimizerKind::Adam ? "rest" : "hidden");
     ParseResult r = parseBase({path + "={x: 1}"});
     ASSERT_FALSE(r.ok) << path;
     EXPECT_EQ(r.error.key, path);
@@ -70,7 +70,7 @@ TEST(SpecParser, EveryEnumSpellingIsAccepted) {
     std::string path = entry.path;
     if (entry.isGroupKey())
       path.replace(path.find('*'), 1,
-                   entry.scope == GroupScope::Adam ? "rest" : "hidden");
+                   entry.scope == OptimizerKind::Adam ? "rest" : "hidden");
     for (const std::string &spelling : *entry.spellings) {
       ParseResult r = parseBase({path + "=" + spelling});
       if (!r.ok) {

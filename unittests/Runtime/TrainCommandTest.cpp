@@ -320,13 +320,21 @@ TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
   bool gotNoFuse = false;
   CompileHook hook = [&](const std::string &spec,
                          const std::vector<std::string> &overrides, bool noFuse,
-                         const std::string &outDir, std::string &error) {
+                         const std::string &outDir,
+                         gptc::runtime::ErrorLine &error) {
     gotSpec = spec;
     gotNoFuse = noFuse;
     gotOverrides = overrides;
     gotDir = outDir;
     if (spec == "fail.yaml") {
-      error = "fail.yaml:1:1: error: nope";
+      error = gptc::runtime::ErrorLine::located("fail.yaml:1:1: error: nope");
+      return false;
+    }
+    // An error after the spec parsed is a message: the command names
+    // itself before it, whatever words the message holds.
+    if (spec == "late.yaml") {
+      error = gptc::runtime::ErrorLine::message(
+          "late.yaml: error: looks located, is not");
       return false;
     }
     makeBundle(outDir);
@@ -350,6 +358,10 @@ TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
   writeFile(path("fail.yaml"), "x: 1\n");
   EXPECT_EQ(run({"fail.yaml"}, hook), 1);
   EXPECT_EQ(err.str(), "fail.yaml:1:1: error: nope\n");
+  writeFile(path("late.yaml"), "x: 1\n");
+  EXPECT_EQ(run({"late.yaml"}, hook), 1);
+  EXPECT_EQ(err.str(),
+            "gptc train: error: late.yaml: error: looks located, is not\n");
   EXPECT_EQ(run({"absent.yaml"}, hook), 1);
   EXPECT_EQ(err.str(), "gptc train: error: absent.yaml: no such spec\n");
 }

@@ -115,32 +115,28 @@ func.func @shared_tile(%a: memref<64xf32>) {
 // -----
 
 // A block of threads staging a shared tile (the cross-entropy kernels'
-// reductions): left as it is, but for its block barriers, which become
-// gpu.barrier (convert-parallel-loops-to-gpu would not move them into the
-// launch); a barrier outside every nest stays.
-// CHECK-LABEL: func.func @block_barriers
-// CHECK: gpt.block_barrier
+// reductions, their barriers already gpu.barrier, gptc-lower-block-barriers):
+// left as it is.
+// CHECK-LABEL: func.func @shared_tile_nest
 // CHECK: scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%{{.*}})
 // CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}})
 // CHECK: memref.alloca() {gptc.workgroup_tile}
 // CHECK: memref.store %{{.*}}, %{{.*}}[%[[T]]]
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: memref.load
-// CHECK-NOT: gpt.block_barrier
 // CHECK-NOT: scf.parallel
 
-func.func @block_barriers(%a: memref<4xf32>) {
+func.func @shared_tile_nest(%a: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %c32 = arith.constant 32 : index
   %zero = arith.constant 0.0 : f32
-  gpt.block_barrier
   scf.parallel (%r) = (%c0) to (%c4) step (%c1) {
     scf.parallel (%t) = (%c0) to (%c32) step (%c1) {
       %s = memref.alloca() {gptc.workgroup_tile} : memref<32xf32>
       memref.store %zero, %s[%t] : memref<32xf32>
-      gpt.block_barrier
+      gpu.barrier
       %v = memref.load %s[%c0] : memref<32xf32>
       memref.store %v, %a[%r] : memref<4xf32>
       scf.reduce

@@ -103,23 +103,23 @@ func.func @embedding_grad_scalar(%g: tensor<8x6xf32>, %ids: tensor<8xi32>, %othe
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %{{.*}} {
 // CHECK-NOT: vector.shuffle
 // CHECK: memref.store %{{.*}}, %[[KT]]
-// CHECK: gpt.block_barrier
+// CHECK: gptgpu.block_barrier
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %{{.*}} {
 // CHECK: memref.store %{{.*}}, %[[VT]]
-// CHECK: gpt.block_barrier
+// CHECK: gptgpu.block_barrier
 // CHECK-NEXT: %[[MINE:.*]] = arith.cmpi slt, %[[TID]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[MINE]]
 // CHECK: memref.load %[[KT]]
 // CHECK: math.exp
 // CHECK: memref.load %[[VT]]
-// CHECK: gpt.block_barrier
+// CHECK: gptgpu.block_barrier
 // CHECK-NEXT: } {gptc.masked_span = array<i64: 256, 128, 1>}
-// CHECK-NOT: gpt.block_barrier
+// CHECK-NOT: gptgpu.block_barrier
 // CHECK: bufferization.to_tensor {{.*}} restrict writable
 // CPU-LABEL: func.func @attention
-// CPU-NOT: gpt.block_barrier
+// CPU-NOT: gptgpu.block_barrier
 // CPU: memref.alloca() {gptc.workgroup_tile} : memref<16x64xf32>
-// CPU-NOT: gpt.block_barrier
+// CPU-NOT: gptgpu.block_barrier
 // CPU: return
 func.func @attention(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %tok: tensor<2x256xi32>, %w: tensor<i64>) -> (tensor<2x4x256x16xf32>, tensor<2x4x256xf32>) {
   %o, %lse = gpt.attention %q, %k, %v tokens %tok : tensor<2x256xi32> window %w : tensor<i64> mask = #gpt.mask<causal = true, window = tokens, bos = 7> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
@@ -133,13 +133,13 @@ func.func @attention(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v:
 // CHECK-LABEL: func.func @attention_grad
 // CHECK: memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
 // CHECK: memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
-// CHECK: gpt.block_barrier
+// CHECK: gptgpu.block_barrier
 // CHECK: memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
 // CHECK: memref.alloca() {gptc.workgroup_tile} : memref<16x32xf32>
-// CHECK: gpt.block_barrier
+// CHECK: gptgpu.block_barrier
 // CHECK-COUNT-3: bufferization.to_tensor
 // CPU-LABEL: func.func @attention_grad
-// CPU-NOT: gpt.block_barrier
+// CPU-NOT: gptgpu.block_barrier
 // CPU: return
 func.func @attention_grad(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>, %v: tensor<2x4x256x16xf32>, %o: tensor<2x4x256x16xf32>, %lse: tensor<2x4x256xf32>, %do: tensor<2x4x256x16xf32>) -> (tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>) {
   %g:3 = gpt.attention_grad %q, %k, %v, %o, %lse, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x16xf32>
@@ -163,19 +163,19 @@ func.func @attention_grad(%q: tensor<2x4x256x16xf32>, %k: tensor<2x4x256x16xf32>
 // CHECK: memref.load %[[FLAT]][%[[AT]]]
 // CHECK: arith.maximumf
 // CHECK: %[[MAX:.*]] = memref.alloca() {gptc.workgroup_tile} : memref<256xf32>
-// CHECK-COUNT-9: gpt.block_barrier
+// CHECK-COUNT-9: gptgpu.block_barrier
 // CHECK: memref.load %[[MAX]][%c0
-// CHECK: gpt.block_barrier
+// CHECK: gptgpu.block_barrier
 // CHECK: math.exp
 // CHECK: memref.alloca() {gptc.workgroup_tile} : memref<256xf32>
-// CHECK-COUNT-10: gpt.block_barrier
+// CHECK-COUNT-10: gptgpu.block_barrier
 // CHECK: scf.for %{{.*}} = %[[T]] to %c512{{.*}} step %c256
 // CHECK: arith.truncf
 // CHECK: memref.store
-// CHECK-NOT: gpt.block_barrier
+// CHECK-NOT: gptgpu.block_barrier
 // CHECK: return
 // CPU-LABEL: func.func @cross_entropy_grad
-// CPU-NOT: gpt.block_barrier
+// CPU-NOT: gptgpu.block_barrier
 // CPU-NOT: gptc.workgroup_tile
 // CPU: return
 func.func @cross_entropy_grad(%l: tensor<16x512xbf16>, %t: tensor<16xi64>, %g: tensor<16xf32>) -> tensor<16x512xbf16> {

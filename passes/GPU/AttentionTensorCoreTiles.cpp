@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Lowering/AttentionTensorCoreTiles.h"
+#include "passes/GPU/AttentionTensorCoreTiles.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -99,7 +99,7 @@ Value TensorCoreEmitter::pack(Value lo, Value hi) {
 
 Acc TensorCoreEmitter::mma(ArrayRef<Value> a, ArrayRef<Value> bReg,
                            const Acc &c) {
-  auto d = gpt::WarpMmaOp::create(b, loc, a[0], a[1], a[2], a[3], bReg[0],
+  auto d = gptgpu::WarpMmaOp::create(b, loc, a[0], a[1], a[2], a[3], bReg[0],
                                   bReg[1], c[0], c[1], c[2], c[3]);
   return {d.getD0(), d.getD1(), d.getD2(), d.getD3()};
 }

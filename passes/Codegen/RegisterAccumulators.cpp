@@ -17,7 +17,7 @@
 //
 // (fastmath<reassoc> only with the reassociate option, the CPU's.)
 //
-// See the pass description in passes/Passes.td.
+// See the pass description in passes/Codegen/CodegenPasses.td.
 //
 //===----------------------------------------------------------------------===//
 

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GPTC_PASSES_LOWERING_ATTENTIONREGISTERTILES_H
-#define GPTC_PASSES_LOWERING_ATTENTIONREGISTERTILES_H
+#ifndef GPTC_PASSES_CPU_ATTENTIONREGISTERTILES_H
+#define GPTC_PASSES_CPU_ATTENTIONREGISTERTILES_H
 
 #include "passes/Lowering/KernelEmitter.h"
 
@@ -57,4 +57,4 @@ void loadTransposedOnCpu(KernelEmitter &e, mlir::Value dst, mlir::Value src,
 
 } // namespace gptc::lowering
 
-#endif // GPTC_PASSES_LOWERING_ATTENTIONREGISTERTILES_H
+#endif // GPTC_PASSES_CPU_ATTENTIONREGISTERTILES_H

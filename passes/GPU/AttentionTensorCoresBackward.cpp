@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Lowering/AttentionTensorCoreTiles.h"
-#include "passes/Lowering/AttentionTensorCores.h"
+#include "passes/GPU/AttentionTensorCoreTiles.h"
+#include "passes/GPU/AttentionTensorCores.h"
 
 #include <map>
 

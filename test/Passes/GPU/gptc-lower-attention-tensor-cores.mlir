@@ -2,7 +2,7 @@
 // bf16 tensors and the tensor-core forward kernel (AttentionTensorCores.h):
 // a block of 4 warps (128 threads) per 64 queries, K and V staged in two
 // padded shared buffers each (2 x 64 keys x (32 + 8)), ldmatrix.x4 operands
-// (two key or column tiles a load), gpt.warp_mma products, the scores
+// (two key or column tiles a load), gptgpu.warp_mma products, the scores
 // masked in an scf.if (gptc.edge_tiles: only on the tiles a mask edge
 // crosses) and scaled to base 2 (exp2), the row statistics shared over a
 // quad by butterfly shuffles. Without the
@@ -21,10 +21,10 @@
 // CHECK:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:             scf.for
 // CHECK:               vector.store
-// CHECK:               gpt.block_barrier
-// CHECK-NOT:           gpt.block_barrier
+// CHECK:               gptgpu.block_barrier
+// CHECK-NOT:           gptgpu.block_barrier
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
-// CHECK:               gpt.warp_mma A[
+// CHECK:               gptgpu.warp_mma A[
 // CHECK:               scf.if %{{.*}} -> (f32,
 // CHECK-NEXT:            arith.mulf
 // CHECK:               } else {
@@ -33,12 +33,12 @@
 // CHECK:               gpu.shuffle  xor
 // CHECK:               math.exp2
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
-// CHECK:               gpt.warp_mma A[
-// CHECK-NOT:           gpt.block_barrier
+// CHECK:               gptgpu.warp_mma A[
+// CHECK-NOT:           gptgpu.block_barrier
 // CHECK:               scf.yield
 // CPU-LABEL: func.func @bf16_products
 // CPU-COUNT-3: arith.extf %{{.*}} : bf16 to f32
-// CPU-NOT:     gpt.warp_mma
+// CPU-NOT:     gptgpu.warp_mma
 // CPU-NOT:     nvgpu.ldmatrix
 // CPU:         arith.truncf %{{.*}} : f32 to bf16
 // CPU-NEXT:    arith.extf %{{.*}} : bf16 to f32
@@ -52,7 +52,7 @@ func.func @bf16_products(%q: tensor<2x4x256x32xf32>, %k: tensor<2x4x256x32xf32>,
 // Must not fire: exact f32 products.
 // CHECK-LABEL: func.func @f32_products
 // CHECK-NOT:     arith.truncf
-// CHECK-NOT:     gpt.warp_mma
+// CHECK-NOT:     gptgpu.warp_mma
 // CHECK:         return
 func.func @f32_products(%q: tensor<2x4x256x32xf32>, %k: tensor<2x4x256x32xf32>, %v: tensor<2x4x256x32xf32>) -> (tensor<2x4x256x32xf32>, tensor<2x4x256xf32>) {
   %o, %lse = gpt.attention %q, %k, %v mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 : tensor<2x4x256x32xf32>
@@ -65,7 +65,7 @@ func.func @f32_products(%q: tensor<2x4x256x32xf32>, %k: tensor<2x4x256x32xf32>, 
 // scalar kernel on rounded operands.
 // CHECK-LABEL: func.func @head_dim_24
 // CHECK-COUNT-3: arith.extf %{{.*}} : bf16 to f32
-// CHECK-NOT:     gpt.warp_mma
+// CHECK-NOT:     gptgpu.warp_mma
 // CHECK:         return
 func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %v: tensor<1x2x128x24xf32>) -> (tensor<1x2x128x24xf32>, tensor<1x2x128xf32>) {
   %o, %lse = gpt.attention %q, %k, %v mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 products = bf16 : tensor<1x2x128x24xf32>
@@ -76,7 +76,7 @@ func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %
 
 // The backward with bf16 products: dQ and dK/dV on tensor cores from q, k,
 // v and dout in bf16 (dQ: S, dP = dout v^T and dq += ds k; dK/dV: S^T,
-// dP^T, dv += p^T dout and dk += ds^T q, by gpt.warp_mma, a block of 64
+// dP^T, dv += p^T dout and dk += ds^T q, by gptgpu.warp_mma, a block of 64
 // keys, 4 warps; the masks in scf.if regions on the edge tiles only); the
 // CPU's scalar kernels on the rounded operands.
 // CHECK-LABEL: func.func @bf16_grad
@@ -84,23 +84,23 @@ func.func @head_dim_24(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %
 // CHECK:         scf.parallel
 // CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
 // CHECK:             scf.for
-// CHECK:               gpt.warp_mma A[
+// CHECK:               gptgpu.warp_mma A[
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
-// CHECK:               gpt.warp_mma A[
+// CHECK:               gptgpu.warp_mma A[
 // CHECK:         scf.parallel
 // CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
 // CHECK:             scf.for
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
-// CHECK:               gpt.warp_mma A[
+// CHECK:               gptgpu.warp_mma A[
 // The dK/dV kernel's two accumulators fill the register file: its B
 // fragments come one column tile a load (x2).
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
-// CHECK:               gpt.warp_mma A[
+// CHECK:               gptgpu.warp_mma A[
 // CHECK-NOT:     arith.extf %{{.*}} : bf16 to f32
 // CHECK:         return
 // CPU-LABEL: func.func @bf16_grad
 // CPU-COUNT-4: arith.extf %{{.*}} : bf16 to f32
-// CPU-NOT:     gpt.warp_mma
+// CPU-NOT:     gptgpu.warp_mma
 // CPU:         return
 func.func @bf16_grad(%q: tensor<2x4x256x32xf32>, %k: tensor<2x4x256x32xf32>, %v: tensor<2x4x256x32xf32>, %o: tensor<2x4x256x32xf32>, %lse: tensor<2x4x256xf32>, %do: tensor<2x4x256x32xf32>) -> (tensor<2x4x256x32xf32>, tensor<2x4x256x32xf32>, tensor<2x4x256x32xf32>) {
   %dq, %dk, %dv = gpt.attention_grad %q, %k, %v, %o, %lse, %do mask = #gpt.mask<causal = true, window = none, bos = -1> scale = 2.500000e-01 products = bf16 : tensor<2x4x256x32xf32>

@@ -20,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GPTC_PASSES_LOWERING_ATTENTIONTENSORCORETILES_H
-#define GPTC_PASSES_LOWERING_ATTENTIONTENSORCORETILES_H
+#ifndef GPTC_PASSES_GPU_ATTENTIONTENSORCORETILES_H
+#define GPTC_PASSES_GPU_ATTENTIONTENSORCORETILES_H
 
 #include "passes/Lowering/AttentionKernels.h"
 #include "passes/Lowering/KernelEmitter.h"
@@ -91,7 +91,7 @@ public:
   void stage(Value tile, Value tileRow, Value src, Value batch, Value head,
              Value first, int64_t rows);
 
-  void barrier() { mlir::gpt::BlockBarrierOp::create(b, loc); }
+  void barrier() { mlir::gptgpu::BlockBarrierOp::create(b, loc); }
 
   /// The 32-bit registers of an ldmatrix result (vector<Nx2xbf16>).
   SmallVector<Value> registers(Value fragment);
@@ -226,4 +226,4 @@ void ifFirstOfQuad(KernelEmitter &e, TensorCoreEmitter &tc,
 
 } // namespace gptc::lowering::tensor_cores
 
-#endif // GPTC_PASSES_LOWERING_ATTENTIONTENSORCORETILES_H
+#endif // GPTC_PASSES_GPU_ATTENTIONTENSORCORETILES_H

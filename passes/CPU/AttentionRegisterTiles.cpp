@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Lowering/AttentionRegisterTiles.h"
+#include "passes/CPU/AttentionRegisterTiles.h"
 
 using namespace mlir;
 

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GPTC_PASSES_LOWERING_ATTENTIONTENSORCORES_H
-#define GPTC_PASSES_LOWERING_ATTENTIONTENSORCORES_H
+#ifndef GPTC_PASSES_GPU_ATTENTIONTENSORCORES_H
+#define GPTC_PASSES_GPU_ATTENTIONTENSORCORES_H
 
 #include "passes/Lowering/AttentionKernels.h"
 
@@ -61,4 +61,4 @@ void emitTensorCoreKeyValueGrad(mlir::OpBuilder &b, mlir::Location loc,
 
 } // namespace gptc::lowering
 
-#endif // GPTC_PASSES_LOWERING_ATTENTIONTENSORCORES_H
+#endif // GPTC_PASSES_GPU_ATTENTIONTENSORCORES_H

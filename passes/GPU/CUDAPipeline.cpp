@@ -1,0 +1,65 @@
+//===- CUDAPipeline.cpp - CUDA code generation ----------------------------===//
+//
+// See CUDAPipeline.h; the stages before it in passes/Pipeline.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/GPU/CUDAPipeline.h"
+
+#include "passes/Passes.h"
+#include "passes/PipelineText.h"
+
+using namespace mlir;
+
+namespace gptc {
+
+void buildCUDACodegenPipeline(OpPassManager &pm,
+                              const TargetDescription &target) {
+  // The warp- and block-level ops as gpu and nvvm ops first:
+  // convert-parallel-loops-to-gpu only moves ops it knows into a launch.
+  // Then each nest a grid of 256-thread blocks (gptc-thread-blocks), blocks
+  // and threads mapped onto the grid's and the block's x dimension.
+  addPipelineText(pm, "func.func(gptc-lower-block-barriers),"
+                      "func.func(gptc-lower-warp-mma),"
+                      "func.func(gptc-thread-blocks),"
+                      "func.func(gpu-map-parallel-loops),"
+                      "func.func(convert-parallel-loops-to-gpu),"
+                      "func.func(gptc-workgroup-tiles),"
+                      "func.func(lower-affine),canonicalize,cse");
+  // A thread's reduction loop carries its accumulator in a register, in
+  // the loop's order (the CPU's sums reassociate for its vector lanes).
+  pm.addNestedPass<func::FuncOp>(
+      createRegisterAccumulatorsPass({/*reassociate=*/false}));
+  if (target.movesHostComputeToDevice())
+    pm.addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
+  pm.addNestedPass<func::FuncOp>(createSinkGlobalsPass());
+  // Every arena view's offset from the runtime (GPTC_DEBUG_BUFFERS=1
+  // places each buffer apart).
+  pm.addPass(createArenaBufferUnitsPass());
+}
+
+void addKernelOutlining(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createNameKernelsPass());
+  addPipelineText(pm, "gpu-kernel-outlining");
+  pm.addPass(createDedupKernelsPass());
+}
+
+void buildPTXPipeline(OpPassManager &pm) {
+  // Outline as the NVVM pipeline would (its own outlining then has nothing
+  // left to do), merge identical kernels, and serialise each kernel for
+  // every chip: gpu-lower-to-nvvm-pipeline attaches the first chip's
+  // target itself, the others are attached here, and gpu-module-to-binary
+  // emits one object per target.
+  addKernelOutlining(pm);
+  pm.addPass(createSharedTileRegistersPass());
+  // No host wait after each launch: the step's work is one stream.
+  pm.addNestedPass<func::FuncOp>(createStreamLaunchesPass());
+  for (size_t i = 1; i < kPTXChips.size(); ++i)
+    addPipelineText(pm, std::string("nvvm-attach-target{chip=") +
+                            kPTXChips[i] + " features=+ptx80}");
+  addPipelineText(pm, std::string("gpu-lower-to-nvvm-pipeline{cubin-chip=") +
+                          kPTXChips[0] +
+                          " cubin-features=+ptx80 cubin-format=isa}");
+}
+
+} // namespace gptc
