@@ -8,16 +8,16 @@
 
 #include "runtime/Bundle.h"
 #include "runtime/Checkpoint.h"
-#include "runtime/Files.h"
 #include "runtime/ErrorLine.h"
+#include "runtime/Files.h"
 #include "runtime/HostMemory.h"
 #include "runtime/OpenStepDevice.h"
 #include "runtime/Sha256.h"
 #include "runtime/Trainer.h"
 #include "runtime/comm/Collectives.h"
-#include "runtime/data/Shard.h"
 #include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
+#include "runtime/data/Shard.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -388,8 +388,8 @@ static bool planForRanks(const PlanHook &plan, const std::string &spec,
                                 : "";
   if (accum < 1 || planned.batch % (jobRanks * accum) != 0) {
     error = ErrorLine::message(
-        spec + ": training.batch " + b + " does not split over " + n +
-        " rank" + (jobRanks == 1 ? "" : "s") + steps +
+        spec + ": training.batch " + b + " does not split over " + n + " rank" +
+        (jobRanks == 1 ? "" : "s") + steps +
         "; set training.device_batch (and training.batch) for " + n + " rank" +
         (jobRanks == 1 ? "" : "s") + " with --set");
     return false;
@@ -478,8 +478,8 @@ Exit parseArguments(const std::vector<std::string> &args, TrainRun &run) {
               << "' is not a non-negative integer\n";
       return 2;
     }
-  if (auto r = o.get("--ranks"), n = r ? cli::parseCount(*r, true) : 0;
-      r && (*n < 1 || *n > 4096)) {
+  if (auto r = o.get("--ranks"); r && (*cli::parseCount(*r, true) < 1 ||
+                                       *cli::parseCount(*r, true) > 4096)) {
     run.err << kMe << "error: --ranks " << *r << " is not in [1, 4096]\n";
     return 2;
   }
@@ -569,14 +569,13 @@ Exit planSpec(const PlanHook &plan, TrainRun &run, const std::string &spec,
     run.say() << kMe << "note: " << note << "\n";
   const int64_t specRanks = planned.ranks, jobRanks = run.ranks->size();
   if (specRanks != jobRanks)
-    return run.fail(
-        spec + ": training.ranks is " + std::to_string(specRanks) +
-        " and this job has " + std::to_string(jobRanks) +
-        (specRanks > 1 ? "; start it with mpirun -np " +
-                             std::to_string(specRanks) +
-                             " gptc train ... (or --ranks " +
-                             std::to_string(specRanks) + ")"
-                       : ""));
+    return run.fail(spec + ": training.ranks is " + std::to_string(specRanks) +
+                    " and this job has " + std::to_string(jobRanks) +
+                    (specRanks > 1 ? "; start it with mpirun -np " +
+                                         std::to_string(specRanks) +
+                                         " gptc train ... (or --ranks " +
+                                         std::to_string(specRanks) + ")"
+                                   : ""));
   std::string cacheError;
   outDir = compileCacheBundleDir(spec, planned.key, cacheError);
   if (outDir.empty())
@@ -627,8 +626,8 @@ Exit compileOrReuse(const CompileHook &compile, TrainRun &run,
     run.say().flush();
     auto started = std::chrono::steady_clock::now();
     ErrorLine error;
-    compiled = compile(spec, overrides, run.options.has("--no-fuse"), outDir,
-                       error);
+    compiled =
+        compile(spec, overrides, run.options.has("--no-fuse"), outDir, error);
     if (compiled) {
       char took[64];
       std::snprintf(took, sizeof(took), "%.1f",
@@ -716,8 +715,8 @@ struct OpenedRun {
 Exit openRun(TrainRun &run, const std::string &bundle, OpenedRun &opened) {
   std::string error;
   opened.device = openStepDevice(bundle, error);
-  if (!opened.device || !openBundle(bundle, opened.manifest, opened.step,
-                                    error) ||
+  if (!opened.device ||
+      !openBundle(bundle, opened.manifest, opened.step, error) ||
       !checkRunnable(opened.manifest, run.ranks->size(), error) ||
       !joinDeviceRanks(opened.manifest, error))
     return run.fail(error);

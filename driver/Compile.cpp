@@ -513,9 +513,8 @@ bool planSpecBundle(const std::string &specPath,
 
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
-                         const std::string &outDir,
-                         runtime::ErrorLine &error, bool fuse,
-                         const BundleOptions &options) {
+                         const std::string &outDir, runtime::ErrorLine &error,
+                         bool fuse, const BundleOptions &options) {
   ModelSpec spec;
   SpecError specError;
   if (!parseSpecFile(specPath, overrides, spec, specError)) {

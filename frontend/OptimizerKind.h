@@ -34,14 +34,18 @@ struct OptimizerInfo {
 /// Every optimizer, in the order of OptimizerKind's values.
 inline const std::vector<OptimizerInfo> &optimizerTable() {
   static const std::vector<OptimizerInfo> table = {
-      {OptimizerKind::Muon, "muon", "Muon",
+      {OptimizerKind::Muon,
+       "muon",
+       "Muon",
        {"momentum"},
        "optim.muon",
        "gptc-lower-optim: momentum, then the orthogonalised update "
        "(optim.newton_schulz, batched by gptc-fuse-newton-schulz and split "
        "over ranks by gptc-distribute-newton-schulz; or the SVD backend's "
        "runtime call)"},
-      {OptimizerKind::Adam, "adam", "Adam",
+      {OptimizerKind::Adam,
+       "adam",
+       "Adam",
        {"m", "v"},
        "optim.adam",
        "gptc-lower-optim: the moments and the bias-corrected step as "

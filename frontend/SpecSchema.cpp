@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-include "frontend/SpecSchema.h"
+#include "frontend/SpecSchema.h"
 #include "frontend/OptimizerTable.h"
 
 #include <algorithm>
@@ -199,7 +199,8 @@ std::string renderSchemaMarkdown() {
   for (const SchemaEntry &e : specSchema()) {
     std::string meaning = e.doc;
     if (e.scope)
-      meaning = std::string(optimizerInfo(*e.scope).title) + " only. " + meaning;
+      meaning =
+          std::string(optimizerInfo(*e.scope).title) + " only. " + meaning;
     md += "| `" + e.path + "` | " + cell(e.typeString()) + " | " +
           (e.required() ? std::string("required")
                         : "`" + cell(*e.defaultValue) + "`") +

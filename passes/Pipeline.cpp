@@ -171,10 +171,10 @@ struct Phase {
   void (*add)(OpPassManager &, const PipelineOptions &);
 };
 constexpr Phase kPhases[] = {
-    {Stage::Fused, addFusionPhase},   {Stage::Grad, addAutodiffPhase},
-    {Stage::Step, addStepPhase},      {Stage::Linalg, addLinalgPhase},
+    {Stage::Fused, addFusionPhase},    {Stage::Grad, addAutodiffPhase},
+    {Stage::Step, addStepPhase},       {Stage::Linalg, addLinalgPhase},
     {Stage::Buffers, addBuffersPhase}, {Stage::Loops, addLoopsPhase},
-    {Stage::LLVM, addCodegenPhase},   {Stage::PTX, addPTXPhase},
+    {Stage::LLVM, addCodegenPhase},    {Stage::PTX, addPTXPhase},
 };
 
 } // namespace

@@ -38,9 +38,7 @@ struct ErrorLine {
 
 /// The start of a command's error line: "gptc train: error: " for `me`
 /// "gptc train: ".
-inline std::string errorPrefix(const std::string &me) {
-  return me + "error: ";
-}
+inline std::string errorPrefix(const std::string &me) { return me + "error: "; }
 
 /// Prints `error` as its line: a message after `me` ("gptc train: ") and
 /// "error: ", a located diagnostic as it is.

@@ -50,6 +50,17 @@ def GPTGPU_WarpMmaOp : GPTGPU_Op<"warp_mma", [Pure]> {
   let arguments = (ins I32:$a0, I32:$a1, I32:$a2, I32:$a3, I32:$b0, I32:$b1,
                        F32:$c0, F32:$c1, F32:$c2, F32:$c3);
   let results = (outs F32:$d0, F32:$d1, F32:$d2, F32:$d3);
+  // The results are always four f32: a builder that takes only the
+  // registers.
+  let builders = [
+    OpBuilder<(ins "Value":$a0, "Value":$a1, "Value":$a2, "Value":$a3,
+                   "Value":$b0, "Value":$b1, "Value":$c0, "Value":$c1,
+                   "Value":$c2, "Value":$c3), [{
+      Type f32 = $_builder.getF32Type();
+      build($_builder, $_state, f32, f32, f32, f32, a0, a1, a2, a3, b0, b1,
+            c0, c1, c2, c3);
+    }]>
+  ];
   let assemblyFormat = [{
     `A` `[` $a0 `,` $a1 `,` $a2 `,` $a3 `]` `B` `[` $b0 `,` $b1 `]`
     `C` `[` $c0 `,` $c1 `,` $c2 `,` $c3 `]` attr-dict

@@ -100,7 +100,7 @@ Value TensorCoreEmitter::pack(Value lo, Value hi) {
 Acc TensorCoreEmitter::mma(ArrayRef<Value> a, ArrayRef<Value> bReg,
                            const Acc &c) {
   auto d = gptgpu::WarpMmaOp::create(b, loc, a[0], a[1], a[2], a[3], bReg[0],
-                                  bReg[1], c[0], c[1], c[2], c[3]);
+                                     bReg[1], c[0], c[1], c[2], c[3]);
   return {d.getD0(), d.getD1(), d.getD2(), d.getD3()};
 }
 

@@ -55,8 +55,8 @@ void buildPTXPipeline(OpPassManager &pm) {
   // No host wait after each launch: the step's work is one stream.
   pm.addNestedPass<func::FuncOp>(createStreamLaunchesPass());
   for (size_t i = 1; i < kPTXChips.size(); ++i)
-    addPipelineText(pm, std::string("nvvm-attach-target{chip=") +
-                            kPTXChips[i] + " features=+ptx80}");
+    addPipelineText(pm, std::string("nvvm-attach-target{chip=") + kPTXChips[i] +
+                            " features=+ptx80}");
   addPipelineText(pm, std::string("gpu-lower-to-nvvm-pipeline{cubin-chip=") +
                           kPTXChips[0] +
                           " cubin-features=+ptx80 cubin-format=isa}");

@@ -45,8 +45,7 @@ void lowerWarpMma(gptgpu::WarpMmaOp mma) {
   mma.erase();
 }
 
-struct LowerWarpMmaPass
-    : gptc::impl::LowerWarpMmaPassBase<LowerWarpMmaPass> {
+struct LowerWarpMmaPass : gptc::impl::LowerWarpMmaPassBase<LowerWarpMmaPass> {
   void runOnOperation() override {
     getOperation().walk([](gptgpu::WarpMmaOp mma) { lowerWarpMma(mma); });
   }

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Lowering/AttentionKernels.h"
 #include "passes/GPU/AttentionTensorCores.h"
+#include "passes/Lowering/AttentionKernels.h"
 #include "passes/Lowering/CrossEntropyKernels.h"
 #include "passes/Lowering/LinalgBuilders.h"
 #include "passes/Lowering/LowerToLinalg.h"

@@ -2,9 +2,9 @@
 
 #include "SpecTestUtil.h"
 
+#include "frontend/OptimizerTable.h"
 #include "frontend/Parameters.h"
 #include "frontend/SpecSchema.h"
-#include "frontend/OptimizerTable.h"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // The gptgpu ops print as they parse, and survive a second round trip.
 // CHECK-LABEL: func.func @ops
 // CHECK:         gptgpu.block_barrier
-// CHECK:         %{{.*}}:4 = gptgpu.warp_mma A[%arg0, %arg1, %arg2, %arg3] B[%arg4, %arg5] C[%arg6, %arg7, %arg8, %arg9]
+// CHECK:         %{{.*}} = gptgpu.warp_mma A[%arg0, %arg1, %arg2, %arg3] B[%arg4, %arg5] C[%arg6, %arg7, %arg8, %arg9]
 func.func @ops(%a0: i32, %a1: i32, %a2: i32, %a3: i32, %b0: i32, %b1: i32,
                %c0: f32, %c1: f32, %c2: f32, %c3: f32) -> f32 {
   gptgpu.block_barrier
