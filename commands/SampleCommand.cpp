@@ -3,7 +3,6 @@
 #include "commands/SampleCommand.h"
 
 #include "commands/CommandOptions.h"
-#include "commands/TrainCommand.h"
 
 #include "runtime/Arena.h"
 #include "runtime/Bundle.h"
@@ -19,6 +18,7 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace gptc::commands {
@@ -97,10 +97,27 @@ int64_t choose(const float *logits, int64_t vocab, double temperature,
   return ids[k - 1];
 }
 
-} // namespace
+/// What a step returns: the command's exit code when it ends the command
+/// there, nothing when the next step follows.
+using Exit = std::optional<int>;
 
-int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
-                     std::ostream &err) {
+/// One error line: exit code 1.
+int fail(std::ostream &err, const std::string &message) {
+  err << kMe << "error: " << message << "\n";
+  return 1;
+}
+
+/// The command line's settings, their numbers checked.
+struct SampleSettings {
+  cli::ParsedOptions options;
+  int64_t tokens = 200, topK = 0, seed = 0, samples = 1;
+  double temperature = 1.0;
+};
+
+/// The command line: usage, --help, one checkpoint, numbers that are
+/// numbers and settings that agree.
+Exit parseArguments(const std::vector<std::string> &args, std::ostream &out,
+                    std::ostream &err, SampleSettings &s) {
   static const std::vector<cli::OptionSpec> table = {
       {"--prompt", nullptr, cli::ValueKind::String},
       {"--prompt-file", nullptr, cli::ValueKind::String},
@@ -112,7 +129,7 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
       {"--tokenizer", nullptr, cli::ValueKind::String},
       {"--bundle", nullptr, cli::ValueKind::String},
       {"--ids", nullptr, cli::ValueKind::None}};
-  cli::ParsedOptions o;
+  cli::ParsedOptions &o = s.options;
   bool help = false;
   if (!cli::parseOptions(args, table, "sample", err, o, help))
     return 2;
@@ -127,11 +144,10 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
         << " (see gptc sample --help)\n";
     return 2;
   }
-  int64_t tokens = 200, topK = 0, seed = 0, samples = 1;
-  for (auto [name, value] : {std::pair{"--tokens", &tokens},
-                             {"--top-k", &topK},
-                             {"--seed", &seed},
-                             {"--num-samples", &samples}})
+  for (auto [name, value] : {std::pair{"--tokens", &s.tokens},
+                             {"--top-k", &s.topK},
+                             {"--seed", &s.seed},
+                             {"--num-samples", &s.samples}})
     if (auto v = o.get(name)) {
       std::optional<int64_t> n = cli::parseCount(*v, false);
       if (!n) {
@@ -141,7 +157,7 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
       }
       *value = *n;
     }
-  if (samples < 1) {
+  if (s.samples < 1) {
     err << kMe << "error: --num-samples 0: at least one sample\n";
     return 2;
   }
@@ -149,7 +165,6 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
     err << kMe << "error: --prompt and --prompt-file: give one of them\n";
     return 2;
   }
-  double temperature = 1.0;
   if (auto v = o.get("--temperature")) {
     std::optional<double> t = cli::parseNumber(*v);
     if (!t || *t < 0) {
@@ -157,179 +172,226 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
           << "' is not a number >= 0\n";
       return 2;
     }
-    temperature = *t;
+    s.temperature = *t;
   }
-  auto fail = [&](const std::string &message) {
-    err << kMe << "error: " << message << "\n";
-    return 1;
-  };
+  return std::nullopt;
+}
 
-  // The checkpoint, its bundle, the device and the sampling entry point.
-  std::string checkpoint, error;
-  if (!findCheckpoint(o.positionals[0], checkpoint, error))
-    return fail(error);
+/// A checkpoint loaded into its bundle's arena on the bundle's device.
+struct LoadedCheckpoint {
+  std::string checkpoint;
   Manifest manifest;
   CheckpointState state;
-  // The bundle's code runs in this process: the one the user names, or
-  // the one the checkpoint names only if it is the one it was saved with.
+  StepLibrary step;
+  std::unique_ptr<StepDevice> device;
+  Arena arena;
+};
+
+/// The checkpoint, its bundle (the one the user names, or the one the
+/// checkpoint names only if it is the one it was saved with: its code runs
+/// in this process), the device and the sampling entry point.
+Exit openCheckpoint(const SampleSettings &s, std::ostream &err,
+                    LoadedCheckpoint &c) {
+  const cli::ParsedOptions &o = s.options;
+  std::string error;
+  if (!findCheckpoint(o.positionals[0], c.checkpoint, error))
+    return fail(err, error);
   std::string librarySha256;
   if (auto b = o.get("--bundle"))
-    state.bundle = *b;
-  else if (!readCheckpointBundle(checkpoint, state.bundle, librarySha256,
+    c.state.bundle = *b;
+  else if (!readCheckpointBundle(c.checkpoint, c.state.bundle, librarySha256,
                                  error))
-    return fail(error + "; give the bundle with --bundle DIR");
-  else if (!checkBundleOfCheckpoint(checkpoint, state.bundle, error))
-    return fail(error);
-  std::unique_ptr<StepDevice> device = openStepDevice(state.bundle, error);
-  StepLibrary step;
-  if (!device || !openBundle(state.bundle, manifest, step, error))
-    return fail(error);
-  if (!step.hasLogitsStep())
-    return fail(state.bundle + "/" + manifest.stepLibrary.file +
-                ": no gptc_logits_step (compiled before gptc could sample; "
-                "recompile the spec)");
-  Arena arena;
-  if (!arena.allocate(manifest, error))
-    return fail(error);
-  arena.initialize(0);
-  if (!loadCheckpoint(manifest, arena, checkpoint, state, error))
-    return fail(error);
-  device->useBufferUnits(step.bufferUnits());
-  if (!device->attach(arena, error))
-    return fail(error);
+    return fail(err, error + "; give the bundle with --bundle DIR");
+  else if (!checkBundleOfCheckpoint(c.checkpoint, c.state.bundle, error))
+    return fail(err, error);
+  c.device = openStepDevice(c.state.bundle, error);
+  if (!c.device || !openBundle(c.state.bundle, c.manifest, c.step, error))
+    return fail(err, error);
+  if (!c.step.hasLogitsStep())
+    return fail(err, c.state.bundle + "/" + c.manifest.stepLibrary.file +
+                         ": no gptc_logits_step (compiled before gptc could "
+                         "sample; recompile the spec)");
+  if (!c.arena.allocate(c.manifest, error))
+    return fail(err, error);
+  c.arena.initialize(0);
+  if (!runtime::loadCheckpoint(c.manifest, c.arena, c.checkpoint, c.state,
+                               error))
+    return fail(err, error);
+  c.device->useBufferUnits(c.step.bufferUnits());
+  if (!c.device->attach(c.arena, error))
+    return fail(err, error);
+  return std::nullopt;
+}
 
-  // The prompt's tokens after the document separator.
-  // The tokenizer the training data was made with, as the checkpoint
-  // records it (runtime/TokenizerRecord.h); --tokenizer must agree.
+/// The prompt as tokens after the document separator, in the tokenizer
+/// the training data was made with.
+struct Prompt {
+  std::string text;
+  std::vector<uint16_t> context;
+  bool usesBpe = false;
   data::BpeTokenizer bpe;
-  std::optional<std::string> vocabulary = o.get("--tokenizer");
-  const TokenizerRecord &trained = state.tokenizer;
+  int64_t bos = 0;
+
+  std::string decode(int64_t token) const {
+    return usesBpe ? bpe.decode(uint16_t(token))
+                   : data::ByteTokenizer::decodeToken(int(token));
+  }
+};
+
+/// The vocabulary as the checkpoint records it (runtime/TokenizerRecord.h;
+/// --tokenizer must agree): `vocabulary` set for BPE, unset for bytes.
+Exit chooseTokenizer(const SampleSettings &s, const LoadedCheckpoint &c,
+                     std::ostream &err,
+                     std::optional<std::string> &vocabulary) {
+  std::string error;
+  vocabulary = s.options.get("--tokenizer");
+  const TokenizerRecord &trained = c.state.tokenizer;
   using Kind = TokenizerRecord::Kind;
   if (vocabulary && trained.kind != Kind::unknown) {
     TokenizerRecord given;
     if (!bpeRecordOf(*vocabulary, given, error))
-      return fail(error);
+      return fail(err, error);
     if (trained.kind == Kind::bytes)
-      return fail(checkpoint +
-                  " was trained on byte tokens, not on the BPE "
-                  "ids of --tokenizer " +
-                  *vocabulary + " (drop --tokenizer)");
+      return fail(err, c.checkpoint +
+                           " was trained on byte tokens, not on the BPE "
+                           "ids of --tokenizer " +
+                           *vocabulary + " (drop --tokenizer)");
     if (given.sha256 != trained.sha256)
-      return fail("--tokenizer " + *vocabulary + " is not the vocabulary " +
-                  checkpoint + " was trained with: " + trained.describe());
+      return fail(err, "--tokenizer " + *vocabulary +
+                           " is not the vocabulary " + c.checkpoint +
+                           " was trained with: " + trained.describe());
   } else if (!vocabulary && trained.kind == Kind::bpe) {
     TokenizerRecord there;
     std::string ignored;
     if (!bpeRecordOf(trained.file, there, ignored) ||
         there.sha256 != trained.sha256)
-      return fail(checkpoint + " was trained on the BPE ids of " +
-                  trained.describe() + ", which is " +
-                  (there.sha256.empty() ? "gone" : "changed") +
-                  ": pass --tokenizer FILE with that vocabulary");
+      return fail(err, c.checkpoint + " was trained on the BPE ids of " +
+                           trained.describe() + ", which is " +
+                           (there.sha256.empty() ? "gone" : "changed") +
+                           ": pass --tokenizer FILE with that vocabulary");
     vocabulary = trained.file;
   }
-  bool usesBpe = vocabulary.has_value();
-  if (usesBpe && !bpe.load(*vocabulary, error))
-    return fail(error);
-  const int64_t vocab = manifest.vocabSize;
-  const int64_t bos = usesBpe ? bpe.endOfText() : manifest.bosToken;
-  if (bos < 0 || bos >= vocab)
-    return fail(manifest.path + ": the document separator " +
-                std::to_string(bos) + " is outside the vocabulary (" +
-                std::to_string(vocab) + ")");
-  std::vector<uint16_t> context = {uint16_t(bos)};
-  std::string prompt = o.get("--prompt").value_or("");
-  if (auto file = o.get("--prompt-file")) {
+  return std::nullopt;
+}
+
+/// The prompt's tokens after the document separator, each in the model's
+/// vocabulary.
+Exit readPrompt(const SampleSettings &s, const LoadedCheckpoint &c,
+                std::ostream &err, Prompt &p) {
+  std::optional<std::string> vocabulary;
+  if (Exit e = chooseTokenizer(s, c, err, vocabulary))
+    return e;
+  std::string error;
+  p.usesBpe = vocabulary.has_value();
+  if (p.usesBpe && !p.bpe.load(*vocabulary, error))
+    return fail(err, error);
+  const int64_t vocab = c.manifest.vocabSize;
+  p.bos = p.usesBpe ? p.bpe.endOfText() : c.manifest.bosToken;
+  if (p.bos < 0 || p.bos >= vocab)
+    return fail(err, c.manifest.path + ": the document separator " +
+                         std::to_string(p.bos) +
+                         " is outside the vocabulary (" +
+                         std::to_string(vocab) + ")");
+  p.context = {uint16_t(p.bos)};
+  p.text = s.options.get("--prompt").value_or("");
+  if (auto file = s.options.get("--prompt-file")) {
     std::ifstream in(*file, std::ios::binary);
     std::ostringstream text;
     if (!in || !(text << in.rdbuf()))
-      return fail(*file + ": cannot read the prompt (--prompt-file)");
-    prompt = text.str();
+      return fail(err, *file + ": cannot read the prompt (--prompt-file)");
+    p.text = text.str();
   }
-  if (usesBpe)
-    bpe.encode(prompt, context);
+  if (p.usesBpe)
+    p.bpe.encode(p.text, p.context);
   else
-    data::ByteTokenizer::encode(prompt, context);
-  for (uint16_t t : context)
+    data::ByteTokenizer::encode(p.text, p.context);
+  for (uint16_t t : p.context)
     if (t >= vocab)
-      return fail("the prompt's token " + std::to_string(t) +
-                  " is outside the model's vocabulary of " +
-                  std::to_string(vocab) + " (another --tokenizer?)");
+      return fail(err, "the prompt's token " + std::to_string(t) +
+                           " is outside the model's vocabulary of " +
+                           std::to_string(vocab) + " (another --tokenizer?)");
+  return std::nullopt;
+}
 
-  const Slot *tokenSlot = manifest.findSlot("tokens"),
-             *posSlot = manifest.findSlot("sample_pos"),
-             *logitSlot = manifest.findSlot("logits"),
-             *stepSlot = manifest.findSlot("step");
+/// Sample k: row k - 1 of the batch, its own context, draws and text.
+struct SampleRow {
+  std::vector<uint16_t> context;
+  std::vector<int64_t> generated;
+  Rng rng;
+  data::Utf8Writer text;
+  std::string printed;
+  bool ended = false;
+};
+
+/// Draws --tokens tokens for every sample, one sampling step a token (or
+/// until every sample ended its document). One sample is printed as it is
+/// drawn; several are kept for printSamples.
+Exit drawSamples(const SampleSettings &s, LoadedCheckpoint &c, const Prompt &p,
+                 std::ostream &out, std::ostream &err,
+                 std::vector<SampleRow> &rows) {
+  const Manifest &m = c.manifest;
+  const Slot *tokenSlot = m.findSlot("tokens"),
+             *posSlot = m.findSlot("sample_pos"),
+             *logitSlot = m.findSlot("logits"), *stepSlot = m.findSlot("step");
   if (!tokenSlot || !posSlot || !logitSlot || !stepSlot)
-    return fail(manifest.path + ": no tokens, sample_pos, logits or step slot");
-  const int64_t B = manifest.deviceBatch, T = manifest.seqLen;
-  if (samples > B)
-    return fail("--num-samples " + std::to_string(samples) + ": " +
-                manifest.path + " samples " + std::to_string(B) +
-                " rows at a time (its training.device_batch)");
+    return fail(err, m.path + ": no tokens, sample_pos, logits or step slot");
+  const int64_t B = m.deviceBatch, T = m.seqLen, vocab = m.vocabSize;
+  if (s.samples > B)
+    return fail(err, "--num-samples " + std::to_string(s.samples) + ": " +
+                         m.path + " samples " + std::to_string(B) +
+                         " rows at a time (its training.device_batch)");
   // The logits of row b start at b * stride (the head's padded rows).
   const int64_t stride = int64_t(logitSlot->numBytes() / sizeof(float)) / B;
-  int32_t *tok = arena.i32("tokens");
-  int32_t *pos = arena.i32("sample_pos");
-  const float *logits = arena.f32("logits");
-  *arena.i64("step") = state.step; // the schedules of the trained step
-  // Sample k: row k - 1, its own context, draws and text. One sample is
-  // printed as it is drawn; several at the end, each under a header.
-  struct Row {
-    std::vector<uint16_t> context;
-    std::vector<int64_t> generated;
-    Rng rng;
-    data::Utf8Writer text;
-    std::string printed;
-    bool ended = false;
-  };
-  std::vector<Row> rows;
-  for (int64_t k = 0; k < samples; ++k)
-    rows.push_back(Row{context, {}, Rng{uint64_t(seed + k)}, {}, {}, false});
-  const bool streaming = samples == 1;
-  for (Row &row : rows)
-    row.printed = row.text.push(prompt);
+  int32_t *tok = c.arena.i32("tokens");
+  int32_t *pos = c.arena.i32("sample_pos");
+  const float *logits = c.arena.f32("logits");
+  *c.arena.i64("step") = c.state.step; // the schedules of the trained step
+  for (int64_t k = 0; k < s.samples; ++k)
+    rows.push_back(
+        SampleRow{p.context, {}, Rng{uint64_t(s.seed + k)}, {}, {}, false});
+  const bool streaming = s.samples == 1;
+  for (SampleRow &row : rows)
+    row.printed = row.text.push(p.text);
   if (streaming) {
     out << rows[0].printed;
     out.flush();
   }
-  for (int64_t n = 0; n < tokens; ++n) {
+  std::string error;
+  for (int64_t n = 0; n < s.tokens; ++n) {
     // Each row holds its sample's window; rows past the samples repeat
     // the first (their logits are not read).
     for (int64_t b = 0; b < B; ++b) {
       const std::vector<uint16_t> &ctx =
-          rows[size_t(b < samples ? b : 0)].context;
+          rows[size_t(b < s.samples ? b : 0)].context;
       size_t start = ctx.size() > size_t(T) ? ctx.size() - size_t(T) : 0;
       int64_t len = int64_t(ctx.size() - start);
       for (int64_t t = 0; t < T; ++t)
         tok[b * T + t] = t < len ? int32_t(ctx[start + size_t(t)]) : 0;
       pos[b] = int32_t(len - 1);
     }
-    if (!device->upload(tokenSlot->offset, tokenSlot->numBytes(), error) ||
-        !device->upload(posSlot->offset, posSlot->numBytes(), error) ||
-        !device->upload(stepSlot->offset, stepSlot->numBytes(), error))
-      return fail(error);
-    step.logitsStep(device->ref());
-    if (!device->finish("gptc_logits_step", error) ||
-        !device->download(logitSlot->offset, logitSlot->numBytes(), error))
-      return fail(error);
+    if (!c.device->upload(tokenSlot->offset, tokenSlot->numBytes(), error) ||
+        !c.device->upload(posSlot->offset, posSlot->numBytes(), error) ||
+        !c.device->upload(stepSlot->offset, stepSlot->numBytes(), error))
+      return fail(err, error);
+    c.step.logitsStep(c.device->ref());
+    if (!c.device->finish("gptc_logits_step", error) ||
+        !c.device->download(logitSlot->offset, logitSlot->numBytes(), error))
+      return fail(err, error);
     bool any = false;
-    for (int64_t b = 0; b < samples; ++b) {
-      Row &row = rows[size_t(b)];
+    for (int64_t b = 0; b < s.samples; ++b) {
+      SampleRow &row = rows[size_t(b)];
       if (row.ended)
         continue;
       int64_t next =
-          choose(logits + b * stride, vocab, temperature, topK, row.rng);
+          choose(logits + b * stride, vocab, s.temperature, s.topK, row.rng);
       row.generated.push_back(next);
-      if (next == bos) {
+      if (next == p.bos) {
         row.ended = true; // the model ended the document
         continue;
       }
       any = true;
       row.context.push_back(uint16_t(next));
-      std::string piece =
-          row.text.push(usesBpe ? bpe.decode(uint16_t(next))
-                                : data::ByteTokenizer::decodeToken(int(next)));
+      std::string piece = row.text.push(p.decode(next));
       if (streaming) {
         out << piece;
         out.flush();
@@ -340,20 +402,47 @@ int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
     if (!any)
       break;
   }
-  for (int64_t k = 0; k < samples; ++k) {
-    Row &row = rows[size_t(k)];
+  return std::nullopt;
+}
+
+/// Each sample's text (several under a header each), and with --ids the
+/// ids drawn.
+void printSamples(const SampleSettings &s, std::vector<SampleRow> &rows,
+                  std::ostream &out) {
+  const bool streaming = s.samples == 1;
+  for (int64_t k = 0; k < s.samples; ++k) {
+    SampleRow &row = rows[size_t(k)];
     if (!streaming)
-      out << "--- sample " << k + 1 << " of " << samples << " (seed "
-          << seed + k << ")\n"
+      out << "--- sample " << k + 1 << " of " << s.samples << " (seed "
+          << s.seed + k << ")\n"
           << row.printed;
     out << row.text.finish() << "\n";
-    if (o.has("--ids")) {
+    if (s.options.has("--ids")) {
       out << "ids:";
       for (int64_t id : row.generated)
         out << " " << id;
       out << "\n";
     }
   }
+}
+
+} // namespace
+
+int runSampleCommand(const std::vector<std::string> &args, std::ostream &out,
+                     std::ostream &err) {
+  SampleSettings settings;
+  if (Exit e = parseArguments(args, out, err, settings))
+    return *e;
+  LoadedCheckpoint loaded;
+  if (Exit e = openCheckpoint(settings, err, loaded))
+    return *e;
+  Prompt prompt;
+  if (Exit e = readPrompt(settings, loaded, err, prompt))
+    return *e;
+  std::vector<SampleRow> rows;
+  if (Exit e = drawSamples(settings, loaded, prompt, out, err, rows))
+    return *e;
+  printSamples(settings, rows, out);
   return 0;
 }
 

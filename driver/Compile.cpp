@@ -154,7 +154,7 @@ void printEmbeddedSpec(const ModelSpec &spec, llvm::raw_ostream &os) {
 std::string emitHeader(const ModelSpec &spec, Stage stage, Target target,
                        bool fuse) {
   return std::string("// gptc compile --emit=") + stageName(stage) +
-         " --target=" + (target == Target::CUDA ? "cuda" : "cpu") +
+         " --target=" + TargetDescription(target).name() +
          (fuse ? "" : " --no-fuse") + " of " + spec.name;
 }
 
@@ -192,7 +192,7 @@ OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
                   << emitHeader(spec, Stage::Linalg, target, fuse) << "')";
     return nullptr;
   }
-  std::string wantTarget = target == Target::CUDA ? "cuda" : "cpu";
+  std::string wantTarget = TargetDescription(target).name();
   if (fromSpec != spec.name || fromTarget != wantTarget || fromFuse != fuse) {
     emitError(at) << "the IR is of " << fromSpec << " --target=" << fromTarget
                   << (fromFuse ? "" : " --no-fuse") << ", not of " << spec.name

@@ -111,13 +111,9 @@ cl::opt<bool> kernelMarks(
     cl::desc("Bracket every kernel nest with gptc_kernel_mark(ID, 0|1) "
              "calls (the emulator's per-kernel check, gptc-emu-check)"),
     cl::Hidden, cl::cat(gptcCategory));
-cl::opt<gptc::Target> target(
-    "target", cl::desc("Code generation target"), cl::init(gptc::Target::CPU),
-    cl::values(clEnumValN(gptc::Target::CPU, "cpu",
-                          "the host CPU (OpenMP + BLAS), the default"),
-               clEnumValN(gptc::Target::CUDA, "cuda",
-                          "NVIDIA GPUs: the same kernels as gpu.launch, PTX")),
-    cl::cat(gptcCategory));
+cl::opt<gptc::Target> target("target", cl::desc("Code generation target"),
+                             cl::init(gptc::Target::CPU), gptc::TargetValues{},
+                             cl::cat(gptcCategory));
 cl::opt<bool> timePhases(
     "time",
     cl::desc("Print each compile phase (spec, MLIR pipeline, translation, "

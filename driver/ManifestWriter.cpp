@@ -136,7 +136,7 @@ bool buildManifest(const ExportedLayout &exported, const ModelSpec &spec,
   m.format = runtime::kManifestFormat;
   m.compiler = "gptc 0.1.0";
   m.specName = spec.name;
-  m.target = target == Target::CUDA ? "cuda" : "cpu";
+  m.target = TargetDescription(target).name();
   m.dtype = toString(t.dtype);
   m.arenaBytes = layout.getBytes();
   m.workspaceOffset = layout.getWorkspaceOffset();

@@ -10,8 +10,6 @@
 
 #include "passes/Pipeline.h"
 
-#include "passes/CPU/CPUPipeline.h"
-#include "passes/GPU/CUDAPipeline.h"
 #include "passes/Passes.h"
 #include "passes/PipelineText.h"
 
@@ -147,21 +145,19 @@ void addLoopsPhase(OpPassManager &pm, const PipelineOptions &) {
                   "func.func(convert-linalg-to-parallel-loops),canonicalize");
 }
 
-/// 7. The target's code generation, after the kernel marks of a build
-///    paired with the CPU's.
+/// 7. The target's code generation (targetTable()), after the kernel
+///    marks of a build paired with the CPU's.
 void addCodegenPhase(OpPassManager &pm, const PipelineOptions &options) {
   if (options.target.marksKernels())
     pm.addPass(createKernelMarksPass());
-  if (options.target.isCUDA())
-    buildCUDACodegenPipeline(pm, options.target);
-  else
-    buildCPUCodegenPipeline(pm);
+  targetInfo(options.target.target()).buildCodegen(pm, options.target);
 }
 
-/// 8. CUDA: PTX for every chip.
+/// 8. The kernels' binaries, for a target that has them (CUDA: PTX for
+///    every chip).
 void addPTXPhase(OpPassManager &pm, const PipelineOptions &options) {
-  if (options.target.isCUDA())
-    buildPTXPipeline(pm);
+  if (auto build = targetInfo(options.target.target()).buildBinaries)
+    build(pm);
 }
 
 /// The phases in pipeline order, each named by the stage it ends in (the

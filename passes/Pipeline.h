@@ -19,8 +19,8 @@ namespace gptc {
 /// after the named one.
 enum class Stage {
   GPT,     ///< forward graph (+ @update) in gpt/optim, from the frontend
-  Fused,   ///< attention and RMSNorm fused (unless PipelineOptions::fuse
-           ///< is off)
+  Fused,   ///< attention, RMSNorm, rotary and the loss fused (unless
+           ///< PipelineOptions::fuse is off)
   Grad,    ///< + @forward_grad from gptc-autodiff
   Step,    ///< arena entry points, optimizer lowered: all gpt
   Linalg,  ///< linalg on tensors, elementwise chains fused

@@ -1,7 +1,8 @@
-//===- GPTOps.cpp - gpt op verifiers: elementwise, reductions, fused ------===//
+//===- GPTOps.cpp - gpt op verifiers: elementwise, reductions, GEMMs ------===//
 //
 // Data-movement ops (embedding, reshape, slice, ...) are verified in
-// GPTShapeOps.cpp.
+// GPTShapeOps.cpp, the fused ops (but gpt.matmul_add, a GEMM) in
+// GPTFusedOps.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,16 +24,6 @@ static LogicalResult verifyDimIndex(Operation *op, int64_t dim, int64_t rank) {
   if (dim < 0 || dim >= rank)
     return op->emitOpError()
            << "dim " << dim << " is out of range for rank " << rank;
-  return success();
-}
-
-/// Checks that a float attribute (eps, scale) is positive and finite; NaN
-/// fails `<= 0` as well as `> 0`, so test the positive case.
-static LogicalResult verifyPositiveFinite(Operation *op, StringRef name,
-                                          double value) {
-  if (!(value > 0.0) || std::isinf(value))
-    return op->emitOpError()
-           << name << " must be positive and finite, got " << value;
   return success();
 }
 
@@ -164,161 +155,4 @@ LogicalResult MatmulAddOp::verify() {
   return verifyMatmul(*this, getLhs().getType(), getRhs().getType(),
                       getResult().getType(), getTransposeLhs(),
                       getTransposeRhs());
-}
-
-//===----------------------------------------------------------------------===//
-// Fused ops
-//===----------------------------------------------------------------------===//
-
-/// The checks gpt.rms_norm and gpt.rms_norm_grad share.
-static LogicalResult verifyRMSNorm(Operation *op, RankedTensorType in,
-                                   Value residual, Value weight, double eps) {
-  if (in.getRank() < 1)
-    return op->emitOpError("input must have rank >= 1 (it is normalised "
-                           "over its last dimension)");
-  if (failed(verifyPositiveFinite(op, "eps", eps)))
-    return failure();
-  if (weight) {
-    auto wt = cast<RankedTensorType>(weight.getType());
-    if (wt.getRank() != 1 || wt.getDimSize(0) != in.getShape().back() ||
-        wt.getElementType() != in.getElementType())
-      return op->emitOpError("weight must be a vector of the last dimension (")
-             << in.getShape().back() << ") with the input's element type";
-  }
-  if (residual && residual.getType() != in)
-    return op->emitOpError("residual must have the input's type");
-  return success();
-}
-
-LogicalResult RMSNormGradOp::verify() {
-  return verifyRMSNorm(*this, getInput().getType(), getResidual(), getWeight(),
-                       getEps().convertToDouble());
-}
-
-LogicalResult RMSNormOp::verify() {
-  return verifyRMSNorm(*this, getInput().getType(), getResidual(), getWeight(),
-                       getEps().convertToDouble());
-}
-
-LogicalResult RotaryOp::verify() {
-  RankedTensorType x = getInput().getType(), table = getCos().getType();
-  if (x.getRank() < 1 || x.getShape().back() % 2 != 0)
-    return emitOpError("the input's last dimension must be even (two "
-                       "halves), got ")
-           << x;
-  if (table.getRank() != x.getRank() ||
-      table.getElementType() != x.getElementType())
-    return emitOpError("cos and sin must have the input's rank and element "
-                       "type, got ")
-           << table << " for " << x;
-  for (int64_t i = 0; i < x.getRank(); ++i) {
-    int64_t want =
-        i + 1 == x.getRank() ? x.getShape().back() / 2 : x.getDimSize(i);
-    int64_t got = table.getDimSize(i);
-    if (got != want && !(got == 1 && i + 1 < x.getRank()))
-      return emitOpError("cos and sin dimension ")
-             << i << " is " << got << ": it must be " << want
-             << (i + 1 < x.getRank() ? " or 1 (broadcast)" : " (the half)");
-  }
-  return success();
-}
-
-Type mlir::gpt::attentionRowType(Type query) {
-  auto t = dyn_cast<RankedTensorType>(query);
-  if (!t || t.getRank() == 0)
-    return query;
-  return RankedTensorType::get(t.getShape().drop_back(), t.getElementType());
-}
-
-/// The checks gpt.attention and gpt.attention_grad share.
-static LogicalResult verifyAttention(Operation *op, RankedTensorType q,
-                                     MaskAttr mask, Value tokens, Value window,
-                                     double scale) {
-  if (q.getRank() != 4)
-    return op->emitOpError("query, key and value must be [batch, heads, seq, "
-                           "head_dim]");
-  if (failed(verifyPositiveFinite(op, "scale", scale)))
-    return failure();
-  if (mask.hasDocument() != static_cast<bool>(tokens))
-    return op->emitOpError("a document mask needs the tokens operand, and "
-                           "only a document mask takes it");
-  if (mask.hasWindow() != static_cast<bool>(window))
-    return op->emitOpError("a sliding window needs the window operand, and "
-                           "only a windowed mask takes it");
-  if (tokens) {
-    auto tt = cast<RankedTensorType>(tokens.getType());
-    if (tt.getRank() != 2 || tt.getDimSize(0) != q.getDimSize(0) ||
-        tt.getDimSize(1) != q.getDimSize(2))
-      return op->emitOpError("tokens must be [batch, seq] = [")
-             << q.getDimSize(0) << ", " << q.getDimSize(2) << "]";
-  }
-  if (window)
-    if (cast<RankedTensorType>(window.getType()).getRank() != 0)
-      return op->emitOpError("window must be a 0-d tensor");
-  // A dynamic length is kDynamic (INT64_MIN), which is a multiple of 128.
-  if (mask.getWindow() == WindowUnit::blocks &&
-      (q.isDynamicDim(2) || q.getDimSize(2) % 128 != 0))
-    return op->emitOpError("a block window needs a sequence length that is a "
-                           "multiple of 128");
-  return success();
-}
-
-/// `products`, when given, is bf16 and narrower than the element type.
-static LogicalResult verifyProducts(Operation *op, std::optional<Type> products,
-                                    RankedTensorType type) {
-  if (!products)
-    return success();
-  auto narrow = dyn_cast<FloatType>(*products);
-  auto wide = cast<FloatType>(type.getElementType());
-  if (!narrow || !narrow.isBF16() || wide.getWidth() <= narrow.getWidth())
-    return op->emitOpError("products must be bf16, narrower than the element "
-                           "type ")
-           << wide;
-  return success();
-}
-
-LogicalResult AttentionOp::verify() {
-  if (failed(verifyProducts(*this, getProducts(), getQuery().getType())))
-    return failure();
-  return verifyAttention(*this, getQuery().getType(), getMask(), getTokens(),
-                         getWindow(), getScale().convertToDouble());
-}
-
-LogicalResult AttentionGradOp::verify() {
-  if (failed(verifyProducts(*this, getProducts(), getQuery().getType())))
-    return failure();
-  return verifyAttention(*this, getQuery().getType(), getMask(), getTokens(),
-                         getWindow(), getScale().convertToDouble());
-}
-
-/// The checks gpt.cross_entropy and gpt.cross_entropy_grad share: targets
-/// and per-position values have the logits' shape without the vocabulary.
-static LogicalResult verifyCrossEntropy(Operation *op, RankedTensorType logits,
-                                        RankedTensorType targets,
-                                        RankedTensorType perPosition) {
-  if (logits.getRank() < 2)
-    return op->emitOpError("logits must have positions and a vocabulary "
-                           "dimension");
-  if (targets.getShape() != logits.getShape().drop_back())
-    return op->emitOpError("targets must have the logits' shape without the "
-                           "vocabulary dimension");
-  auto narrow = dyn_cast<FloatType>(logits.getElementType());
-  auto wide = dyn_cast<FloatType>(perPosition.getElementType());
-  if (perPosition.getShape() != targets.getShape() || !narrow || !wide ||
-      wide.getWidth() < narrow.getWidth() ||
-      (wide.getWidth() == narrow.getWidth() && wide != narrow))
-    return op->emitOpError("the per-position values must have the targets' "
-                           "shape and the logits' element type or a wider "
-                           "float type");
-  return success();
-}
-
-LogicalResult CrossEntropyOp::verify() {
-  return verifyCrossEntropy(*this, getLogits().getType(),
-                            getTargets().getType(), getResult().getType());
-}
-
-LogicalResult CrossEntropyGradOp::verify() {
-  return verifyCrossEntropy(*this, getLogits().getType(),
-                            getTargets().getType(), getGrad().getType());
 }

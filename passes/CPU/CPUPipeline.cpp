@@ -13,7 +13,7 @@ using namespace mlir;
 
 namespace gptc {
 
-void buildCPUCodegenPipeline(OpPassManager &pm) {
+void buildCPUCodegenPipeline(OpPassManager &pm, const TargetDescription &) {
   pm.addNestedPass<func::FuncOp>(createSequentialInnermostPass());
   pm.addNestedPass<func::FuncOp>(createRegisterAccumulatorsPass());
   pm.addNestedPass<func::FuncOp>(createApproximateExpPass());

@@ -3,6 +3,8 @@
 #ifndef GPTC_PASSES_CPU_CPUPIPELINE_H
 #define GPTC_PASSES_CPU_CPUPIPELINE_H
 
+#include "passes/TargetDescription.h"
+
 #include "mlir/Pass/PassManager.h"
 
 namespace gptc {
@@ -11,7 +13,8 @@ namespace gptc {
 /// scf.parallel nest) to the LLVM dialect: OpenMP across cores over all but
 /// the innermost dimension, rows vectorised by LLVM -O3, each distinct
 /// kernel nest one outlined function, the host code in parts.
-void buildCPUCodegenPipeline(mlir::OpPassManager &pm);
+void buildCPUCodegenPipeline(mlir::OpPassManager &pm,
+                             const TargetDescription &target);
 
 } // namespace gptc
 
