@@ -71,10 +71,10 @@ static void locateCUDAToolkit() {
 
 /// Fails (with an error at the key) when `spec` needs something `target`
 /// lacks past the gradient: the SVD backend is a LAPACK call of the CPU
-/// runtime (runtime/cpu/Svd.cpp), which CUDA kernels cannot make.
+/// runtime (runtime/cpu/Svd.cpp), which a device's kernels cannot make.
 static LogicalResult checkTarget(MLIRContext &ctx, const ModelSpec &spec,
                                  Stage stage, Target target) {
-  if (target != Target::CUDA || stage <= Stage::Grad)
+  if (target == Target::CPU || stage <= Stage::Grad)
     return success();
   for (const OptimizerGroup &g : spec.groups) {
     if (g.kind != OptimizerKind::Muon || g.nsBackend != NSBackend::SVD)

@@ -335,7 +335,7 @@ int runCompile() {
   if (stats)
     return runStats(ctx, spec);
   bool ptx = emit && emitStage.getValue() == Stage::PTX;
-  if (ptx && target != gptc::Target::CUDA) {
+  if (ptx && !gptc::targetInfo(target).buildBinaries) {
     errs() << "gptc: error: --emit=ptx needs --target=cuda\n";
     return 1;
   }

@@ -191,7 +191,6 @@ LogicalResult CrossEntropyGradOp::verify() {
 // VJPs
 //===----------------------------------------------------------------------===//
 
-
 // y = x r w with r = rsqrt(mean(x^2) + eps) (x after the optional residual
 // add): dx from gpt.rms_norm_grad (one pass over each row), the same for
 // the residual; dw = sum over rows of g x r.
