@@ -15,14 +15,10 @@
 #include "runtime/Sha256.h"
 #include "runtime/Trainer.h"
 #include "runtime/comm/Collectives.h"
-#include "runtime/cpu/GemmAMX.h"
-#include "runtime/cpu/GemmAVX512.h"
+#include "runtime/cpu/HostGemms.h"
 #include "runtime/data/Shard.h"
 
 #include "llvm/ADT/StringExtras.h"
-
-#include <cblas.h>
-#include <omp.h>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -339,24 +335,12 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
   out << kMe << "data " << config.trainPattern << " | val "
       << (config.valTokens > 0 ? config.valPattern : std::string("off"))
       << "\n";
-  // What the GEMMs run on: gptc's own kernels where the CPU has the
-  // instructions (f32 on AVX-512; bf16 on AMX or AVX512_BF16, else widened
-  // to the f32 path), the rest on OpenBLAS's kernels (its choice for this
-  // CPU, or OPENBLAS_CORETYPE's); and the OpenMP threads of kernels and
-  // GEMMs.
-  const char *blasCore = openblas_get_corename();
+  // What the GEMMs run on (runtime/cpu/HostGemms.h on the CPU).
   if (manifest.target != "cpu")
     out << kMe << manifest.target << ": " << device.name()
         << " | GEMMs cuBLASLt\n";
   else
-    out << kMe << "cpu: GEMMs "
-        << (avx512SgemmAvailable() ? "f32 gptc AVX-512, " : "")
-        << (amxBf16Available()      ? "bf16 gptc AMX, "
-            : avx512Bf16Available() ? "bf16 gptc AVX512_BF16, "
-                                    : "")
-        << (avx512SgemmAvailable() ? "f64 " : "") << "OpenBLAS "
-        << (blasCore ? blasCore : "?") << " kernels | " << omp_get_max_threads()
-        << " threads\n";
+    out << kMe << "cpu: GEMMs " << describeHostGemms() << "\n";
   if (config.steps != manifest.run.steps)
     out << "note: running " << config.steps << " steps; the compiled lr "
         << "and window schedules span training.steps = " << manifest.run.steps

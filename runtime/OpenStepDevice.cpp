@@ -38,6 +38,14 @@ static std::unique_ptr<StepDevice> openCudaDevice(const Manifest &m,
 
 std::unique_ptr<StepDevice> openStepDevice(const Manifest &m,
                                            std::string &error) {
+#ifdef GPTC_CUDA_ONLY_RUNNER
+  // gptc-run has no CPU GEMMs (runtime/runner/CudaOnlyHost.cpp).
+  if (m.target == "cpu") {
+    error = m.path + ": target: 'cpu': gptc-run runs CUDA bundles; train a "
+                     "CPU bundle with gptc";
+    return nullptr;
+  }
+#endif
   if (m.target == "cpu")
     return std::make_unique<HostStepDevice>();
 #ifdef GPTC_HAVE_CUDA_RUNTIME

@@ -43,6 +43,7 @@
 #include "runtime/cpu/Bf16.h"
 #include "runtime/cpu/GemmAMX.h"
 #include "runtime/cpu/GemmAVX512.h"
+#include "runtime/cpu/HostGemms.h"
 #include "runtime/gptrt.h"
 
 #include <cblas.h>
@@ -727,3 +728,14 @@ void gptc_gemm_bf16_f32(GPTC_GEMM_ARGS(float)) {
 }
 
 } // extern "C"
+
+std::string gptc::runtime::describeHostGemms() {
+  const char *blasCore = openblas_get_corename();
+  return std::string(avx512SgemmAvailable() ? "f32 gptc AVX-512, " : "") +
+         (amxBf16Available()      ? "bf16 gptc AMX, "
+          : avx512Bf16Available() ? "bf16 gptc AVX512_BF16, "
+                                  : "") +
+         (avx512SgemmAvailable() ? "f64 " : "") + "OpenBLAS " +
+         (blasCore ? blasCore : "?") + " kernels | " +
+         std::to_string(omp_get_max_threads()) + " threads";
+}
