@@ -14,7 +14,8 @@
 #   reference/NAME.log     the CPU backend's losses for the same steps
 #   reference/r15-stats.txt  gptc compile --stats of the R15 bundle
 #   checks.tsv, steps      what gpu-check.sh runs and compares
-#   gpu-check.sh, tools/   the check (see its header) and its helpers
+#   gpu-check.sh, tools/   the check (see its header) and its helpers (the
+#                          report, the loss comparison, the PyTorch R15)
 #   README.md              how to run it and what the report says
 # It fails when DIR would hold more than 48 MiB.
 #   scripts/gpu-pack.sh DIR
@@ -82,7 +83,9 @@ if [ "${GPTC_PACK_TINY_ONLY:-0}" != 1 ]; then
 fi
 
 cp scripts/gpu/gpu-check.sh "$out/"
-cp scripts/gpu/report.py test/Training/Inputs/compare-losses.py "$out/tools/"
+cp scripts/gpu/report.py scripts/gpu/torch-r15-step.py \
+  test/Training/Inputs/compare-losses.py test/Training/Inputs/torch_r15.py \
+  "$out/tools/"
 cp scripts/gpu/README.md "$out/README.md"
 git rev-parse HEAD > "$out/commit" 2>/dev/null || echo unknown > "$out/commit"
 

@@ -2,7 +2,7 @@
 # gpu-check.sh OUT: checks gptc's CUDA step on this machine's GPU with what
 # scripts/gpu-pack.sh packed beside this script, in parts, each under its
 # own timeout, all within 8 minutes on an H100 (a part that would start past
-# GPTC_CHECK_BUDGET seconds, default 420, is skipped, saying so). After
+# GPTC_CHECK_BUDGET seconds, default 450, is skipped, saying so). After
 # every part OUT/report.json and OUT/report.md are written again: a later
 # failure or timeout loses nothing before it. The parts:
 #   libraries    libcuda.so.1, libcublasLt.so.13, libnccl.so.2: where each
@@ -13,15 +13,18 @@
 #                against the CPU backend's (reference/NAME.log) within the
 #                emulated tests' tolerances (f32 1e-4, bf16 1e-3); a second
 #                run the same bits
-#   memcheck, racecheck  compute-sanitizer on one step of tiny-r08 f32
 #   r15 step     speedrun-r15-unet-ve on one rank at the record's per-rank
 #                batch: the median step over 20 steps after 10 of warm-up,
 #                host wall clock between step ends (each step one graph
 #                replay per entry point and one stream synchronisation)
+#   pytorch r15  the same model in PyTorch on the same GPU (torch_r15.py,
+#                the tests' oracle, with the record's FlexAttention block
+#                mask, torch.compile): its median step timed with CUDA
+#                events, and gptc's step over it
+#   memcheck, racecheck  compute-sanitizer on one step of tiny-r08 f32
 #   r15 kernels  ncu's duration of each kernel of one step (kernel by
 #                kernel, GPTC_CUDA_GRAPHS=0), the longest beside --stats'
 #                estimate of the same kernel (reference/r15-stats.txt)
-#   pytorch r15  the same model in PyTorch: not packed yet (skipped)
 # Parts that need what this machine lacks (no GPU, no compute-sanitizer,
 # no ncu, no R15 bundle) are reported as skipped, with why.
 #   bash gpu-check.sh OUT
@@ -34,7 +37,7 @@ mkdir -p "$out"
 rm -f "$out/parts.jsonl"
 run=$here/bin/gptc-run
 steps=$(cat "$here/steps")
-budget=${GPTC_CHECK_BUDGET:-420}
+budget=${GPTC_CHECK_BUDGET:-450}
 tiny_timeout=${GPTC_CHECK_TINY_TIMEOUT:-60}
 failed=0
 
@@ -44,6 +47,11 @@ record() {
     "$4" ${5:+"$5"}
   echo "gpu-check: $1: $2: $4"
   [ "$2" != fail ] || failed=1
+}
+# limit S: S seconds, or what is left of the budget if that is less
+limit() {
+  local left=$((budget - SECONDS))
+  echo $(( left < $1 ? (left > 1 ? left : 1) : $1 ))
 }
 # over_budget PART: true (and the part recorded as skipped) past the budget
 over_budget() {
@@ -148,6 +156,51 @@ while IFS=$'\t' read -r name rtol; do
   fi
 done < "$here/checks.tsv"
 
+# --- R15 on one rank ------------------------------------------------------
+r15=$here/bundles/r15-1rank
+why_not_r15=""
+[ -d "$r15" ] || why_not_r15="no R15 bundle in the pack (packed with GPTC_PACK_TINY_ONLY=1)"
+[ $gpu = 1 ] || why_not_r15="${why_not_r15:-no GPU (the emulated device would take hours)}"
+if ! over_budget "r15 step"; then
+  start=$SECONDS
+  if [ -n "$why_not_r15" ]; then
+    record "r15 step" skip $start "$why_not_r15"
+  elif timeout "$(limit 150)" "$run" train "$r15" --data "$here/data/r15_train_*.bin" \
+      --steps 30 --val-tokens 0 --log "$out/r15.jsonl" > "$out/r15.log" 2>&1; then
+    median=$(python3 - "$out/r15.jsonl" <<'EOF'
+import json, statistics, sys
+t = [json.loads(l)["elapsed"] for l in open(sys.argv[1])
+     if json.loads(l).get("type") == "train"]
+d = [b - a for a, b in zip(t, t[1:])][10:]
+print(f"median {1000 * statistics.median(d):.1f} ms/step over {len(d)} steps "
+      f"after 10 of warm-up (min {1000 * min(d):.1f}, max {1000 * max(d):.1f})")
+EOF
+)
+    gptc_ms=$(echo "$median" | sed -n 's/^median \([0-9.]*\) ms.*/\1/p')
+    record "r15 step" pass $start "$median; the record: 161 ms a step on 8 H100s at this per-rank batch" "$out/r15.log"
+  else
+    record "r15 step" fail $start "gptc-run failed or timed out (150 s): $(tail -1 "$out/r15.log")" "$out/r15.log"
+  fi
+fi
+
+if ! over_budget "pytorch r15"; then
+  start=$SECONDS
+  if [ -n "$why_not_r15" ]; then
+    record "pytorch r15" skip $start "$why_not_r15"
+  elif ! python3 -c 'import torch; from torch.nn.attention.flex_attention import flex_attention; assert torch.cuda.is_available()' > "$out/torch.txt" 2>&1; then
+    record "pytorch r15" skip $start "no PyTorch with CUDA and FlexAttention for python3: $(tail -1 "$out/torch.txt")"
+  elif timeout "$(limit 240)" python3 "$here/tools/torch-r15-step.py" "$r15" \
+      "$here/data/r15_train_000001.bin" --steps 20 --warmup 10 \
+      > "$out/pytorch.log" 2>&1; then
+    torch_ms=$(sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' "$out/pytorch.log" | tail -1)
+    ratio=""
+    [ -n "${gptc_ms:-}" ] && ratio="; gptc / PyTorch = $(python3 -c "print(f'{$gptc_ms / $torch_ms:.2f}')")"
+    record "pytorch r15" pass $start "$(tail -1 "$out/pytorch.log")$ratio" "$out/pytorch.log"
+  else
+    record "pytorch r15" fail $start "failed or timed out: $(tail -1 "$out/pytorch.log")" "$out/pytorch.log"
+  fi
+fi
+
 # --- compute-sanitizer ----------------------------------------------------
 for tool in memcheck racecheck; do
   over_budget "$tool" && continue
@@ -157,7 +210,7 @@ for tool in memcheck racecheck; do
     continue
   fi
   log=$out/$tool.log
-  timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 1 \
+  timeout "$(limit 90)" compute-sanitizer --tool "$tool" --error-exitcode 1 \
     "$run" train "$here/bundles/r08-f32" --data "$here/data/tiny_train_*.bin" \
     --steps 1 --val-tokens 0 > "$log" 2>&1
   rc=$?
@@ -169,39 +222,13 @@ for tool in memcheck racecheck; do
   fi
 done
 
-# --- R15 on one rank ------------------------------------------------------
-r15=$here/bundles/r15-1rank
-why_not_r15=""
-[ -d "$r15" ] || why_not_r15="no R15 bundle in the pack (packed with GPTC_PACK_TINY_ONLY=1)"
-[ $gpu = 1 ] || why_not_r15="${why_not_r15:-no GPU (the emulated device would take hours)}"
-if ! over_budget "r15 step"; then
-  start=$SECONDS
-  if [ -n "$why_not_r15" ]; then
-    record "r15 step" skip $start "$why_not_r15"
-  elif timeout 150 "$run" train "$r15" --data "$here/data/r15_train_*.bin" \
-      --steps 30 --val-tokens 0 --log "$out/r15.jsonl" > "$out/r15.log" 2>&1; then
-    median=$(python3 - "$out/r15.jsonl" <<'EOF'
-import json, statistics, sys
-t = [json.loads(l)["elapsed"] for l in open(sys.argv[1])
-     if json.loads(l).get("type") == "train"]
-d = [b - a for a, b in zip(t, t[1:])][10:]
-print(f"median {1000 * statistics.median(d):.1f} ms/step over {len(d)} steps "
-      f"after 10 of warm-up (min {1000 * min(d):.1f}, max {1000 * max(d):.1f})")
-EOF
-)
-    record "r15 step" pass $start "$median; the record: 161 ms a step on 8 H100s at this per-rank batch" "$out/r15.log"
-  else
-    record "r15 step" fail $start "gptc-run failed or timed out (150 s): $(tail -1 "$out/r15.log")" "$out/r15.log"
-  fi
-fi
-
 if ! over_budget "r15 kernels"; then
   start=$SECONDS
   if [ -n "$why_not_r15" ]; then
     record "r15 kernels" skip $start "$why_not_r15"
   elif ! command -v ncu > /dev/null; then
     record "r15 kernels" skip $start "no ncu on this machine"
-  elif GPTC_CUDA_GRAPHS=0 timeout 150 ncu --csv --metrics gpu__time_duration.sum \
+  elif GPTC_CUDA_GRAPHS=0 timeout "$(limit 150)" ncu --csv --metrics gpu__time_duration.sum \
       "$run" train "$r15" --data "$here/data/r15_train_*.bin" --steps 1 \
       --val-tokens 0 > "$out/r15-ncu.csv" 2> "$out/r15-ncu.err"; then
     python3 - "$out/r15-ncu.csv" "$here/reference/r15-stats.txt" > "$out/r15-kernels.txt" <<'EOF'
@@ -223,9 +250,6 @@ EOF
     record "r15 kernels" fail $start "ncu failed or timed out (150 s)" "$out/r15-ncu.err"
   fi
 fi
-
-start=$SECONDS
-record "pytorch r15" skip $start "not in the pack yet: the R15 PyTorch model under torch.compile with FlexAttention, timed the same way"
 
 echo "gpu-check: report in $out/report.md"
 exit $failed
