@@ -206,6 +206,22 @@ std::string renderSchemaMarkdown() {
                         : "`" + cell(*e.defaultValue) + "`") +
           " | " + cell(meaning) + " |\n";
   }
+  // The optimizer table (OptimizerKind.h), under the keys.
+  md += "\nThe optimizers of `optimizer.groups.*.kind` (their table: "
+        "frontend/OptimizerKind.h):\n\n| kind | state per parameter | keys "
+        "of its own | op | lowered by |\n|---|---|---|---|---|\n";
+  const std::string groupKey = "optimizer.groups.*.";
+  for (const OptimizerInfo &info : optimizerTable()) {
+    std::string state, keys;
+    for (const char *slot : info.state)
+      state += (state.empty() ? "`" : ", `") + std::string(slot) + "`";
+    for (const std::string &key : optimizerKeys(info.kind))
+      keys += (keys.empty() ? "`" : ", `") + key.substr(groupKey.size()) + "`";
+    md += "| `" + std::string(info.name) + "` | " +
+          (state.empty() ? "none" : state) + " | " +
+          (keys.empty() ? "none" : keys) + " | `" + info.op + "` | " +
+          cell(info.lowering) + " |\n";
+  }
   return md;
 }
 

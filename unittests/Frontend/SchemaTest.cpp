@@ -127,9 +127,14 @@ TEST(Schema, ReadmeTableMatchesTheSchema) {
   EXPECT_EQ(readme.substr(from, to - from), "\n" + renderSchemaMarkdown())
       << "models/README.md is out of date: run "
          "`gptc-spec-doc --update models/README.md`";
+  // A row per key, then (after a blank line) a row per optimizer.
   const std::string table = renderSchemaMarkdown();
-  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'),
+  const std::string keys = table.substr(0, table.find("\n\n") + 1),
+                    optimizers = table.substr(keys.size());
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), '\n'),
             static_cast<long>(specSchema().size() + 2));
+  EXPECT_EQ(std::count(optimizers.begin(), optimizers.end(), '\n'),
+            static_cast<long>(optimizerTable().size() + 5));
 }
 
 /// Parsing rejects unknown keys, so every key the specs use is documented.
