@@ -23,8 +23,9 @@
 #   GPTC_PACK_TINY_ONLY=1  no R15 bundle (the e2e test: compiling R15 for
 #                          CUDA takes minutes)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-pack.sh DIR}
+case "$out" in /*) ;; *) out=$PWD/$out ;; esac
+cd "$(dirname "$0")/.."
 steps=${GPTC_PACK_STEPS:-10}
 build=${GPTC_BUILD_DIR:-build}
 limit=$((48 << 20))

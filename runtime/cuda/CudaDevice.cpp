@@ -229,11 +229,32 @@ void *CudaDevice::captureGraph(const std::function<void()> &enqueue,
   return error.empty() ? exec : nullptr;
 }
 
-bool CudaDevice::launchGraph(void *graph, std::string &error) {
+bool CudaDevice::launchGraph(void *graph, std::string &error,
+                             float *milliseconds) {
   State &s = state();
   s.bindContext();
-  return s.check(s.cu->cuGraphLaunch(static_cast<CUgraphExec>(graph), s.stream),
-                 "cuGraphLaunch", error);
+  if (!milliseconds)
+    return s.check(
+        s.cu->cuGraphLaunch(static_cast<CUgraphExec>(graph), s.stream),
+        "cuGraphLaunch", error);
+  CUevent start = nullptr, end = nullptr;
+  bool ok =
+      s.check(s.cu->cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate",
+              error) &&
+      s.check(s.cu->cuEventCreate(&end, CU_EVENT_DEFAULT), "cuEventCreate",
+              error) &&
+      s.check(s.cu->cuEventRecord(start, s.stream), "cuEventRecord", error) &&
+      s.check(s.cu->cuGraphLaunch(static_cast<CUgraphExec>(graph), s.stream),
+              "cuGraphLaunch", error) &&
+      s.check(s.cu->cuEventRecord(end, s.stream), "cuEventRecord", error) &&
+      s.check(s.cu->cuEventSynchronize(end), "cuEventSynchronize", error) &&
+      s.check(s.cu->cuEventElapsedTime(milliseconds, start, end),
+              "cuEventElapsedTime", error);
+  if (start)
+    s.cu->cuEventDestroy(start);
+  if (end)
+    s.cu->cuEventDestroy(end);
+  return ok;
 }
 
 void CudaDevice::destroyGraph(void *graph) {

@@ -71,7 +71,11 @@ public:
   /// `error` (the capture's, or the first error a callback kept).
   void *captureGraph(const std::function<void()> &enqueue, std::string &error);
   /// Enqueues an executable graph of captureGraph on the step's stream.
-  bool launchGraph(void *graph, std::string &error);
+  /// With `milliseconds`, also times the replay with CUDA events recorded
+  /// on the stream before and after it, waiting for the second: the
+  /// graph's device time (GPTC_CUDA_GRAPH_TIMES, CudaStepDevice.h).
+  bool launchGraph(void *graph, std::string &error,
+                   float *milliseconds = nullptr);
   void destroyGraph(void *graph);
 
   /// The first error kept by a callback since the last take ("" if none).

@@ -5,6 +5,8 @@
 #include "runtime/cuda/DeviceState.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace gptc {
@@ -31,10 +33,21 @@ bool CudaStepDevice::run(const char *entry, const std::function<void()> &call,
   void *&graph = graphByEntry[entry];
   if (!graph)
     graph = device.captureGraph(call, error);
-  if (!graph || !device.launchGraph(graph, error)) {
+  // GPTC_CUDA_GRAPH_TIMES=FILE: each replay's device time, from CUDA
+  // events around it, appended to FILE as "ENTRY MILLISECONDS" (the host
+  // waits for each replay's end: a measurement, not a training mode).
+  static const char *times = std::getenv("GPTC_CUDA_GRAPH_TIMES");
+  float ms = 0;
+  bool timed = times && *times;
+  if (!graph || !device.launchGraph(graph, error, timed ? &ms : nullptr)) {
     error = std::string(entry) + ": " + error;
     return false;
   }
+  if (timed)
+    if (FILE *f = std::fopen(times, "a")) {
+      std::fprintf(f, "%s %.4f\n", entry, double(ms));
+      std::fclose(f);
+    }
   return finish(entry, error);
 }
 

@@ -52,7 +52,12 @@ namespace cuda {
   X(cuGraphInstantiate)                                                        \
   X(cuGraphLaunch)                                                             \
   X(cuGraphExecDestroy)                                                        \
-  X(cuGraphDestroy)
+  X(cuGraphDestroy)                                                            \
+  X(cuEventCreate)                                                             \
+  X(cuEventRecord)                                                             \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)                                                        \
+  X(cuEventDestroy)
 
 // X(function): every cuBLASLt function the runtime uses.
 #define GPTC_CUBLASLT_FUNCTIONS(X)                                             \

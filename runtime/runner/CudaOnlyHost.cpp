@@ -1,5 +1,4 @@
-//===- CudaOnlyHost.cpp - The host side of gptc-run: no CPU GEMMs, one rank
-//===//
+//===- CudaOnlyHost.cpp - gptc-run's host: no CPU GEMMs, one rank ---------===//
 //
 // gptc-run (tools/gptc-run) trains and samples CUDA bundles on a machine
 // without gptc's compiler, OpenBLAS or MPI: what the full runtime does with

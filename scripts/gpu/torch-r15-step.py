@@ -39,13 +39,20 @@ class FlexR15(torch_r15.R15):
         self.device = device
         self.params = {n: p.detach().to(device).requires_grad_()
                        for n, p in self.params.items()}
-        self.inv_freq = self.inv_freq.to(device)
+        # The rotary tables in f32 (bf16 positions are not exact past 256),
+        # rounded to the model's type, as gptc's and the record's are.
+        half = self.D // 2
+        base = spec["model"]["attention"]["rotary_base"]
+        self.inv_freq = torch.tensor(
+            [1.0 / base ** (2.0 * j / self.D) for j in range(half)],
+            dtype=torch.float32, device=device)
 
     def rotary(self, x):
         T, half = x.size(1), self.D // 2
-        angle = torch.outer(torch.arange(T, device=x.device, dtype=self.dtype),
-                            self.inv_freq)
-        cos, sin = angle.cos()[None, :, None, :], angle.sin()[None, :, None, :]
+        angle = torch.outer(torch.arange(T, device=x.device,
+                                         dtype=torch.float32), self.inv_freq)
+        cos = angle.cos().to(x.dtype)[None, :, None, :]
+        sin = angle.sin().to(x.dtype)[None, :, None, :]
         x1, x2 = x[..., :half], x[..., half:]
         return torch.cat([x1 * cos + x2 * sin, x2 * cos - x1 * sin], -1)
 
@@ -141,6 +148,10 @@ def main():
         raise SystemExit(f"torch-r15-step: {a.shard} has {len(tokens)} tokens,"
                          f" {need} needed")
     loss_fn = torch.compile(model.loss_masked)
+    # Newton-Schulz compiled too, as the record compiles it (one graph per
+    # matrix shape); Adam as torch.optim runs it (foreach=False, the
+    # oracle's setting).
+    torch_r15.newton_schulz = torch.compile(torch_r15.newton_schulz)
     times = []
     for step in range(a.warmup + a.steps):
         chunk = torch.from_numpy(tokens[step * T:step * T + T + 1].astype(

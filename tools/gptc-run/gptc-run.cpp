@@ -55,8 +55,8 @@ int main(int argc, char **argv) {
     gptc::cli::reportUnknownCommand(kCommands, name, std::cerr);
     return 1;
   }
-  std::cout << "gptc-run: train and sample compiled CUDA bundles, without "
-               "the compiler\n\n"
+  std::cout << "gptc-run: train, sample and plot over compiled CUDA bundles, "
+               "without the compiler (gptc-run train BUNDLE_DIR ...)\n\n"
             << gptc::cli::commandsHelp(kCommands);
   return name.empty() ? 1 : 0;
 }
