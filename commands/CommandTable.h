@@ -9,6 +9,7 @@
 #ifndef GPTC_COMMANDS_COMMANDTABLE_H
 #define GPTC_COMMANDS_COMMANDTABLE_H
 
+#include <iostream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,6 +28,13 @@ struct Command {
   /// install no such handler.
   bool compiler = false;
 };
+
+/// A command that prints to std::cout and std::cerr, as a table entry.
+template <int (*run)(const std::vector<std::string> &, std::ostream &,
+                     std::ostream &)>
+int withStdStreams(const std::vector<std::string> &args, const std::string &) {
+  return run(args, std::cout, std::cerr);
+}
 
 /// The Commands section of --help: every command's help, in table order.
 std::string commandsHelp(const std::vector<Command> &commands);

@@ -348,17 +348,15 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
   out.flush();
 }
 
-} // namespace
-
 /// Plans `spec` for a job of `jobRanks` ranks, as torchrun runs a script:
 /// a spec for other ranks compiles for these, its global batch kept with
 /// as many micro-steps and device_batch derived (overrides appended to
 /// `overrides`, `note` saying so). False with `error` when the spec does
 /// not plan (located) or the batch does not split over the ranks.
-static bool planForRanks(const PlanHook &plan, const std::string &spec,
-                         std::vector<std::string> &overrides, bool noFuse,
-                         int64_t jobRanks, SpecPlan &planned, std::string &note,
-                         ErrorLine &error) {
+bool planForRanks(const PlanHook &plan, const std::string &spec,
+                  std::vector<std::string> &overrides, bool noFuse,
+                  int64_t jobRanks, SpecPlan &planned, std::string &note,
+                  ErrorLine &error) {
   if (!plan(spec, overrides, noFuse, planned, error))
     return false;
   if (planned.ranks == jobRanks)
@@ -388,8 +386,6 @@ static bool planForRanks(const PlanHook &plan, const std::string &spec,
          " sequences";
   return plan(spec, overrides, noFuse, planned, error);
 }
-
-namespace {
 
 bool isSpecPath(const std::string &path) {
   return endsWith(path, ".yaml") || endsWith(path, ".yml") ||

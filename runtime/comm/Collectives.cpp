@@ -95,6 +95,13 @@ bool Backend::deviceCopy(void *, const void *, int64_t, std::string &error) {
   return false;
 }
 
+bool launchedByMpi() {
+  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+    if (const char *v = std::getenv(var); v && *v)
+      return true;
+  return false;
+}
+
 std::unique_ptr<Backend> makeSingleRankBackend() {
   return std::make_unique<SingleRank>();
 }

@@ -22,13 +22,6 @@ namespace gptc {
 namespace runtime {
 namespace comm {
 
-bool launchedByMpi() {
-  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
-    if (const char *v = std::getenv(var); v && *v)
-      return true;
-  return false;
-}
-
 namespace {
 
 MPI_Datatype mpiType(Dtype t) {

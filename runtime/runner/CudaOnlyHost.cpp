@@ -26,13 +26,6 @@ std::string describeHostGemms() {
 
 namespace comm {
 
-bool launchedByMpi() {
-  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
-    if (const char *v = std::getenv(var); v && *v)
-      return true;
-  return false;
-}
-
 std::unique_ptr<Backend> makeMpiBackend(std::string &error) {
   error = "gptc-run has no MPI: it trains on one rank (several ranks train "
           "with gptc)";

@@ -80,26 +80,6 @@ class FlexR15(torch_r15.R15):
         return create_block_mask(self._allowed, B, None, T, T,
                                  device=x.device, _compile=True)
 
-    def loss_masked(self, x, y, block_mask):
-        """torch_r15.R15.loss with the block mask made outside (the part
-        torch.compile compiles)."""
-        p, half = self.params, self.L // 2
-        x0 = self.norm(F.embedding(x, p["wte"]))
-        ve = [F.embedding(x, p[f"value_embeds.{j}"]) for j in range(half)]
-        h, skips = x0, []
-        for i in range(self.L):
-            if i >= half:
-                h = h + p["skip_weights"][i - half] * skips.pop()
-            lam = p[f"blocks.{i}.lambdas"]
-            h = lam[0] * h + lam[1] * x0
-            h = h + self.attn(self.norm(h), i, ve, block_mask)
-            h = h + self.mlp(self.norm(h), i)
-            if i < half:
-                skips.append(h)
-        z = F.linear(self.norm(h), p["lm_head"])
-        z = self.cap * torch.tanh(z / self.cap)
-        return F.cross_entropy(z.view(-1, z.size(-1)).float(), y.reshape(-1))
-
     def attn(self, x, i, ve, block_mask):
         p, B, T = self.params, x.size(0), x.size(1)
         pre = f"blocks.{i}.attn."

@@ -21,11 +21,6 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-template <int (*run)(const Args &, std::ostream &, std::ostream &)>
-int withStdStreams(const Args &args, const std::string &) {
-  return run(args, std::cout, std::cerr);
-}
-
 /// gptc train over a bundle directory: no compile hook, so a spec is
 /// refused with one line.
 int runTrain(const Args &args, const std::string &) {
@@ -34,9 +29,9 @@ int runTrain(const Args &args, const std::string &) {
 
 const std::vector<gptc::cli::Command> kCommands = {
     {"plot", gptc::commands::kPlotHelp,
-     withStdStreams<gptc::commands::runPlotCommand>},
+     gptc::cli::withStdStreams<gptc::commands::runPlotCommand>},
     {"sample", gptc::commands::kSampleHelp,
-     withStdStreams<gptc::commands::runSampleCommand>},
+     gptc::cli::withStdStreams<gptc::commands::runSampleCommand>},
     {"train", gptc::commands::kTrainHelp, runTrain},
 };
 

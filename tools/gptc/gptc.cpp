@@ -24,12 +24,6 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-/// A command that prints to std::cout and std::cerr, as a table entry.
-template <int (*run)(const Args &, std::ostream &, std::ostream &)>
-int withStdStreams(const Args &args, const std::string &) {
-  return run(args, std::cout, std::cerr);
-}
-
 int runTrain(const Args &args, const std::string &) {
   auto compile = [](const std::string &spec, const Args &overrides, bool noFuse,
                     const std::string &outDir,
@@ -51,11 +45,11 @@ const std::vector<gptc::cli::Command> kCommands = {
     {"compile", gptc::kCompileHelp, gptc::runCompileCommand,
      /*compiler=*/true},
     {"data", gptc::commands::kDataHelp,
-     withStdStreams<gptc::commands::runDataCommand>},
+     gptc::cli::withStdStreams<gptc::commands::runDataCommand>},
     {"plot", gptc::commands::kPlotHelp,
-     withStdStreams<gptc::commands::runPlotCommand>},
+     gptc::cli::withStdStreams<gptc::commands::runPlotCommand>},
     {"sample", gptc::commands::kSampleHelp,
-     withStdStreams<gptc::commands::runSampleCommand>},
+     gptc::cli::withStdStreams<gptc::commands::runSampleCommand>},
     {"train", gptc::commands::kTrainHelp, runTrain},
 };
 

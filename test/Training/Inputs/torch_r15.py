@@ -214,8 +214,12 @@ class R15:
         return F.linear(h, p[f"blocks.{i}.mlp.proj"])
 
     def loss(self, x, y, step):
+        return self.loss_masked(x, y, self.mask(x, step))
+
+    def loss_masked(self, x, y, allowed):
+        """The loss with `allowed` from mask() (or the mask another
+        attention takes, scripts/gpu/torch-r15-step.py)."""
         p, half = self.params, self.L // 2
-        allowed = self.mask(x, step)
         x0 = self.norm(F.embedding(x, p["wte"]))
         ve = [F.embedding(x, p[f"value_embeds.{j}"]) for j in range(half)]
         h, skips = x0, []
@@ -230,6 +234,8 @@ class R15:
                 skips.append(h)
         z = F.linear(self.norm(h), p["lm_head"])
         z = self.cap * torch.tanh(z / self.cap)
+        # At least f32 (bf16 logits are widened, as the record does).
+        z = z.to(torch.promote_types(z.dtype, torch.float32))
         return F.cross_entropy(z.view(-1, z.size(-1)), y.reshape(-1))
 
 
