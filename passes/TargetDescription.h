@@ -11,11 +11,11 @@
 #ifndef GPTC_PASSES_TARGETDESCRIPTION_H
 #define GPTC_PASSES_TARGETDESCRIPTION_H
 
-#include "llvm/ADT/ArrayRef.h"
+// Each target's pipelines, for the table below.
+#include "passes/CPU/CPUPipeline.h"
+#include "passes/GPU/CUDAPipeline.h"
 
-namespace mlir {
-class OpPassManager;
-} // namespace mlir
+#include "llvm/ADT/ArrayRef.h"
 
 namespace gptc {
 
@@ -95,13 +95,6 @@ struct TargetInfo {
   /// Stage 8, the kernels' binaries (PTX); null: the target has none.
   void (*buildBinaries)(mlir::OpPassManager &pm);
 };
-
-/// Stage 7 and 8 of each target, in its folder (passes/CPU, passes/GPU).
-void buildCPUCodegenPipeline(mlir::OpPassManager &pm,
-                             const TargetDescription &target);
-void buildCUDACodegenPipeline(mlir::OpPassManager &pm,
-                              const TargetDescription &target);
-void buildPTXPipeline(mlir::OpPassManager &pm);
 
 /// Every target, in the order of Target's values.
 inline llvm::ArrayRef<TargetInfo> targetTable() {

@@ -3,11 +3,11 @@
 #ifndef GPTC_PASSES_CPU_CPUPIPELINE_H
 #define GPTC_PASSES_CPU_CPUPIPELINE_H
 
-#include "passes/TargetDescription.h"
-
 #include "mlir/Pass/PassManager.h"
 
 namespace gptc {
+
+class TargetDescription;
 
 /// Stage 7 on the CPU: a module at Stage::Loops (every kernel an
 /// scf.parallel nest) to the LLVM dialect: OpenMP across cores over all but

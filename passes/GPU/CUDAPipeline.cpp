@@ -8,6 +8,7 @@
 
 #include "passes/Passes.h"
 #include "passes/PipelineText.h"
+#include "passes/TargetDescription.h"
 
 using namespace mlir;
 

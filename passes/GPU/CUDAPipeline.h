@@ -3,13 +3,13 @@
 #ifndef GPTC_PASSES_GPU_CUDAPIPELINE_H
 #define GPTC_PASSES_GPU_CUDAPIPELINE_H
 
-#include "passes/TargetDescription.h"
-
 #include "mlir/Pass/PassManager.h"
 
 #include <array>
 
 namespace gptc {
+
+class TargetDescription;
 
 /// The chips the PTX stage targets, in the order of their objects.
 inline constexpr std::array<const char *, 2> kPTXChips = {"sm_80", "sm_90"};

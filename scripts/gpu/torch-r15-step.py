@@ -24,7 +24,6 @@ import sys
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -80,20 +79,9 @@ class FlexR15(torch_r15.R15):
         return create_block_mask(self._allowed, B, None, T, T,
                                  device=x.device, _compile=True)
 
-    def attn(self, x, i, ve, block_mask):
-        p, B, T = self.params, x.size(0), x.size(1)
-        pre = f"blocks.{i}.attn."
-        q, k, v = (F.linear(x, p[pre + w]).view(B, T, self.H, self.D)
-                   for w in "qkv")
-        lam = p[pre + "value_lambdas"]
-        half = self.L // 2
-        table = i if i < half else self.L - 1 - i
-        v = lam[0] * v + lam[1] * ve[table].view_as(v)
-        q, k = self.rotary(self.norm(q)), self.rotary(self.norm(k))
-        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
-        y = flex_attention(q, k, v, block_mask=block_mask, scale=self.scale)
-        return F.linear(y.transpose(1, 2).reshape(B, T, -1), p[pre + "proj"])
-
+    def attend(self, q, k, v, block_mask):
+        return flex_attention(q, k, v, block_mask=block_mask,
+                              scale=self.scale)
 
 def main():
     ap = argparse.ArgumentParser()

@@ -203,10 +203,15 @@ class R15:
         v = lam[0] * v + lam[1] * ve[table].view_as(v)
         q, k = self.rotary(self.norm(q)), self.rotary(self.norm(k))
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+        y = self.attend(q, k, v, allowed)
+        return F.linear(y.transpose(1, 2).reshape(B, T, -1), p[pre + "proj"])
+
+    def attend(self, q, k, v, allowed):
+        """softmax(q k^T scale, masked by `allowed`) v, per head ([B, H, T,
+        D]); scripts/gpu/torch-r15-step.py attends with FlexAttention."""
         s = (q @ k.transpose(-2, -1)) * self.scale
         s = s.masked_fill(~allowed, float("-inf"))
-        y = torch.softmax(s, -1) @ v
-        return F.linear(y.transpose(1, 2).reshape(B, T, -1), p[pre + "proj"])
+        return torch.softmax(s, -1) @ v
 
     def mlp(self, x, i):
         p = self.params
