@@ -9,6 +9,7 @@
 
 #include "emu/DeviceMemory.h"
 #include "emu/DriverState.h"
+#include "emu/ExecOps.h"
 #include "emu/Executor.h"
 #include "emu/Fatbin.h"
 #include "emu/PtxParser.h"
@@ -33,6 +34,10 @@ thread_local CUctx_st *current = nullptr;
 std::mutex launchMutex;
 CUresult deferredError = CUDA_SUCCESS;
 gptcEmuLaunchCounters lastCounters{};
+
+double perRequest(uint64_t n, uint64_t requests) {
+  return requests ? (double)n / (double)requests : 0.0;
+}
 
 bool envFlag(const char *name) {
   const char *v = std::getenv(name);
@@ -542,6 +547,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
   cfg.dynShared = sharedMemBytes;
   cfg.maxDynShared = (uint64_t)f->maxDynShared;
   cfg.racecheck = envFlag("GPTC_EMU_RACECHECK");
+  cfg.profile = profilingLaunches();
   if (const char *w = std::getenv("GPTC_EMU_WATCHDOG"))
     cfg.maxBlockInstructions = std::strtoull(w, nullptr, 10);
   // In a graph capture the launch is recorded, its arguments copied (as a
@@ -563,10 +569,14 @@ CUresult launchNow(CUfunction f, const LaunchConfig &cfg,
   const unsigned gx = cfg.grid[0], gy = cfg.grid[1], gz = cfg.grid[2];
   const unsigned bx = cfg.block[0], by = cfg.block[1], bz = cfg.block[2];
   LaunchCounters counters;
+  LaunchProfile profile;
   std::string error;
   uint64_t t0 = hostNs();
-  int rc = runKernel(m, fn, cfg, std::move(params), counters, error);
+  int rc = runKernel(m, fn, cfg, std::move(params), counters, error,
+                     cfg.profile ? &profile : nullptr);
   double seconds = (double)(hostNs() - t0) * 1e-9;
+  if (cfg.profile)
+    recordLaunchProfile(m, fn, bx * by * bz, counters, profile, seconds);
   std::lock_guard<std::mutex> lock(launchMutex);
   lastCounters = {counters.threadInstructions,
                   counters.warpInstructions,
@@ -576,22 +586,44 @@ CUresult launchNow(CUfunction f, const LaunchConfig &cfg,
                   counters.divergentBranches,
                   seconds,
                   counters.sharedBytes,
-                  counters.localBytes};
+                  counters.localBytes,
+                  counters.globalLoadRequests,
+                  counters.globalLoadSectors,
+                  counters.globalStoreRequests,
+                  counters.globalStoreSectors,
+                  counters.partialStoreSectors,
+                  counters.uniqueGlobalSectors,
+                  counters.sharedRequests,
+                  counters.sharedWavefronts,
+                  counters.accumulatorRoundTrips,
+                  {}};
+  std::copy(std::begin(counters.classInstructions),
+            std::end(counters.classInstructions),
+            lastCounters.classInstructions);
   if (envFlag("GPTC_EMU_STATS"))
-    std::fprintf(stderr,
-                 "gptc-emu: %s grid (%u,%u,%u) block (%u,%u,%u): %llu "
-                 "thread-instructions, %llu warp-instructions, %llu B loaded, "
-                 "%llu B stored, %llu B shared, %llu B local, %llu bank "
-                 "conflicts, %llu divergent branches, %.3f ms\n",
-                 fn.name.c_str(), gx, gy, gz, bx, by, bz,
-                 (unsigned long long)counters.threadInstructions,
-                 (unsigned long long)counters.warpInstructions,
-                 (unsigned long long)counters.globalBytesLoaded,
-                 (unsigned long long)counters.globalBytesStored,
-                 (unsigned long long)counters.sharedBytes,
-                 (unsigned long long)counters.localBytes,
-                 (unsigned long long)counters.sharedBankConflicts,
-                 (unsigned long long)counters.divergentBranches, seconds * 1e3);
+    std::fprintf(
+        stderr,
+        "gptc-emu: %s grid (%u,%u,%u) block (%u,%u,%u): %llu "
+        "thread-instructions, %llu warp-instructions, %llu B loaded, "
+        "%llu B stored, %llu B shared, %llu B local, %llu bank "
+        "conflicts, %llu divergent branches, %.3f ms; %llu/%llu "
+        "load/store requests, %.2f/%.2f sectors per request, %llu "
+        "shared requests, %.2f wavefronts per request\n",
+        fn.name.c_str(), gx, gy, gz, bx, by, bz,
+        (unsigned long long)counters.threadInstructions,
+        (unsigned long long)counters.warpInstructions,
+        (unsigned long long)counters.globalBytesLoaded,
+        (unsigned long long)counters.globalBytesStored,
+        (unsigned long long)counters.sharedBytes,
+        (unsigned long long)counters.localBytes,
+        (unsigned long long)counters.sharedBankConflicts,
+        (unsigned long long)counters.divergentBranches, seconds * 1e3,
+        (unsigned long long)counters.globalLoadRequests,
+        (unsigned long long)counters.globalStoreRequests,
+        perRequest(counters.globalLoadSectors, counters.globalLoadRequests),
+        perRequest(counters.globalStoreSectors, counters.globalStoreRequests),
+        (unsigned long long)counters.sharedRequests,
+        perRequest(counters.sharedWavefronts, counters.sharedRequests));
   if (rc != CUDA_SUCCESS) {
     std::fprintf(stderr, "%s\n", error.c_str());
     if (rc != CUDA_ERROR_INVALID_VALUE)
@@ -603,6 +635,10 @@ CUresult launchNow(CUfunction f, const LaunchConfig &cfg,
 } // namespace
 
 extern "C" {
+
+const char *gptcEmuInstrClassName(int instrClass) {
+  return instrClassName((unsigned)instrClass);
+}
 
 int gptcEmuGetLaunchCounters(gptcEmuLaunchCounters *out) {
   if (!out)

@@ -79,6 +79,15 @@ bool anyStreamCapturing();
 /// allocations, copies, memsets), in the order they were made.
 void traceCall(const char *call, uint64_t bytes = 0,
                const char *what = nullptr);
+/// GPTC_EMU_STATS, GPTC_EMU_STATS_JSON or GPTC_EMU_PROFILE: launches are
+/// profiled, and summed per kernel for the report at exit
+/// (DriverProfile.cpp).
+bool profilingLaunches();
+struct LaunchCounters;
+struct LaunchProfile;
+void recordLaunchProfile(const Module &m, const Function &fn, unsigned block,
+                         const LaunchCounters &c, const LaunchProfile &p,
+                         double seconds);
 
 } // namespace gptc::emu
 

@@ -113,6 +113,13 @@ void ldmatrixOp(WarpState &w, const Instr &in, uint32_t mask) {
   if (!wholeWarp(w, in, mask, "ldmatrix.sync"))
     return;
   const unsigned matrices = in.mode;
+  if (w.counters && in.space == Space::Shared) {
+    // Each matrix's 8 rows of 16 bytes are one phase (a quarter-warp).
+    uint64_t addr[32];
+    uint32_t rowLanes = (uint32_t)((1ull << (8 * matrices)) - 1);
+    FOR_LANES(rowLanes, l) addr[l] = addressOf(w, in.ops[1], l);
+    countSharedRequest(w, in, rowLanes, addr, 16);
+  }
   uint16_t rows[4][8][8];
   for (unsigned m = 0; m < matrices; ++m)
     for (unsigned r = 0; r < 8; ++r) {
@@ -138,6 +145,11 @@ void ldmatrixOp(WarpState &w, const Instr &in, uint32_t mask) {
 /// both ranges now and queues the copy in the lane's open group.
 void cpAsyncOp(WarpState &w, const Instr &in, uint32_t mask) {
   const unsigned size = (unsigned)in.ops[2].imm;
+  if (w.counters && w.launch->profile) {
+    uint64_t src[32] = {};
+    FOR_LANES(mask, l) src[l] = addressOf(w, in.ops[1], l);
+    countGlobalRequest(w, in, mask, src, size, /*write=*/false);
+  }
   FOR_LANES(mask, l) {
     uint64_t dst = addressOf(w, in.ops[0], l), src = addressOf(w, in.ops[1], l);
     unsigned srcSize = size;

@@ -192,33 +192,30 @@ bool paramIsKernel(const WarpState &w, const Instr &in, const Operand &a) {
                            w.mod->funcs[in.func].isEntry);
 }
 
-/// Counts shared-memory bank conflicts of one warp access (extra
-/// wavefronts: distinct 4-byte words in the busiest bank, minus one).
-void countBankConflicts(WarpState &w, const Instr &in, uint32_t mask) {
-  LaneAddress address(w, in.ops[in.op == 1 ? 0 : 1]);
-  // The common patterns first: a word per lane in lane order (each lane
-  // its own bank) or one word for all (a broadcast).
-  uint64_t first = address[__builtin_ctz(mask)] / 4;
-  bool consecutive = true, broadcast = true;
-  FOR_LANES(mask, l) {
-    uint64_t word = address[l] / 4;
-    consecutive &= word - first == l - __builtin_ctz(mask);
-    broadcast &= word == first;
-  }
-  if (consecutive || broadcast)
+/// Counts one warp-level access of `bytes` per lane (ExecCounters.cpp):
+/// a global request's sectors or a shared request's wavefronts. A generic
+/// access counts in the space its first active lane's address lies in.
+void countAccess(WarpState &w, const Instr &in, uint32_t mask,
+                 const LaneAddress &address, unsigned bytes, bool write) {
+  // Shared wavefronts are always counted; global sectors when profiled.
+  if (!w.counters || (in.space == Space::Global && !w.launch->profile))
     return;
-  int64_t bankWord[32];
-  unsigned count[32] = {};
-  unsigned worst = 1;
-  FOR_LANES(mask, l) {
-    uint64_t word = address[l] / 4;
-    unsigned bank = word % 32;
-    if (count[bank] == 0 || bankWord[bank] != (int64_t)word) {
-      worst = std::max(worst, ++count[bank]);
-      bankWord[bank] = (int64_t)word;
-    }
+  uint64_t addr[32];
+  FOR_LANES(mask, l) addr[l] = address[l];
+  Space space = in.space;
+  if (space == Space::Generic) {
+    DeviceMemory &mem = *w.launch->mem;
+    uint64_t a = addr[__builtin_ctz(mask)];
+    space = a - mem.sharedWindow() < (1ull << 32)  ? Space::Shared
+            : a - mem.localWindow() < (1ull << 32) ? Space::Local
+                                                   : Space::Global;
+    if (space == Space::Shared)
+      FOR_LANES(mask, l) addr[l] -= mem.sharedWindow();
   }
-  w.counters->sharedBankConflicts += worst - 1;
+  if (space == Space::Shared)
+    countSharedRequest(w, in, mask, addr, bytes);
+  else if (space == Space::Global && w.launch->profile)
+    countGlobalRequest(w, in, mask, addr, bytes, write);
 }
 
 /// Where a warp's accesses land: lane l's address `addr` is at host
@@ -368,10 +365,11 @@ void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
   unsigned size = tySize(in.ty);
   bool kp = paramIsKernel(w, in, a);
   bool sext = tyIsSigned(in.ty);
-  if (in.space == Space::Shared && w.counters)
-    countBankConflicts(w, in, mask);
   unsigned n = d.kind == Operand::Vec ? d.nvec : 1;
   LaneAddress address(w, a);
+  if (in.space != Space::Param && in.space != Space::Const &&
+      in.space != Space::Local)
+    countAccess(w, in, mask, address, size * n, false);
   WarpWindow win;
   bool checked = warpWindow(w, in, mask, address, size * n, false, kp, win);
   if (checked && d.kind == Operand::Reg) {
@@ -417,10 +415,10 @@ void ldOp(WarpState &w, const Instr &in, uint32_t mask) {
 void stOp(WarpState &w, const Instr &in, uint32_t mask) {
   const Operand &a = in.ops[0], &s = in.ops[1];
   unsigned size = tySize(in.ty);
-  if (in.space == Space::Shared && w.counters)
-    countBankConflicts(w, in, mask);
   unsigned n = s.kind == Operand::Vec ? s.nvec : 1;
   LaneAddress address(w, a);
+  if (in.space != Space::Param && in.space != Space::Local)
+    countAccess(w, in, mask, address, size * n, true);
   WarpWindow win;
   bool checked = warpWindow(w, in, mask, address, size * n, true, false, win);
   FOR_LANES(mask, l) {
@@ -503,6 +501,7 @@ void atomOp(WarpState &w, const Instr &in, uint32_t mask) {
   AtomOp op = (AtomOp)(in.mode & 0x7f);
   unsigned base = isRed ? 0 : 1;
   LaneAddress address(w, in.ops[base]);
+  countAccess(w, in, mask, address, sizeof(S), true);
   FOR_LANES(mask, l) {
     uint64_t addr = address[l];
     uint8_t *p =

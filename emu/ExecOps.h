@@ -55,6 +55,19 @@ void registerWarpOps(SelectorMap &m);
 void registerMatrixOps(SelectorMap &m);
 void registerControlOps(SelectorMap &m);
 
+/// The gptcEmuInstrClass of a decoded instruction (InstrClass.cpp).
+uint8_t classifyInstr(const std::string &opcode, const Instr &in);
+/// Its name in reports ("fp32", "div64", ...).
+const char *instrClassName(unsigned instrClass);
+
+/// Counts one warp-level access of `bytes` per lane at the lanes' addresses
+/// `addr` (indexed by lane) in global memory, or in shared memory at
+/// offsets into the block's shared memory (ExecCounters.cpp).
+void countGlobalRequest(WarpState &w, const Instr &in, uint32_t mask,
+                        const uint64_t *addr, unsigned bytes, bool write);
+void countSharedRequest(WarpState &w, const Instr &in, uint32_t mask,
+                        const uint64_t *addr, unsigned bytes);
+
 /// Translates an access of `size` bytes at `addr` in `space` for `lane`
 /// to a host pointer, or records a fault and returns null
 /// (ExecMemory.cpp).

@@ -13,8 +13,11 @@
 #include "emu/DeviceMemory.h"
 #include "emu/PtxModule.h"
 
+#include "emu/gptc_emu.h"
+
 #include <cstring>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace gptc::emu {
@@ -29,7 +32,39 @@ struct LaunchCounters {
   uint64_t divergentBranches = 0;
   uint64_t sharedBytes = 0; ///< loaded and stored, lanes summed
   uint64_t localBytes = 0;  ///< loaded and stored, lanes summed
+  /// Warp-level requests and the 32-byte sectors they touch (gptc_emu.h).
+  uint64_t globalLoadRequests = 0, globalLoadSectors = 0;
+  uint64_t globalStoreRequests = 0, globalStoreSectors = 0;
+  uint64_t partialStoreSectors = 0;
+  uint64_t uniqueGlobalSectors = 0; ///< profiled launches only
+  uint64_t sharedRequests = 0, sharedWavefronts = 0;
+  uint64_t accumulatorRoundTrips = 0;
+  uint64_t classInstructions[GPTC_EMU_INSTR_CLASSES] = {};
   void add(const LaunchCounters &o);
+};
+
+/// What a profiled launch counts per instruction (per pc of the module).
+struct PcCounters {
+  uint64_t executed = 0;       ///< warp-level
+  uint64_t requests = 0;       ///< memory requests (global or shared)
+  uint64_t sectors = 0;        ///< global: 32-byte sectors
+  uint64_t partialSectors = 0; ///< global stores: sectors written in part
+  uint64_t wavefronts = 0;     ///< shared
+  uint64_t roundTrips = 0;     ///< stores of addresses loaded this iteration
+  void add(const PcCounters &o) {
+    executed += o.executed;
+    requests += o.requests;
+    sectors += o.sectors;
+    partialSectors += o.partialSectors;
+    wavefronts += o.wavefronts;
+    roundTrips += o.roundTrips;
+  }
+};
+
+/// A profiled launch's per-instruction counters and the global sectors it
+/// touched (GPTC_EMU_STATS).
+struct LaunchProfile {
+  std::vector<PcCounters> pcs;
 };
 
 /// The first fault of a launch: its CUresult and where it happened.
@@ -76,6 +111,15 @@ struct WarpState {
   uint8_t depth[32] = {};
   bool converged = true;
   LaunchCounters *counters = nullptr;
+  /// Profiled launches: counters per pc and the global sectors touched.
+  /// The warp's recent global loads in loops (pc and a hash of the lanes'
+  /// addresses), to find stores back to them.
+  PcCounters *pcCounters = nullptr;
+  std::unordered_set<uint64_t> *sectorsTouched = nullptr;
+  static constexpr unsigned kRecentLoads = 8;
+  uint64_t recentLoadHash[kRecentLoads] = {};
+  int32_t recentLoadPc[kRecentLoads] = {};
+  unsigned recentLoadNext = 0;
   /// cp.async copies not completed yet, in issue order, and each lane's
   /// number of committed groups.
   std::vector<AsyncCopy> asyncCopies;
@@ -124,6 +168,7 @@ struct LaunchState {
   uint64_t dynShared = 0;
   std::vector<uint8_t> kernelParams;
   bool racecheck = false;
+  bool profile = false; ///< per-pc counters and unique sectors
   /// The watchdog: a block's thread-instructions beyond this fail the
   /// launch with CUDA_ERROR_LAUNCH_TIMEOUT (0: no limit).
   uint64_t maxBlockInstructions = 0;

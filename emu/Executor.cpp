@@ -32,6 +32,17 @@ void LaunchCounters::add(const LaunchCounters &o) {
   divergentBranches += o.divergentBranches;
   sharedBytes += o.sharedBytes;
   localBytes += o.localBytes;
+  globalLoadRequests += o.globalLoadRequests;
+  globalLoadSectors += o.globalLoadSectors;
+  globalStoreRequests += o.globalStoreRequests;
+  globalStoreSectors += o.globalStoreSectors;
+  partialStoreSectors += o.partialStoreSectors;
+  uniqueGlobalSectors += o.uniqueGlobalSectors;
+  sharedRequests += o.sharedRequests;
+  sharedWavefronts += o.sharedWavefronts;
+  accumulatorRoundTrips += o.accumulatorRoundTrips;
+  for (unsigned c = 0; c < GPTC_EMU_INSTR_CLASSES; ++c)
+    classInstructions[c] += o.classInstructions[c];
 }
 
 namespace {
@@ -252,6 +263,9 @@ void runWarp(WarpState &w) {
           in.exec(w, in, exec);
         cnt.threadInstructions += laneCount(exec);
         ++cnt.warpInstructions;
+        ++cnt.classInstructions[in.iclass];
+        if (w.pcCounters)
+          ++w.pcCounters[pc].executed;
         ++pc;
         if (dead)
           break;
@@ -286,6 +300,9 @@ void runWarp(WarpState &w) {
     forceSync = false;
     cnt.threadInstructions += laneCount(exec);
     ++cnt.warpInstructions;
+    ++cnt.classInstructions[in.iclass];
+    if (w.pcCounters)
+      ++w.pcCounters[pc].executed;
     if (in.ctl == Ctl::None || in.ctl == Ctl::WarpSync) {
       if (exec)
         in.exec(w, in, exec);
@@ -314,7 +331,8 @@ void runWarp(WarpState &w) {
 }
 
 /// Runs one block to completion (or to the launch's first fault).
-void runBlock(LaunchState &ls, BlockState &b, LaunchCounters &cnt) {
+void runBlock(LaunchState &ls, BlockState &b, LaunchCounters &cnt,
+              PcCounters *pcs, std::unordered_set<uint64_t> *sectors) {
   const Module &m = *ls.mod;
   unsigned nwarps = (b.nthreads + 31) / 32;
   std::fill(b.shared.begin(), b.shared.end(), 0);
@@ -338,6 +356,10 @@ void runBlock(LaunchState &ls, BlockState &b, LaunchCounters &cnt) {
     w.waiting = 0;
     w.converged = true;
     w.counters = &cnt;
+    w.pcCounters = pcs;
+    w.sectorsTouched = sectors;
+    w.recentLoadNext = 0;
+    std::fill(std::begin(w.recentLoadPc), std::end(w.recentLoadPc), -1);
     w.cacheBase = w.cacheEnd = 0;
     w.asyncCopies.clear();
     std::fill(std::begin(w.asyncGroups), std::end(w.asyncGroups), 0u);
@@ -448,7 +470,7 @@ unsigned emulatorThreads() {
 
 int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
               std::vector<uint8_t> params, LaunchCounters &counters,
-              std::string &error) {
+              std::string &error, LaunchProfile *profile) {
   uint64_t nthreads = (uint64_t)cfg.block[0] * cfg.block[1] * cfg.block[2];
   auto limitError = [&](const std::string &what) {
     error = "gptc-emu: launch of kernel " + fn.name + ": " + what;
@@ -499,6 +521,7 @@ int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
   ls.dynShared = cfg.dynShared;
   ls.kernelParams = std::move(params);
   ls.racecheck = cfg.racecheck;
+  ls.profile = cfg.profile;
   ls.maxBlockInstructions = cfg.maxBlockInstructions;
   ls.startNs = nowNs();
 
@@ -506,6 +529,11 @@ int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
   unsigned nworkers = (unsigned)std::min<uint64_t>(emulatorThreads(), nblocks);
   std::atomic<uint64_t> next{0};
   std::vector<LaunchCounters> perWorker(nworkers);
+  // A profiled launch: each worker's counters per pc and sectors touched.
+  std::vector<std::vector<PcCounters>> workerPcs(ls.profile ? nworkers : 0);
+  std::vector<std::unordered_set<uint64_t>> workerSectors(workerPcs.size());
+  for (auto &v : workerPcs)
+    v.resize(mod.code.size());
   auto worker = [&](unsigned id) {
     BlockState b;
     b.nthreads = (unsigned)nthreads;
@@ -527,7 +555,9 @@ int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
       b.ctaid[0] = (unsigned)(i % cfg.grid[0]);
       b.ctaid[1] = (unsigned)(i / cfg.grid[0] % cfg.grid[1]);
       b.ctaid[2] = (unsigned)(i / ((uint64_t)cfg.grid[0] * cfg.grid[1]));
-      runBlock(ls, b, perWorker[id]);
+      runBlock(ls, b, perWorker[id],
+               ls.profile ? workerPcs[id].data() : nullptr,
+               ls.profile ? &workerSectors[id] : nullptr);
     }
   };
   // The blocks run on OpenMP's pool, the one the emulated cuBLASLt's GEMMs
@@ -542,6 +572,17 @@ int runKernel(const Module &mod, const Function &fn, const LaunchConfig &cfg,
   counters = LaunchCounters();
   for (auto &c : perWorker)
     counters.add(c);
+  if (ls.profile) {
+    for (size_t i = 1; i < workerSectors.size(); ++i)
+      workerSectors[0].insert(workerSectors[i].begin(), workerSectors[i].end());
+    counters.uniqueGlobalSectors = workerSectors[0].size();
+    if (profile) {
+      profile->pcs.assign(mod.code.size(), PcCounters());
+      for (auto &v : workerPcs)
+        for (size_t pc = 0; pc < v.size(); ++pc)
+          profile->pcs[pc].add(v[pc]);
+    }
+  }
   if (ls.fault.code) {
     const Fault &f = ls.fault;
     char buf[160];

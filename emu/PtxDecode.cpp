@@ -198,6 +198,7 @@ bool decodeInstr(Instr &in, const std::string &opcode,
           "' is not implemented by the emulator";
     return false;
   }
+  in.iclass = classifyInstr(opcode, in);
   return true;
 }
 

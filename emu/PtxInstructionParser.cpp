@@ -278,6 +278,7 @@ bool Parser::parseInstruction() {
   if (!decodeInstr(in, opcode, mods, why))
     return fail("'" + full + "' in function '" + fname + "': " + why, in.line);
   m.code.push_back(in);
+  m.text.push_back(full);
   return true;
 }
 

@@ -166,6 +166,10 @@ struct Instr {
   int8_t memberOp = -1;  ///< member-mask operand of warp-sync ops
   uint32_t line = 0;     ///< PTX source line
   int32_t func = -1;     ///< function the instruction belongs to
+  uint8_t iclass = 0;    ///< gptcEmuInstrClass
+  /// The innermost loop around the instruction: pcs [loopStart, loopEnd]
+  /// between a backward branch's target and the branch; -1 outside loops.
+  int32_t loopStart = -1, loopEnd = -1;
 };
 
 /// A variable in a state space (global/const/shared/local/param).
@@ -223,6 +227,7 @@ struct Module {
   uint64_t localBytes = 0;           ///< per-thread .local bytes
   uint64_t paramBytes = 0;           ///< per-thread param area bytes
   std::vector<std::string> regNames; ///< slot -> name, for reports
+  std::vector<std::string> text;     ///< pc -> opcode with its modifiers
 };
 
 } // namespace gptc::emu

@@ -17,6 +17,24 @@ namespace gptc::emu {
 
 namespace detail {
 
+/// Marks each instruction's innermost loop: a backward branch at pc b to t
+/// makes [t, b] a loop; the shortest such range around a pc is its loop.
+void markLoops(Module &m) {
+  for (size_t b = 0; b < m.code.size(); ++b) {
+    const Instr &br = m.code[b];
+    if (br.ctl != Ctl::Bra || br.target < 0 || (size_t)br.target > b)
+      continue;
+    for (size_t pc = (size_t)br.target; pc <= b; ++pc) {
+      Instr &in = m.code[pc];
+      if (in.loopStart < 0 ||
+          in.loopEnd - in.loopStart > (int32_t)b - br.target) {
+        in.loopStart = br.target;
+        in.loopEnd = (int32_t)b;
+      }
+    }
+  }
+}
+
 bool Parser::number(int64_t &v) {
   bool neg = accept("-");
   const Token &tok = peek();
@@ -136,6 +154,7 @@ bool Parser::run() {
       if (in.ops[i].dynShared)
         in.ops[i].imm += (int64_t)dynBase;
   m.staticShared = std::max(m.staticShared, dynBase);
+  markLoops(m);
   return true;
 }
 
@@ -367,6 +386,7 @@ bool Parser::parseFunction(bool isEntry) {
   ret.func = idx;
   decodeInstr(ret, "ret", {}, e);
   m.code.push_back(ret);
+  m.text.push_back("ret");
   m.funcs[idx].endPc = (uint32_t)m.code.size();
   scopes.pop_back();
   curFunc = -1;
