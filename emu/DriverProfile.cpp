@@ -198,6 +198,12 @@ private:
       for (size_t i = 0; i < std::size(fields); ++i)
         std::fprintf(f, "%s\"%s\": %llu", i ? ", " : "", fields[i].first,
                      (unsigned long long)fields[i].second);
+      uint64_t inLoops = 0;
+      for (const PcInfo &p : k.pcs)
+        if (p.inLoop)
+          inLoops += p.counters.executed;
+      std::fprintf(f, ", \"loopWarpInstructions\": %llu",
+                   (unsigned long long)inLoops);
       std::fprintf(f, "},\n  \"classes\": {");
       for (unsigned i = 0; i < GPTC_EMU_INSTR_CLASSES; ++i)
         std::fprintf(f, "%s\"%s\": %llu", i ? ", " : "", instrClassName(i),

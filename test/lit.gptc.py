@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration for gptc's tests (loaded by lit.cfg.py with the build's paths).
 
+import glob
 import os
 import shutil
 import subprocess
@@ -105,6 +106,18 @@ if os.path.exists(pyenv_python) and subprocess.run(
                       stdout=subprocess.DEVNULL,
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("tiktoken")
+
+# nvdisasm (the CUDA toolkit's, or PyPI's nvidia-cuda-nvdisasm, which
+# scripts/test.sh installs into BUILD/pyenv): tests that count SASS from the
+# cubins say `REQUIRES: nvdisasm` and are UNSUPPORTED without it.
+nvdisasm = shutil.which("nvdisasm") or next(
+    (p for p in sorted(glob.glob(os.path.join(
+        config.gptc_obj_root, "pyenv", "lib", "python3*", "site-packages",
+        "nvidia", "cu*", "bin", "nvdisasm"))) + ["/usr/local/cuda/bin/nvdisasm"]
+     if os.path.exists(p)), None)
+if nvdisasm:
+    config.available_features.add("nvdisasm")
+    config.substitutions.append(("%nvdisasm", nvdisasm))
 
 # Tests that give files to another user (chown) need root.
 if hasattr(os, "geteuid") and os.geteuid() == 0:
