@@ -89,6 +89,13 @@ cl::opt<bool> &statsOption() {
       cl::cat(gptcCategory));
   return stats;
 }
+cl::opt<std::string> profilePath(
+    "profile",
+    cl::desc("With --stats --target=cuda: price each kernel by what the "
+             "emulated device measured of it in a step of the same spec at a "
+             "scaled-down shape (GPTC_EMU_STATS_JSON with SASS counts; "
+             "scripts/measure-step.sh makes it) (compile)"),
+    cl::value_desc("profile.json"), cl::cat(gptcCategory));
 using gptc::Stage;
 cl::opt<Stage> emitStage("emit",
                          cl::desc("Print the IR after this stage (compile)"),
@@ -286,8 +293,12 @@ int runStats(mlir::MLIRContext &ctx, const gptc::ModelSpec &spec) {
     errs() << "gptc: error: " << errorMessage << "\n";
     return 1;
   }
-  bool ok =
-      gptc::printStepStats(ctx, spec, target, !noFuse, out->os(), errorMessage);
+  if (!profilePath.empty() && target != gptc::Target::CUDA) {
+    errs() << "gptc: error: --profile prices CUDA kernels; add --target=cuda\n";
+    return 1;
+  }
+  bool ok = gptc::printStepStats(ctx, spec, target, !noFuse, profilePath,
+                                 out->os(), errorMessage);
   if (ok || !errorMessage.empty())
     out->keep(); // a table, possibly with ptxas failures in it
   if (!errorMessage.empty())
@@ -309,6 +320,11 @@ int runCompile() {
   if (stats && emit) {
     errs() << "gptc: error: --stats prints kernels and GEMMs, not IR; drop "
               "--emit\n";
+    return 1;
+  }
+  if (!profilePath.empty() && !stats) {
+    errs() << "gptc: error: --profile prices the kernels of --stats; add "
+              "--stats --target=cuda\n";
     return 1;
   }
   if (!stats && !emit && outputPath == "-") {
@@ -414,7 +430,7 @@ bool checkSingleOccurrences() {
                  {"--target", &target},   {"--dtype", &dtype},
                  {"--no-fuse", &noFuse},  {"--stats", &statsOption()},
                  {"--time", &timePhases}, {"--jobs", &jobs},
-                 {"--cpu", &cpu}};
+                 {"--cpu", &cpu},         {"--profile", &profilePath}};
   for (const Named &o : options)
     if (o.option->getNumOccurrences() > 1) {
       errs() << "gptc: error: " << o.name << " is given more than once\n";

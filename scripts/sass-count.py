@@ -138,6 +138,26 @@ def ptx_counts(text):
     return {"ptx": len(instrs), "ptxLoop": len(inside), "ptxLoops": innermost}
 
 
+def mnemonics(ptx):
+    """A kernel's code up to its constants: how often each mnemonic stands
+    in its PTX (gptc's ptxMnemonics, MeasuredProfile.h)."""
+    entry = ptx.find(".entry")
+    body = ptx.find("{", entry) if entry >= 0 else -1
+    counts = {}
+    if body < 0:
+        return counts
+    for line in ptx[body + 1:].split("\n"):
+        line = line.split("//", 1)[0].strip()
+        if not line or line[0] in ".{}%()" or (line.endswith(":") and " " not in line):
+            continue
+        if line.startswith("@"):
+            parts = line.split(" ", 1)
+            line = parts[1].lstrip() if len(parts) > 1 else ""
+        m = re.split(r"[ \t;]", line, 1)[0]
+        counts[m] = counts.get(m, 0) + 1
+    return counts
+
+
 def find_nvdisasm(given):
     if given:
         return given
@@ -171,14 +191,24 @@ def main():
     parser.add_argument("--show", action="append", default=[],
                         help="print this kernel's line")
     parser.add_argument("--all", action="store_true", help="print every kernel")
+    parser.add_argument("--annotate", metavar="OUT",
+                        help="with --emu: write the profile with each "
+                        "kernel's SASS per executed PTX instruction added "
+                        "(the input of gptc compile --stats --profile)")
+    parser.add_argument("--shape", default="",
+                        help="with --annotate: how the step was scaled, for "
+                        "the report")
     args = parser.parse_args()
     nvdisasm = find_nvdisasm(args.nvdisasm)
     data = open(args.step_so, "rb").read()
-    executed = {}
+    executed, profile = {}, None
+    if args.annotate and not args.emu:
+        sys.exit("sass-count: --annotate needs --emu")
     if args.emu:
         with open(args.emu) as f:
-            for k in json.load(f)["kernels"]:
-                executed[k["name"]] = k
+            profile = json.load(f)
+        for k in profile["kernels"]:
+            executed[k["name"]] = k
     names, cubins, ptxs = [], [], []
     for cubin, ptx in images(data):
         names.append(re.search(r"\.visible \.entry (\w+)\(", ptx).group(1))
@@ -203,6 +233,7 @@ def main():
             for i, text in enumerate(pool.map(disassemble, range(len(names)))):
                 k = sass_counts(text)
                 k.update(ptx_counts(ptxs[i]))
+                k["mnemonics"] = mnemonics(ptxs[i])
                 kernels[names[i]] = k
     total = {"sass": 0, "ptx": 0, "sassLoop": 0, "ptxLoop": 0, "dynPtx": 0,
              "dynSass": 0.0, "divCalls": 0}
@@ -230,6 +261,10 @@ def main():
                     div64 * (1 + sub_len))
             total["dynPtx"] += dyn
             total["dynSass"] += sass
+            e["sass"] = {"perPtx": round(ratio(sass, dyn), 4),
+                         "mnemonics": k["mnemonics"],
+                         "static": k["sass"], "staticPtx": k["ptx"],
+                         "divisionCalls": k["divCalls"]}
             line += ("; executed PTX %d (%d in loops, %d div64) -> SASS ~%d "
                      "(%.2f)" % (dyn, in_loops, div64, sass, ratio(sass, dyn)))
         if args.all or name in args.show:
@@ -241,6 +276,13 @@ def main():
               total["ptxLoop"], ratio(total["sassLoop"], total["ptxLoop"]),
               total["divCalls"],
               sum(1 for k in kernels.values() if k["divCalls"])))
+    if args.annotate:
+        if args.shape:
+            profile["shape"] = args.shape
+        tmp = args.annotate + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(profile, f, indent=1)
+        os.replace(tmp, args.annotate)
     if executed:
         print("executed on the emulated device: PTX %d warp-instructions, SASS "
               "~%d (%.2f)" % (total["dynPtx"], total["dynSass"],

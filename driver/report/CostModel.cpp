@@ -131,6 +131,8 @@ const char *boundName(Bound b) {
     return "issue";
   case Bound::DRAM:
     return "dram";
+  case Bound::L2:
+    return "l2";
   case Bound::Shared:
     return "shared";
   case Bound::Local:
@@ -170,35 +172,40 @@ KernelTime calibratedKernelTime(const KernelWork &w) {
   const double active =
       std::min(resident, warps / static_cast<double>(H100::kSMs));
   const double hiding = std::min(1.0, active / M::kLatencyHidingWarps);
-  t.issue = w.threadInstructions / (32.0 * lanes) /
-            M::kWarpInstructionsPerSecond / std::max(hiding, 1e-9);
+  const double warpInstructions = w.warpInstructions > 0
+                                      ? w.warpInstructions
+                                      : w.threadInstructions / (32.0 * lanes);
+  t.issue =
+      warpInstructions / M::kWarpInstructionsPerSecond / std::max(hiding, 1e-9);
   t.arithmetic = w.flops / H100::kF32Flops / lanes / std::max(hiding, 1e-9);
   t.tensor = w.tensorFlops / M::kMmaSyncFlops / std::max(fill, 1e-9);
   t.dram = w.dramBytes / H100::kBandwidth / std::max(fill, 1e-9);
+  t.l2 = w.l2Bytes / M::kL2BytesPerSecond / std::max(fill, 1e-9);
   t.shared = w.sharedBytes / M::kL1BytesPerSecond / std::max(fill, 1e-9);
   if (w.stackBytes != 0)
     t.local = w.localBytes /
               localBytesPerSecond(w, static_cast<int64_t>(resident)) /
               std::max(fill, 1e-9);
-  double worst = M::kGraphLaunchSeconds;
+  double worst = w.launchSeconds;
   t.bound = Bound::Launch;
   for (auto [seconds, bound] :
        {std::pair{t.arithmetic, Bound::Arithmetic},
         std::pair{t.tensor, Bound::Tensor}, std::pair{t.issue, Bound::Issue},
-        std::pair{t.dram, Bound::DRAM}, std::pair{t.shared, Bound::Shared},
-        std::pair{t.local, Bound::Local}})
+        std::pair{t.dram, Bound::DRAM}, std::pair{t.l2, Bound::L2},
+        std::pair{t.shared, Bound::Shared}, std::pair{t.local, Bound::Local}})
     if (seconds > worst) {
       worst = seconds;
       t.bound = bound;
     }
-  t.seconds =
-      std::max({t.arithmetic, t.tensor, t.issue, t.dram, t.shared, t.local}) +
-      M::kGraphLaunchSeconds;
+  t.seconds = std::max({t.arithmetic, t.tensor, t.issue, t.dram, t.l2, t.shared,
+                        t.local}) +
+              w.launchSeconds;
   return t;
 }
 
 double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
-                             GemmElementBytes elementBytes, bool readsC) {
+                             GemmElementBytes elementBytes, bool readsC,
+                             double launchSeconds) {
   using M = H100Measured;
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
                        static_cast<double>(k) * static_cast<double>(batch);
@@ -213,7 +220,7 @@ double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
   return std::max(flops / peak,
                   gemmBytes(m, n, k, batch, elementBytes, readsC) /
                       H100::kBandwidth) +
-         M::kGraphLaunchSeconds;
+         launchSeconds;
 }
 
 } // namespace gptc::cost

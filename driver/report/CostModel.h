@@ -152,8 +152,8 @@ struct H100Measured {
 };
 
 /// The resource that bounds a kernel's time in the calibrated model.
-enum class Bound { Arithmetic, Tensor, Issue, DRAM, Shared, Local, Launch };
-constexpr size_t kNumBounds = 7;
+enum class Bound { Arithmetic, Tensor, Issue, DRAM, L2, Shared, Local, Launch };
+constexpr size_t kNumBounds = 8;
 const char *boundName(Bound b);
 
 /// What one launch of a kernel does and how it is launched.
@@ -167,13 +167,23 @@ struct KernelWork {
   /// ptxas's stack frame per thread (sm_90); -1 when unknown.
   int64_t stackBytes = -1;
   int64_t sharedPerBlock = 0;
+  /// What issuing the launch costs beside its work: a replayed graph's
+  /// node, or a stream launch when the runtime does not use graphs (ranks
+  /// > 1: runtime/OpenStepDevice.cpp).
+  double launchSeconds = H100Measured::kGraphLaunchSeconds;
+  /// Measured (a profile of the emulated device, --stats --profile): the
+  /// SASS warp-instructions the launch issues, which replace
+  /// threadInstructions / (32 lanes); and the bytes of the 32-byte sectors
+  /// its requests move between L1 and L2. 0 when not measured.
+  double warpInstructions = 0, l2Bytes = 0;
 };
 
 /// Seconds of one launch and what bounds it, each term given too.
 struct KernelTime {
   double seconds = 0;
   Bound bound = Bound::Launch;
-  double arithmetic = 0, tensor = 0, issue = 0, dram = 0, shared = 0, local = 0;
+  double arithmetic = 0, tensor = 0, issue = 0, dram = 0, l2 = 0, shared = 0,
+         local = 0;
 };
 
 /// Where local memory is served from: L1 when the resident threads'
@@ -188,15 +198,18 @@ double localBytesPerSecond(const KernelWork &w, int64_t residentWarpsPerSM);
 ///   fill    = min(1, warps launched / 528) (schedulers with a warp)
 ///   lanes   = threads / (32 ceil(threads / 32)) per block
 ///   issue   = thread-instructions / (32 lanes) / (528 x 1.98 GHz) /
-///             hiding
+///             hiding (measured: SASS warp-instructions / (528 x 1.98
+///             GHz) / hiding)
 ///   arith   = FLOPs / 67 TFLOP/s / lanes / hiding
 ///   tensor  = mma.sync FLOPs / (2/3 x 989 TFLOP/s) / fill
 ///   dram    = bytes / 3.35 TB/s / fill
+///   l2      = measured sector bytes / 3.8 TB/s / fill (0 unmeasured)
 ///   shared  = shared bytes / 33.4 TB/s / fill
 ///   local   = local bytes / localBytesPerSecond / fill (0 when ptxas
 ///             reports no stack frame: the private arrays live in
 ///             registers)
-///   seconds = max(terms) + 1.3 us
+///   seconds = max(terms) + 1.3 us (a graph node; 3 us a stream launch
+///             when the runtime does not replay graphs: launchSeconds)
 /// A term that is 0 is not a bound; with all terms under the launch time
 /// the bound is Launch.
 KernelTime calibratedKernelTime(const KernelWork &w);
@@ -205,8 +218,11 @@ KernelTime calibratedKernelTime(const KernelWork &w);
 /// 3.35 TB/s) + 1.3 us, where waves = tiles / (132 ceil(tiles / 132)) for
 /// tiles = ceil(m / 256) ceil(n / 128) batch (wave quantisation: the last
 /// wave of tiles leaves SMs idle).
-double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
-                             GemmElementBytes elementBytes, bool readsC);
+/// `launchSeconds`: as KernelWork's.
+double
+calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
+                      GemmElementBytes elementBytes, bool readsC,
+                      double launchSeconds = H100Measured::kGraphLaunchSeconds);
 
 } // namespace gptc::cost
 

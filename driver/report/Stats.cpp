@@ -17,6 +17,7 @@
 #include "driver/report/StepStats.h"
 #include "passes/SpecKey.h"
 
+#include "dialects/GPT/GPTDialect.h"
 #include "driver/Compile.h"
 #include "driver/Ptxas.h"
 #include "driver/report/CostModel.h"
@@ -90,7 +91,7 @@ SmallVector<func::FuncOp> entryPoints(ModuleOp module) {
   return entries;
 }
 
-void collectGemms(func::FuncOp func, EntryStats &entry) {
+void collectGemms(func::FuncOp func, double launchSeconds, EntryStats &entry) {
   std::map<GemmShape, size_t> index;
   func.walk([&](func::CallOp call) {
     StringRef callee = call.getCallee();
@@ -128,7 +129,7 @@ void collectGemms(func::FuncOp func, EntryStats &entry) {
     entry.gemmFlops.add(g.flops());
     entry.gemmBytes += g.bytes();
     entry.gemmSeconds += g.seconds();
-    entry.calibratedGemmSeconds += g.calibratedSeconds();
+    entry.calibratedGemmSeconds += g.calibratedSeconds(launchSeconds);
     entry.approximate |= !g.flops();
   }
 }
@@ -207,7 +208,8 @@ void collectLaunchKernels(func::FuncOp func, std::optional<int64_t> windowKeys,
 /// The cost columns of `k` and its part of `entry`'s cost (CostModel.h):
 /// occupancy on sm_90 with ptxas's registers and shared memory, FLOPs and
 /// bytes of a launch (per work item times work items), roofline seconds.
-void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
+void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS,
+                double launchSeconds) {
   constexpr size_t sm90 = 1;
   static_assert(kPTXChips.size() > sm90, "sm_90 is the second chip");
   Count threadsPerBlock = product(k.block);
@@ -237,6 +239,7 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
   k.idealSeconds =
       launches * cost::kernelSeconds(k.flops, k.bytes, 1.0, k.tensorFlops);
   cost::KernelWork work;
+  work.launchSeconds = launchSeconds;
   work.flops = k.flops;
   work.tensorFlops = k.tensorFlops;
   work.dramBytes = k.bytes;
@@ -255,6 +258,26 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS) {
   }
   k.calibrated = cost::calibratedKernelTime(work);
   k.calibratedSeconds = launches * k.calibrated.seconds;
+  k.staticCalibratedSeconds = k.calibratedSeconds;
+  entry.staticKernelSeconds += k.staticCalibratedSeconds;
+  if (k.measured) {
+    // The measured model: the static counts of this shape through the
+    // ratios the emulated device measured (MeasuredProfile.h).
+    const MeasuredKernel &m = *k.measured;
+    double requested = k.body.bytes;
+    for (const BufferReads &b : k.body.buffers)
+      requested += b.bytes;
+    requested *= items;
+    double block = static_cast<double>(threadsPerBlock.value_or(1));
+    double blockLanes = block / std::ceil(block / 32);
+    work.warpInstructions =
+        k.instructions / (blockLanes * m.convergence) * m.sassPerPtx;
+    work.l2Bytes = requested * m.sectorBytesPerByte;
+    work.dramBytes = std::max(k.bytes, work.l2Bytes / m.reuse);
+    work.sharedBytes = k.sharedTraffic * m.sharedConflict;
+    k.calibrated = cost::calibratedKernelTime(work);
+    k.calibratedSeconds = launches * k.calibrated.seconds;
+  }
   entry.calibratedKernelSeconds += k.calibratedSeconds;
   entry.secondsByBound[static_cast<size_t>(k.calibrated.bound)] +=
       k.calibratedSeconds;
@@ -285,6 +308,7 @@ bool assembleKernels(ModuleOp module, std::vector<EntryStats> &entries,
   std::map<std::pair<std::string, StringRef>, size_t> unique;
   std::vector<std::pair<const PTXKernel *, PTXASInfo>> results;
   llvm::StringMap<std::array<size_t, kNumChips>> slotOf;
+  llvm::StringMap<Mnemonics> mnemonicsOf;
   for (const PTXKernel &k : ptx) {
     auto chip = llvm::find(kPTXChips, k.chip);
     if (chip == kPTXChips.end())
@@ -294,6 +318,8 @@ bool assembleKernels(ModuleOp module, std::vector<EntryStats> &entries,
     if (inserted)
       results.push_back({&k, {}});
     slotOf[k.name][chip - kPTXChips.begin()] = it->second + 1;
+    if (StringRef(k.chip) == "sm_90")
+      mnemonicsOf[k.name] = ptxMnemonics(k.ptx);
   }
   {
     llvm::DefaultThreadPool pool(llvm::heavyweight_hardware_concurrency());
@@ -311,6 +337,7 @@ bool assembleKernels(ModuleOp module, std::vector<EntryStats> &entries,
   size_t failed = 0;
   for (EntryStats &entry : entries)
     for (Kernel &k : entry.kernels) {
+      k.mnemonics = mnemonicsOf.lookup(k.name);
       auto it = slotOf.find(k.name);
       for (size_t c = 0; c < kNumChips; ++c) {
         size_t slot = it == slotOf.end() ? 0 : it->second[c];
@@ -381,8 +408,19 @@ static int64_t countCPUKernels(MLIRContext &ctx, const ModelSpec &spec,
 }
 
 bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
-                    bool fuse, llvm::raw_ostream &os, std::string &error) {
+                    bool fuse, StringRef profilePath, llvm::raw_ostream &os,
+                    std::string &error) {
   bool cuda = target == Target::CUDA;
+  std::optional<report::MeasuredProfile> profile;
+  if (!profilePath.empty()) {
+    llvm::Expected<report::MeasuredProfile> loaded =
+        report::loadMeasuredProfile(profilePath);
+    if (!loaded) {
+      error = llvm::toString(loaded.takeError());
+      return false;
+    }
+    profile = std::move(*loaded);
+  }
   OwningOpRef<ModuleOp> module = compileToStage(
       ctx, spec, cuda ? Stage::LLVM : Stage::Loops, target, fuse);
   if (!module)
@@ -400,29 +438,54 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
       return false;
   }
 
+  // A step of one rank replays a CUDA graph; ranks > 1 launch on the
+  // stream (runtime/OpenStepDevice.cpp's useGraphs).
+  double launchSeconds = spec.training.ranks > 1
+                             ? cost::H100::kLaunchSeconds
+                             : cost::H100Measured::kGraphLaunchSeconds;
   std::vector<EntryStats> entries;
   for (func::FuncOp func : entryPoints(cuda ? *outlined : *module)) {
     EntryStats entry;
     entry.name = func.getSymName().str();
+    entry.launchSeconds = launchSeconds;
     if (cuda)
       collectLaunchKernels(func, windowKeys(spec), entry);
     else
       collectLoopKernels(func, entry);
     for (const Kernel &k : entry.kernels)
       entry.launches.add(k.launches);
-    collectGemms(func, entry);
+    collectGemms(func, launchSeconds, entry);
     entry.hostLoops = countHostLoops(func);
     entries.push_back(std::move(entry));
   }
 
   std::string ptxas = cuda ? findPTXAS() : "", ptxasFailures;
+  if (profile && ptxas.empty()) {
+    error = "--profile matches kernels by their PTX and SASS: it needs ptxas "
+            "(CUDA_ROOT, /usr/local/cuda, PATH)";
+    return false;
+  }
   if (!ptxas.empty() &&
       !assembleKernels(*module, entries, ptxas, ptxasFailures, error))
     return false;
   if (cuda)
     for (EntryStats &e : entries)
-      for (Kernel &k : e.kernels)
-        costKernel(k, e, !ptxas.empty());
+      for (Kernel &k : e.kernels) {
+        if (profile) {
+          k.measured = profile->find(k.name, k.mnemonics, k.measuredExactly);
+          e.unmeasuredKernels += !k.measured;
+          e.approximatelyMeasured += k.measured && !k.measuredExactly;
+        }
+        costKernel(k, e, !ptxas.empty(), launchSeconds);
+      }
+  if (cuda) {
+    int64_t arenaBytes = 0;
+    if (auto arena = (*module)->getAttrOfType<gpt::ArenaLayoutAttr>(
+            gpt::ArenaLayoutAttr::kAttrName))
+      arenaBytes = arena.getBytes();
+    printStepAnswer(spec, entries, profile ? &*profile : nullptr, arenaBytes,
+                    os);
+  }
 
   // Totals: static kernel and GEMM call counts over every entry point, and
   // what one training step runs (grad_accum grad steps, one update).

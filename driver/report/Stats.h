@@ -31,10 +31,13 @@ namespace gptc {
 /// set for errors outside the compiler; when ptxas fails on some kernels,
 /// the table is printed first (their cells read "fail").
 /// `fuse` is PipelineOptions::fuse; a last line gives the CPU kernel count
-/// of the step both fused and with --no-fuse.
+/// of the step both fused and with --no-fuse. CUDA: the first five lines
+/// are the answer (printStepAnswer); with `profilePath` (a
+/// GPTC_EMU_STATS_JSON profile, MeasuredProfile.h) the kernels are priced
+/// by what the emulated device measured of them.
 bool printStepStats(mlir::MLIRContext &ctx, const ModelSpec &spec,
-                    Target target, bool fuse, llvm::raw_ostream &os,
-                    std::string &error);
+                    Target target, bool fuse, llvm::StringRef profilePath,
+                    llvm::raw_ostream &os, std::string &error);
 
 } // namespace gptc
 

@@ -12,6 +12,7 @@
 #include "driver/Ptxas.h"
 #include "driver/report/CostModel.h"
 #include "driver/report/KernelCost.h"
+#include "driver/report/MeasuredProfile.h"
 #include "frontend/ModelSpec.h"
 #include "passes/Pipeline.h"
 
@@ -60,6 +61,7 @@ struct Kernel {
   std::array<Count, 3> grid, block; ///< CUDA
   Count launches = 1;               ///< per call of the entry point
   std::array<PTXASInfo, kNumChips> ptxas;
+  Mnemonics mnemonics; ///< of its sm_90 PTX (with ptxas)
   // CUDA cost.
   int64_t dynamicShared = 0, workgroupShared = 0; ///< bytes per block
   BodyCost body;                                  ///< per work item
@@ -73,6 +75,12 @@ struct Kernel {
   double seconds = 0, idealSeconds = 0; ///< all launches of one call
   cost::KernelTime calibrated;          ///< one launch
   double calibratedSeconds = 0;         ///< all launches of one call
+  /// With a profile (--profile): this kernel's measured ratios (null when
+  /// the profiled step did not launch it), and the static model's time
+  /// kept beside the measured one for one release.
+  const MeasuredKernel *measured = nullptr;
+  bool measuredExactly = false; ///< the profiled kernel's code is the same
+  double staticCalibratedSeconds = 0; ///< all launches of one call
   bool approximate() const { return body.approximate || guardUnknown; }
 };
 
@@ -115,12 +123,12 @@ struct GemmGroup {
                                       *shape.batch, elementBytes(),
                                       shape.readsC);
   }
-  double calibratedSeconds() const {
+  double calibratedSeconds(double launchSeconds) const {
     if (!calls || !shape.m || !shape.n || !shape.k || !shape.batch)
       return 0;
     return *calls * cost::calibratedGemmSeconds(*shape.m, *shape.n, *shape.k,
                                                 *shape.batch, elementBytes(),
-                                                shape.readsC);
+                                                shape.readsC, launchSeconds);
   }
 };
 
@@ -148,6 +156,8 @@ struct EntryStats {
   std::vector<Kernel> kernels;
   std::vector<GemmGroup> gemms;
   int64_t hostLoops = 0; ///< serial loop nests outside any kernel
+  /// What a launch or GEMM call costs to issue (KernelWork::launchSeconds).
+  double launchSeconds = cost::H100Measured::kGraphLaunchSeconds;
   Total launches, gemmCalls, gemmFlops;
   /// The cost of one call (CUDA): FLOPs, bytes and seconds of its kernels
   /// and GEMMs; `ideal` as if every kernel ran at efficiency 1.
@@ -156,6 +166,10 @@ struct EntryStats {
   /// The calibrated model's seconds of one call, and its kernels' seconds
   /// by the bound that limits them (indexed by cost::Bound).
   double calibratedKernelSeconds = 0, calibratedGemmSeconds = 0;
+  /// The static model's kernel seconds (equal to calibratedKernelSeconds
+  /// without a profile), and the kernels a profile did not measure.
+  double staticKernelSeconds = 0;
+  int64_t unmeasuredKernels = 0, approximatelyMeasured = 0;
   std::array<double, cost::kNumBounds> secondsByBound{};
   std::array<int64_t, cost::kNumBounds> kernelsByBound{};
   bool approximate = false;
@@ -173,6 +187,21 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
 void printStepCost(const ModelSpec &spec,
                    const std::vector<EntryStats> &entries,
                    llvm::raw_ostream &os);
+
+/// The answer, as the first five lines of the report (StepAnswer.cpp):
+/// the step time, the parts it is made of, the five worst kernels with
+/// what bounds them, the whole run (training.steps steps), and the memory
+/// one rank needs against an 80 GB H100 (`arenaBytes`, 0 when unknown).
+void printStepAnswer(const ModelSpec &spec,
+                     const std::vector<EntryStats> &entries,
+                     const MeasuredProfile *profile, int64_t arenaBytes,
+                     llvm::raw_ostream &os);
+
+/// Seconds of one training step beside the kernels and GEMMs: collectives
+/// (printDataParallelCost's, whose line goes to `collectivesOs`), one graph
+/// launch and the batch's copy.
+double stepOverheadSeconds(const ModelSpec &spec, double &collectives,
+                           llvm::raw_ostream &collectivesOs);
 
 } // namespace gptc::report
 

@@ -169,7 +169,7 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
       if (target == Target::CUDA) {
         row.push_back(amount(g.bytes()));
         row.push_back(micros(g.seconds()));
-        row.push_back(micros(g.calibratedSeconds()));
+        row.push_back(micros(g.calibratedSeconds(entry.launchSeconds)));
       }
       t.addRow(std::move(row));
     }
@@ -254,13 +254,9 @@ void printStepCost(const ModelSpec &spec,
       6.0 * static_cast<double>(params) * static_cast<double>(tokens);
   std::string collectivesLine;
   llvm::raw_string_ostream collectivesOs(collectivesLine);
-  double collectives = printDataParallelCost(spec, collectivesOs);
-  // One cuGraphLaunch and one synchronisation a step (the runtime's
-  // replayed graph), and the micro-batches' tokens and targets (i32) copied
-  // to the device before it over PCIe, not overlapped.
-  double batchBytes = 8.0 * static_cast<double>(tokens);
-  double perStep = cost::H100Measured::kGraphLaunchSeconds +
-                   batchBytes / cost::H100Measured::kPCIeBytesPerSecond;
+  double collectives = 0;
+  double perStep =
+      stepOverheadSeconds(spec, collectives, collectivesOs) - collectives;
   double seconds = calKernels + calGemms + collectives + perStep;
   double roofline = kernelSeconds + gemmSeconds;
   const char *approx = approximate ? "~" : "";

@@ -151,6 +151,33 @@ TEST(CalibratedModelTest, DramBoundAndLaunchBound) {
   EXPECT_NEAR(t.seconds, 1024 / 3.35e12 * 2 + kLaunch, 1e-15);
 }
 
+TEST(CalibratedModelTest, MeasuredSectorsAndSass) {
+  // A measured launch (--stats --profile): its SASS warp-instructions
+  // replace threadInstructions / 32, and the sectors its requests move
+  // between L1 and L2 are a term at L2's 3.8 TB/s.
+  KernelWork w;
+  w.threadsPerBlock = 256;
+  w.threads = 2112 * 32;
+  w.blocksPerSM = 8;
+  w.threadInstructions = 1e9;
+  w.warpInstructions = 2e9 / 32; // 2 SASS a PTX instruction
+  KernelTime t = calibratedKernelTime(w);
+  EXPECT_NEAR(t.issue, 2e9 / 32 / kWarpRate, 1e-12);
+  // 1 GB requested by lanes alone in their sectors (2-byte lanes: 16x).
+  w.dramBytes = 1e9;
+  w.l2Bytes = 16e9;
+  t = calibratedKernelTime(w);
+  EXPECT_EQ(t.bound, Bound::L2);
+  EXPECT_NEAR(t.l2, 16e9 / 3.8e12, 1e-12);
+  EXPECT_STREQ(boundName(t.bound), "l2");
+  // A job of ranks > 1 launches on the stream: 3 us a launch.
+  w.launchSeconds = 3e-6;
+  EXPECT_NEAR(calibratedKernelTime(w).seconds, t.l2 + 3e-6, 1e-12);
+  EXPECT_NEAR(calibratedGemmSeconds(512, 64, 64, 1, 2, false, 3e-6) -
+                  calibratedGemmSeconds(512, 64, 64, 1, 2, false),
+              3e-6 - kLaunch, 1e-12);
+}
+
 TEST(CalibratedModelTest, SmallBuffersReadFromDramOnce) {
   // A scalar read by 50 M threads of a 1 GB launch: one sector.
   EXPECT_DOUBLE_EQ(dramReadBytes(200e6, 32, 1e9), 32);
