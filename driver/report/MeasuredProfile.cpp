@@ -78,7 +78,7 @@ const MeasuredKernel *MeasuredProfile::find(llvm::StringRef name,
     return stem.ends_with("_") ? stem.drop_back() : n;
   };
   const Entry *best = nullptr, *sameCode = nullptr;
-  double bestSimilarity = 0.9;
+  double bestSimilarity = 0.8;
   for (const Entry &e : kernels) {
     bool sameBase = base(e.name) == base(name);
     if (e.mnemonics == code && (sameBase || !sameCode)) {
@@ -162,6 +162,9 @@ llvm::Expected<MeasuredProfile> loadMeasuredProfile(llvm::StringRef path) {
                                   number(c, "uniqueGlobalSectors"), 1));
     m.sharedConflict = std::max(1.0, ratio(number(c, "sharedWavefronts") * 128,
                                            number(c, "sharedBytes"), 1));
+    const llvm::json::Object *classes = k->getObject("classes");
+    m.divisionShare =
+        ratio(number(classes, "div32") + number(classes, "div64"), warp, 0);
     m.loadSectorsPerRequest =
         ratio(loadSectors, number(c, "globalLoadRequests"), 0);
     m.storeSectorsPerRequest =

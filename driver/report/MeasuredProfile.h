@@ -43,6 +43,9 @@ struct MeasuredKernel {
   double reuse = 1;
   /// Shared wavefronts per 128 bytes of shared traffic (1: conflict-free).
   double sharedConflict = 1;
+  /// Executed integer divisions and IEEE f32 div/sqrt/rcp (32- and 64-bit
+  /// sequences: subroutines of ~20-70 SASS) per executed PTX instruction.
+  double divisionShare = 0;
   /// For the report.
   double loadSectorsPerRequest = 0, storeSectorsPerRequest = 0;
   double wavefrontsPerRequest = 0;
@@ -74,7 +77,7 @@ struct MeasuredProfile {
   std::vector<Entry> kernels;
   /// The kernel measured with the same mnemonics (of the same base name --
   /// the name without its _N suffix -- first), else the most alike one of
-  /// the same base name at a similarity of at least 0.9 (`exact` says
+  /// the same base name at a similarity of at least 0.8 (`exact` says
   /// which); null when none.
   const MeasuredKernel *find(llvm::StringRef name, const Mnemonics &code,
                              bool &exact) const;

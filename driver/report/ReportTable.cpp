@@ -9,6 +9,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <iterator>
 
@@ -26,6 +27,8 @@ Table::Table(std::vector<std::pair<std::string, bool>> header) {
 }
 
 void Table::addRow(std::vector<std::string> row) {
+  assert(row.size() == widths.size() && "a row of another table's width");
+  row.resize(widths.size());
   for (size_t i = 0; i < row.size(); ++i)
     widths[i] = std::max(widths[i], row[i].size());
   rows.push_back(std::move(row));

@@ -472,6 +472,7 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
     for (EntryStats &e : entries)
       for (Kernel &k : e.kernels) {
         if (profile) {
+          e.profiled = true;
           k.measured = profile->find(k.name, k.mnemonics, k.measuredExactly);
           e.unmeasuredKernels += !k.measured;
           e.approximatelyMeasured += k.measured && !k.measuredExactly;

@@ -96,7 +96,7 @@ void printStepAnswer(const ModelSpec &spec,
        << ": sectors, wavefronts, active lanes, SASS per PTX instruction"
        << (approximately ? "; " + std::to_string(approximately) +
                                " launch sites by a kernel of their name "
-                               "whose code is 90% theirs"
+                               "whose code is 80% theirs"
                          : "")
        << (unmeasured ? "; " + std::to_string(unmeasured) +
                             " launch sites not in it at the static model"
@@ -152,6 +152,8 @@ void printStepAnswer(const ModelSpec &spec,
         os << llvm::formatv(", {0:f1} wavefronts a shared request",
                             m->wavefrontsPerRequest);
       os << llvm::formatv(", {0:f2} SASS a PTX", m->sassPerPtx);
+      if (m->divisionShare >= 0.005)
+        os << llvm::formatv(", {0:f1}% divisions", 100 * m->divisionShare);
     }
     os << ")";
   }

@@ -170,6 +170,7 @@ struct EntryStats {
   /// without a profile), and the kernels a profile did not measure.
   double staticKernelSeconds = 0;
   int64_t unmeasuredKernels = 0, approximatelyMeasured = 0;
+  bool profiled = false; ///< --profile was given
   std::array<double, cost::kNumBounds> secondsByBound{};
   std::array<int64_t, cost::kNumBounds> kernelsByBound{};
   bool approximate = false;

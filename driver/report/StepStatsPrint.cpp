@@ -102,6 +102,14 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
            {"smem", "occ", "FLOPs", "bytes", "instr", "shared B", "local B",
             "roof us", "est us", "bound"})
         header.push_back({title, true});
+      // --profile: what the emulated device measured (ld/st sectors a
+      // request, shared wavefronts a request, SASS a PTX instruction, the
+      // share of executed instructions that are division sequences), and
+      // whether the profiled kernel's code is this one's ("=") or 90% of it.
+      if (entry.profiled)
+        for (const char *title : {"ld sec/rq", "st sec/rq", "wf/rq", "SASS/PTX",
+                                  "div %", "profile"})
+          header.push_back({title, true});
       Table t(header);
       for (const Kernel &k : entry.kernels) {
         std::vector<std::string> row = {
@@ -136,6 +144,18 @@ void printEntry(const EntryStats &entry, Target target, bool withPTXAS,
         row.push_back(micros(k.seconds));
         row.push_back(micros(k.calibratedSeconds));
         row.push_back(cost::boundName(k.calibrated.bound));
+        if (entry.profiled) {
+          const MeasuredKernel *m = k.measured;
+          auto cell = [&](double v) {
+            return m ? llvm::formatv("{0:f1}", v).str() : "-";
+          };
+          row.push_back(cell(m ? m->loadSectorsPerRequest : 0));
+          row.push_back(cell(m ? m->storeSectorsPerRequest : 0));
+          row.push_back(cell(m ? m->wavefrontsPerRequest : 0));
+          row.push_back(m ? llvm::formatv("{0:f2}", m->sassPerPtx).str() : "-");
+          row.push_back(cell(m ? 100 * m->divisionShare : 0));
+          row.push_back(!m ? "none" : k.measuredExactly ? "=" : "~");
+        }
         t.addRow(std::move(row));
       }
       t.print(os, "  ");
