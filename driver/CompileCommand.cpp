@@ -83,9 +83,10 @@ cl::opt<bool> &statsOption() {
       cl::desc("Print the kernels of the step (launch shapes; with "
                "--target=cuda and ptxas, registers and spills for sm_80 and "
                "sm_90) and its GEMM calls, with totals; with --target=cuda, "
-               "an H100 estimate of each and of a training step (the "
-               "calibrated model and the roofline; docs/design/cuda.md) "
-               "(compile)"),
+               "an H100 estimate of each and of a training step, its first "
+               "five lines the answer (step, parts, worst kernels, whole run, "
+               "memory; with --profile, priced by a measured step; "
+               "docs/design/cuda.md) (compile)"),
       cl::cat(gptcCategory));
   return stats;
 }

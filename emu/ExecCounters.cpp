@@ -72,7 +72,6 @@ void countGlobalRequest(WarpState &w, const Instr &in, uint32_t mask,
   FOR_LANES(mask, l)
   linear &= addr[l] == first + (uint64_t)(l - firstLane) * bytes;
   uint64_t sectors = 0, partial = 0;
-  uint64_t list[64];
   unsigned n = 0;
   if (linear) {
     uint64_t lo = first, hi = first + (uint64_t)laneCount(mask) * bytes;
@@ -108,12 +107,10 @@ void countGlobalRequest(WarpState &w, const Instr &in, uint32_t mask,
         covered |= pieces[j].byteMask;
       ++sectors;
       partial += covered != ~0u;
-      list[sectors - 1] = pieces[i].sector;
+      if (w.sectorsTouched)
+        w.sectorsTouched->insert(pieces[i].sector);
       i = j;
     }
-    if (w.sectorsTouched)
-      for (uint64_t i = 0; i < sectors; ++i)
-        w.sectorsTouched->insert(list[i]);
   }
   LaunchCounters &c = *w.counters;
   if (write) {

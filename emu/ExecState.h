@@ -61,8 +61,8 @@ struct PcCounters {
   }
 };
 
-/// A profiled launch's per-instruction counters and the global sectors it
-/// touched (GPTC_EMU_STATS).
+/// A profiled launch's per-instruction counters, indexed by pc
+/// (GPTC_EMU_STATS).
 struct LaunchProfile {
   std::vector<PcCounters> pcs;
 };

@@ -151,7 +151,6 @@ llvm::Expected<MeasuredProfile> loadMeasuredProfile(llvm::StringRef path) {
       entry.mnemonics[mnemonic.str()] =
           static_cast<int64_t>(count.getAsNumber().value_or(0));
     m.sassPerPtx = std::max(1e-3, number(sass, "perPtx"));
-    m.hasSass = true;
     double loadSectors = number(c, "globalLoadSectors"),
            storeSectors = number(c, "globalStoreSectors");
     double requested =

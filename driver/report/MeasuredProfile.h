@@ -30,10 +30,8 @@ struct MeasuredKernel {
   /// blocks' warps have (1: no divergence; a block of 8 threads alone is 8
   /// lanes of 32 and still 1): what divergence leaves of a warp.
   double convergence = 1;
-  /// Executed SASS per executed PTX warp-instruction (1 when the profile
-  /// has no SASS: sass-count.py was not run).
+  /// Executed SASS per executed PTX warp-instruction (sass-count.py's).
   double sassPerPtx = 1;
-  bool hasSass = false;
   /// Bytes of the 32-byte sectors global requests touch per byte the lanes
   /// requested (1: every sector fully used by one request; 16: a 2-byte
   /// lane alone in its sector).
