@@ -23,8 +23,7 @@ struct LaunchShape {
   double lanes, warps, fill;
   LaunchShape(int64_t threadsPerBlock, int64_t threads)
       : warpsPerBlock(ceilDiv(threadsPerBlock, 32)),
-        lanes(static_cast<double>(threadsPerBlock) /
-              static_cast<double>(32 * warpsPerBlock)),
+        lanes(laneFraction(threadsPerBlock)),
         warps(static_cast<double>(threads / threadsPerBlock) *
               static_cast<double>(warpsPerBlock)),
         fill(std::min(1.0, warps / static_cast<double>(
@@ -67,6 +66,11 @@ Occupancy occupancyH100(int64_t threads, int64_t registers,
   occ.fraction = static_cast<double>(occ.blocksPerSM * warps) /
                  static_cast<double>(H::kWarpsPerSM);
   return occ;
+}
+
+double laneFraction(int64_t threadsPerBlock) {
+  return static_cast<double>(threadsPerBlock) /
+         static_cast<double>(32 * ceilDiv(threadsPerBlock, 32));
 }
 
 double launchEfficiency(int64_t threadsPerBlock, int64_t totalThreads) {

@@ -65,6 +65,11 @@ struct Occupancy {
 Occupancy occupancyH100(int64_t threads, int64_t registers,
                         int64_t sharedBytes);
 
+/// The fraction of its warps' lanes a block of `threadsPerBlock` threads
+/// fills: threads / (32 ceil(threads / 32)) (1 for whole warps, 8/32 for
+/// a block of 8).
+double laneFraction(int64_t threadsPerBlock);
+
 /// The fraction of the peaks a kernel can reach from its launch shape:
 /// lanes (threads / (32 ceil(threads / 32)): a warp issues for 32 lanes
 /// and moves 32-byte sectors whatever the active ones) times fill

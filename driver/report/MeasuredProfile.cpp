@@ -1,6 +1,7 @@
 //===- MeasuredProfile.cpp - Reading the emulated device's profile --------===//
 
 #include "driver/report/MeasuredProfile.h"
+#include "driver/report/CostModel.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -8,7 +9,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 
 namespace gptc::report {
@@ -132,8 +132,8 @@ llvm::Expected<MeasuredProfile> loadMeasuredProfile(llvm::StringRef path) {
       return fail("a kernel without \"name\" or \"counters\"");
     MeasuredKernel m;
     double warp = number(c, "warpInstructions");
-    double block = std::max(1.0, number(k, "block"));
-    double blockLanes = block / std::ceil(block / 32);
+    double blockLanes = 32 * cost::laneFraction(std::max<int64_t>(
+                                 1, static_cast<int64_t>(number(k, "block"))));
     m.convergence = std::clamp(
         ratio(number(c, "threadInstructions"), warp, blockLanes) / blockLanes,
         1.0 / 32, 1.0);

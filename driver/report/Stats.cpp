@@ -268,8 +268,7 @@ void costKernel(Kernel &k, EntryStats &entry, bool withPTXAS,
     for (const BufferReads &b : k.body.buffers)
       requested += b.bytes;
     requested *= items;
-    double block = static_cast<double>(threadsPerBlock.value_or(1));
-    double blockLanes = block / std::ceil(block / 32);
+    double blockLanes = 32 * cost::laneFraction(threadsPerBlock.value_or(1));
     work.warpInstructions =
         k.instructions / (blockLanes * m.convergence) * m.sassPerPtx;
     work.l2Bytes = requested * m.sectorBytesPerByte;
@@ -495,9 +494,7 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
   for (const EntryStats &e : entries) {
     kernels += e.kernels.size();
     gemmCalls.add(e.gemmCalls, 1);
-    int64_t times = e.name == "gptc_grad_step"     ? spec.training.gradAccum()
-                    : e.name == "gptc_update_step" ? 1
-                                                   : 0;
+    int64_t times = timesPerStep(spec, e);
     stepLaunches.add(e.launches, times);
     stepGemms.add(e.gemmCalls, times);
     stepFlops.add(e.gemmFlops, times);

@@ -25,13 +25,6 @@ namespace {
 /// An H100 SXM5's device memory as nvidia-smi reports it (81,559 MiB).
 constexpr int64_t kH100MemoryBytes = 81559ll << 20;
 
-/// How many times an entry point runs in a training step.
-int64_t timesPerStep(const ModelSpec &spec, const EntryStats &e) {
-  return e.name == "gptc_grad_step"     ? spec.training.gradAccum()
-         : e.name == "gptc_update_step" ? 1
-                                        : 0;
-}
-
 std::string duration(double seconds) {
   int64_t s = static_cast<int64_t>(seconds + 0.5);
   if (s < 120)

@@ -176,6 +176,14 @@ struct EntryStats {
   bool approximate = false;
 };
 
+/// How many times an entry point runs in a training step: gptc_grad_step
+/// grad_accum times, gptc_update_step once, the others not.
+inline int64_t timesPerStep(const ModelSpec &spec, const EntryStats &e) {
+  return e.name == "gptc_grad_step"     ? spec.training.gradAccum()
+         : e.name == "gptc_update_step" ? 1
+                                        : 0;
+}
+
 /// Kernels of distinct names (one per PTX entry point) over `entries`.
 size_t distinctKernels(llvm::ArrayRef<const EntryStats *> entries);
 

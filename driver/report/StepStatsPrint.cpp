@@ -235,9 +235,7 @@ void printStepCost(const ModelSpec &spec,
   double serial = 0;
   int64_t serialKernels = 0;
   for (const EntryStats &e : entries) {
-    int64_t times = e.name == "gptc_grad_step"     ? spec.training.gradAccum()
-                    : e.name == "gptc_update_step" ? 1
-                                                   : 0;
+    int64_t times = timesPerStep(spec, e);
     if (!times)
       continue;
     kernelSeconds += times * e.kernelSeconds;
