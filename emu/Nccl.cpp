@@ -1,63 +1,42 @@
 //===- Nccl.cpp - The emulated libnccl.so.2 -------------------------------===//
 //
 // NCCL 2.28's communicator API (nccl.h's names, signatures and result
-// codes) between the processes of one machine, for ranks that each run on
-// their own emulated CUDA device. Buffers are device pointers of the
+// codes) between processes, on one machine or several, for ranks that each
+// run on their own emulated CUDA device. Buffers are device pointers of the
 // emulated libcuda.so.1, translated and range-checked through
 // gptcEmuTranslate (a pointer outside a live allocation of the right size
 // is ncclInvalidArgument, as compute-sanitizer would flag the real
 // library's access). Launches on the emulated device run when they are
 // made, so a collective runs when it is called: stream order holds.
 //
-// A communicator is a POSIX shared-memory segment named by the unique id:
-// a header (a barrier) and one slot per rank. A collective moves its data
-// through the slots in chunks: each rank copies its chunk into its slot,
-// all wait at the barrier, each computes the result from every slot in
-// rank order (so every rank gets the same bits: sums in f32 for bf16, in
-// the type otherwise), all wait again. A rank that does not come to a
-// barrier within GPTC_EMU_NCCL_TIMEOUT seconds (default 120) fails the
-// collective with ncclRemoteError, which ncclCommGetAsyncError reports
-// from then on: nothing waits forever for a dead peer.
+// The ranks meet as emu/NcclTransport.h says: a bootstrap over TCP, then
+// shared memory on one host or sockets across hosts. A collective moves its
+// data in rounds of one slot per rank: each rank writes its chunk into its
+// slot, `share` makes every slot readable to every rank, each computes the
+// result from every slot in rank order (so every rank gets the same bits,
+// on either transport: sums in f32 for bf16, in the type otherwise), and
+// `release` lets the slots be written again. A rank that does not come
+// within GPTC_EMU_NCCL_TIMEOUT seconds (default 120), or whose connection
+// closes, fails the collective with ncclRemoteError, which
+// ncclCommGetAsyncError reports from then on: nothing waits forever for a
+// dead peer.
 //
 //===----------------------------------------------------------------------===//
 
+#include "emu/NcclTransport.h"
 #include "emu/gptc_emu.h"
 #include "runtime/cpu/Bf16.h"
 
 #include <nccl.h>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <atomic>
+#include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 
-namespace {
-
-constexpr size_t kSlotBytes = 4u << 20;
-
-/// The barrier at the start of the segment.
-struct Header {
-  std::atomic<uint32_t> arrived;
-  std::atomic<uint32_t> generation;
-};
-
-} // namespace
-
-struct ncclComm {
-  int nranks = 0, rank = 0;
-  Header *header = nullptr;
-  uint8_t *slots = nullptr;
-  size_t mapped = 0;
-  ncclResult_t asyncError = ncclSuccess;
-};
+using gptc::emu::nccl::kSlotBytes;
+using gptc::emu::nccl::release;
+using gptc::emu::nccl::share;
 
 namespace {
 
@@ -82,42 +61,6 @@ size_t typeBytes(ncclDataType_t t) {
   default:
     return 0;
   }
-}
-
-double timeoutSeconds() {
-  const char *v = std::getenv("GPTC_EMU_NCCL_TIMEOUT");
-  double s = v ? std::atof(v) : 0.0;
-  return s > 0 ? s : 120.0;
-}
-
-double now() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-/// Every rank of `c` arrives before any leaves (sense reversal by
-/// generation); false after the timeout.
-bool barrier(ncclComm *c) {
-  Header *h = c->header;
-  uint32_t gen = h->generation.load(std::memory_order_acquire);
-  if (h->arrived.fetch_add(1, std::memory_order_acq_rel) + 1 ==
-      uint32_t(c->nranks)) {
-    h->arrived.store(0, std::memory_order_relaxed);
-    h->generation.fetch_add(1, std::memory_order_acq_rel);
-    return true;
-  }
-  double deadline = now() + timeoutSeconds();
-  for (unsigned spin = 0; h->generation.load(std::memory_order_acquire) == gen;
-       ++spin) {
-    if (spin > 1000) {
-      timespec pause = {0, 50000};
-      nanosleep(&pause, nullptr);
-      if (now() > deadline)
-        return false;
-    }
-  }
-  return true;
 }
 
 /// The host address of a device buffer, or null.
@@ -250,11 +193,11 @@ ncclResult_t exchange(ncclComm *c, const uint8_t *in, size_t bytes,
     size_t chunk = std::min(kSlotBytes, bytes - off);
     if (chunk && in)
       std::memcpy(c->slots + size_t(c->rank) * kSlotBytes, in + off, chunk);
-    if (!barrier(c))
+    if (!share(c, chunk))
       return fail(c, ncclRemoteError);
     for (int r = 0; r < c->nranks; ++r)
       place(r, off, c->slots + size_t(r) * kSlotBytes, chunk);
-    if (!barrier(c))
+    if (!release(c))
       return fail(c, ncclRemoteError);
     if (bytes == 0)
       break;
@@ -301,51 +244,19 @@ ncclResult_t ncclGetVersion(int *version) {
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
   if (!id)
     return ncclInvalidArgument;
-  std::memset(id->internal, 0, sizeof(id->internal));
-  std::random_device entropy;
-  std::snprintf(id->internal, sizeof(id->internal),
-                "/gptc-emu-nccl-%d-%08x%08x", int(getpid()), entropy(),
-                entropy());
-  return ncclSuccess;
+  return gptc::emu::nccl::makeUniqueId(id);
 }
 
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                               int rank) {
   if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
     return ncclInvalidArgument;
-  std::string name(id.internal, strnlen(id.internal, sizeof(id.internal)));
-  if (name.rfind("/gptc-emu-nccl-", 0) != 0)
-    return ncclInvalidArgument;
-  size_t bytes = 4096 + size_t(nranks) * kSlotBytes;
-  int fd = shm_open(name.c_str(), O_CREAT | O_RDWR, 0600);
-  if (fd < 0)
-    return ncclSystemError;
-  // Backed now, or an error now (a small /dev/shm), not SIGBUS later.
-  if (posix_fallocate(fd, 0, off_t(bytes)) != 0) {
-    close(fd);
-    shm_unlink(name.c_str());
-    return ncclSystemError;
-  }
-  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED)
-    return ncclSystemError;
   auto *c = new ncclComm;
-  c->nranks = nranks;
-  c->rank = rank;
-  c->header = static_cast<Header *>(p);
-  c->slots = static_cast<uint8_t *>(p) + 4096;
-  c->mapped = bytes;
-  // Every rank has mapped the segment before any uses it.
-  if (!barrier(c)) {
-    munmap(p, bytes);
+  ncclResult_t rc = gptc::emu::nccl::joinComm(c, nranks, id, rank);
+  if (rc != ncclSuccess) {
     delete c;
-    shm_unlink(name.c_str());
-    return ncclRemoteError;
+    return rc;
   }
-  // Nobody opens it by name any more: the name can go.
-  if (rank == 0)
-    shm_unlink(name.c_str());
   *comm = c;
   return ncclSuccess;
 }
@@ -360,7 +271,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     return ncclSuccess;
   if (!validComm(comm))
     return ncclInvalidArgument;
-  munmap(comm->header, comm->mapped);
+  gptc::emu::nccl::leaveComm(comm);
   delete comm;
   return ncclSuccess;
 }
@@ -418,10 +329,10 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
     size_t n = std::min(per, count - first);
     std::memcpy(comm->slots + size_t(comm->rank) * kSlotBytes,
                 in + first * size, n * size);
-    if (!barrier(comm))
+    if (!share(comm, n * size))
       return fail(comm, ncclRemoteError);
     reduceChunk(out + first * size, comm->slots, n, datatype, comm->nranks, op);
-    if (!barrier(comm))
+    if (!release(comm))
       return fail(comm, ncclRemoteError);
   }
   return ncclSuccess;
@@ -494,7 +405,7 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
       size_t n = std::min(per, recvcount - first);
       std::memcpy(comm->slots + size_t(comm->rank) * kSlotBytes,
                   host + first * size, n * size);
-      if (!barrier(comm) || !barrier(comm))
+      if (!share(comm, n * size) || !release(comm))
         return fail(comm, ncclRemoteError);
     }
   }

@@ -3,7 +3,9 @@
 // Each test forks one process per rank; every rank opens its own emulated
 // device, joins the communicator of a unique id made before the fork, runs
 // collectives on device buffers and checks what it got. A rank reports a
-// failed check by its exit code (the line of the check).
+// failed check by its exit code (the line of the check). Every test runs
+// twice: the ranks on one host (shared memory) and each on a host of its
+// own (NCCL_HOSTID differs: the bootstrap's sockets carry the data).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +17,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace gptc::emu::test {
@@ -27,10 +31,22 @@ namespace {
       return __LINE__;                                                         \
   } while (0)
 
+/// Whether each rank of the running test says it is on a host of its own.
+bool separateHosts = false;
+
+/// Whether this process maps the communicator's shared-memory segment.
+bool mapsSharedSegment() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find("/dev/shm/gptc-emu-nccl-") != std::string::npos)
+      return true;
+  return false;
+}
+
 /// Runs `body(rank, comm)` in `n` forked ranks; returns their exit codes.
+/// A rank that joined the transport the test did not ask for exits 202.
 std::vector<int> runRanks(int n,
-                          const std::function<int(int, ncclComm_t)> &body,
-                          const std::function<bool(int)> &joins = nullptr) {
+                          const std::function<int(int, ncclComm_t)> &body) {
   ncclUniqueId id;
   EXPECT_EQ(ncclGetUniqueId(&id), ncclSuccess);
   std::vector<pid_t> pids;
@@ -43,9 +59,13 @@ std::vector<int> runRanks(int n,
           cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
           cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
         _exit(200);
+      if (separateHosts)
+        setenv("NCCL_HOSTID", ("emu-host-" + std::to_string(r)).c_str(), 1);
       ncclComm_t comm = nullptr;
       if (ncclCommInitRank(&comm, n, id, r) != ncclSuccess)
         _exit(201);
+      if (mapsSharedSegment() == separateHosts)
+        _exit(202);
       int code = body(r, comm);
       ncclCommDestroy(comm);
       _exit(code);
@@ -77,7 +97,14 @@ template <class T> std::vector<T> download(CUdeviceptr p, size_t n) {
 const void *dev(CUdeviceptr p) { return reinterpret_cast<const void *>(p); }
 void *devOut(CUdeviceptr p) { return reinterpret_cast<void *>(p); }
 
-TEST(EmuNccl, AllReduceSumAndAvgAcrossChunks) {
+/// The parameter: whether every rank is on a host of its own.
+class EmuNccl : public ::testing::TestWithParam<bool> {
+protected:
+  void SetUp() override { separateHosts = GetParam(); }
+  void TearDown() override { separateHosts = false; }
+};
+
+TEST_P(EmuNccl, AllReduceSumAndAvgAcrossChunks) {
   // 3 M floats: more than one 4 MiB slot, so the chunks are exercised.
   constexpr size_t n = 3u << 20;
   auto codes = runRanks(3, [](int rank, ncclComm_t comm) {
@@ -104,7 +131,7 @@ TEST(EmuNccl, AllReduceSumAndAvgAcrossChunks) {
   EXPECT_EQ(codes, std::vector<int>({0, 0, 0}));
 }
 
-TEST(EmuNccl, GatherBroadcastReduceScatter) {
+TEST_P(EmuNccl, GatherBroadcastReduceScatter) {
   auto codes = runRanks(2, [](int rank, ncclComm_t comm) {
     int count = 0, me = -1;
     RANK_CHECK(ncclCommCount(comm, &count) == ncclSuccess && count == 2);
@@ -142,7 +169,7 @@ TEST(EmuNccl, GatherBroadcastReduceScatter) {
   EXPECT_EQ(codes, std::vector<int>({0, 0}));
 }
 
-TEST(EmuNccl, RejectsWhatTheDeviceDoesNotHold) {
+TEST_P(EmuNccl, RejectsWhatTheDeviceDoesNotHold) {
   auto codes = runRanks(2, [](int, ncclComm_t comm) {
     float host[4] = {};
     CUdeviceptr small = upload(std::vector<float>(4));
@@ -171,7 +198,7 @@ TEST(EmuNccl, RejectsWhatTheDeviceDoesNotHold) {
   EXPECT_EQ(codes, std::vector<int>({0, 0}));
 }
 
-TEST(EmuNccl, APeerThatLeavesIsAnErrorNotAHang) {
+TEST_P(EmuNccl, APeerThatLeavesIsAnErrorNotAHang) {
   setenv("GPTC_EMU_NCCL_TIMEOUT", "1", 1);
   auto codes = runRanks(2, [](int rank, ncclComm_t comm) {
     if (rank == 1)
@@ -187,6 +214,11 @@ TEST(EmuNccl, APeerThatLeavesIsAnErrorNotAHang) {
   unsetenv("GPTC_EMU_NCCL_TIMEOUT");
   EXPECT_EQ(codes, std::vector<int>({0, 0}));
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, EmuNccl, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "SeparateHosts" : "OneHost";
+                         });
 
 } // namespace
 } // namespace gptc::emu::test
