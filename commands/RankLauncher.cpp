@@ -2,7 +2,9 @@
 
 #include "commands/RankLauncher.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -39,52 +41,110 @@ static void forwardStop(int signal) {
   }
 }
 
-/// `gptc train --ranks N ARGS` outside a job: runs `mpirun -np N
-/// THIS-PROGRAM train ARGS` (without --ranks) in its own process group, so
-/// a Ctrl-C at the terminal reaches this process only, which passes it on
-/// as a stop at the end of a step. Returns the exit status (128 + the
-/// signal after a stop, as one rank does), or -1 with `error` set.
-int launchRanks(const std::vector<std::string> &args, int64_t ranks,
-                std::string &error) {
-  std::string mpirun;
+bool countHostSlots(const std::string &hosts, int64_t &slots,
+                    std::string &error) {
+  slots = 0;
+  llvm::SmallVector<llvm::StringRef> entries;
+  llvm::StringRef(hosts).split(entries, ',');
+  for (llvm::StringRef entry : entries) {
+    auto [name, count] = entry.split(':');
+    unsigned long long n = 1;
+    if (name.empty() || name.find_first_of(" \t") != llvm::StringRef::npos ||
+        (entry.contains(':') && (count.getAsInteger(10, n) || n < 1))) {
+      error = "--hosts '" + hosts + "': '" + entry.str() +
+              "' is not NAME or NAME:SLOTS (e.g. --hosts node1:8,node2:8)";
+      return false;
+    }
+    slots += int64_t(n);
+  }
+  return true;
+}
+
+std::vector<std::string> mpirunCommand(const std::string &mpirun,
+                                       const std::string &self,
+                                       const std::vector<std::string> &args,
+                                       int64_t ranks,
+                                       const RankPlacement &where) {
+  std::vector<std::string> command = {mpirun, "-np", std::to_string(ranks)};
+  // Open MPI refuses root unless told.
+  if (geteuid() == 0)
+    command.push_back("--allow-run-as-root");
+  if (!where.hosts.empty())
+    command.insert(command.end(), {"--host", where.hosts});
+  else if (!where.hostfile.empty())
+    command.insert(command.end(), {"--hostfile", where.hostfile});
+  else
+    command.push_back("--oversubscribe");
+  // A remote host's ranks start in a fresh environment (ssh's): what the
+  // ranks need of this one goes with them, by name.
+  if (!where.hosts.empty() || !where.hostfile.empty())
+    for (char **e = environ; *e; ++e) {
+      llvm::StringRef name = llvm::StringRef(*e).split('=').first;
+      if (name == "LD_LIBRARY_PATH" || name == "OMP_NUM_THREADS" ||
+          name.starts_with("NCCL_") || name.starts_with("GPTC_"))
+        command.insert(command.end(), {"-x", name.str()});
+    }
+  command.insert(command.end(), {self, "train"});
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    bool ours = arg == "--ranks" || arg == "--hosts" || arg == "--hostfile";
+    if (ours) {
+      ++i;
+      continue;
+    }
+    if (arg.starts_with("--ranks=") || arg.starts_with("--hosts=") ||
+        arg.starts_with("--hostfile="))
+      continue;
+    command.push_back(args[i]);
+  }
+  return command;
+}
+
+std::string findMpirun() {
   if (const char *path = std::getenv("PATH"))
     for (llvm::StringRef part : llvm::split(llvm::StringRef(path), ':')) {
       std::string dir = part.str();
       std::string candidate = (dir.empty() ? "." : dir) + "/mpirun";
-      if (access(candidate.c_str(), X_OK) == 0) {
-        mpirun = candidate;
-        break;
-      }
+      if (access(candidate.c_str(), X_OK) == 0)
+        return candidate;
     }
-  if (mpirun.empty()) {
-    error = "--ranks " + std::to_string(ranks) +
-            ": mpirun not found on PATH (Debian's openmpi-bin); start the "
-            "job with an MPI launcher yourself";
-    return -1;
-  }
+  return "";
+}
+
+std::string thisProgram() {
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) {
-    error = "--ranks: cannot find this program (/proc/self/exe)";
-    return -1;
-  }
-  self[n] = '\0';
-  std::vector<std::string> argv = {mpirun, "-np", std::to_string(ranks)};
-  // Open MPI refuses root unless told, and more ranks than cores unless
-  // told: a user who asks for N ranks here means both.
-  if (geteuid() == 0)
-    argv.push_back("--allow-run-as-root");
-  argv.push_back("--oversubscribe");
-  argv.insert(argv.end(), {self, "train"});
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--ranks") {
-      ++i;
+  return n > 0 ? std::string(self, size_t(n)) : std::string();
+}
+
+std::string shellLine(const std::vector<std::string> &command) {
+  std::string line;
+  for (const std::string &word : command) {
+    if (!line.empty())
+      line += ' ';
+    bool plain =
+        !word.empty() &&
+        word.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                               "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_-./:,=+@%") == std::string::npos;
+    if (plain) {
+      line += word;
       continue;
     }
-    if (args[i].rfind("--ranks=", 0) == 0)
-      continue;
-    argv.push_back(args[i]);
+    line += '\'';
+    for (char c : word)
+      line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += '\'';
   }
+  return line;
+}
+
+/// Runs `mpirun ...` in its own process group, so a Ctrl-C at the terminal
+/// reaches this process only, which passes it on as a stop at the end of a
+/// step.
+int runRankLauncher(const std::vector<std::string> &command,
+                    std::string &error) {
+  std::vector<std::string> argv = command;
   std::vector<char *> cargv;
   for (std::string &a : argv)
     cargv.push_back(a.data());
@@ -107,12 +167,14 @@ int launchRanks(const std::vector<std::string> &args, int64_t ranks,
   for (int i = 0; i < 3; ++i)
     sigaction(forwarded[i], &sa, &old[i]);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, mpirun.c_str(), &actions, &attributes,
+  int rc = posix_spawn(&pid, argv[0].c_str(), &actions, &attributes,
                        cargv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (rc != 0) {
-    error = "--ranks: cannot run " + mpirun + ": " + std::strerror(rc);
+    for (int i = 0; i < 3; ++i)
+      sigaction(forwarded[i], &old[i], nullptr);
+    error = "--ranks: cannot run " + argv[0] + ": " + std::strerror(rc);
     return -1;
   }
   launchedMpirun = pid;
@@ -126,22 +188,6 @@ int launchRanks(const std::vector<std::string> &args, int64_t ranks,
   // The ranks stopped cleanly (exit 0) on the forwarded stop: the shell's
   // code for the signal this process got.
   return code == 0 && launcherStop ? 128 + launcherStop : code;
-}
-
-/// The ranks of this job on this machine (Open MPI says; 1 alone).
-int64_t localRanks() {
-  if (const char *v = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); v && *v)
-    return std::max<int64_t>(std::atoll(v), 1);
-  return 1;
-}
-
-/// Whether this process is a rank other than 0 of a launcher's job (from
-/// the environment, before MPI is initialised).
-bool laterRank() {
-  for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char *v = std::getenv(var); v && *v)
-      return std::string(v) != "0";
-  return false;
 }
 
 } // namespace commands

@@ -15,6 +15,7 @@
 #include "runtime/Sha256.h"
 #include "runtime/Trainer.h"
 #include "runtime/comm/Collectives.h"
+#include "runtime/comm/JobEnvironment.h"
 #include "runtime/cpu/HostGemms.h"
 #include "runtime/data/Shard.h"
 
@@ -107,6 +108,9 @@ const char *trainCommandUsage() {
          "...;\n"
          "                     a spec compiles for N ranks (its global batch\n"
          "                     kept, device_batch derived)\n"
+         "  --hosts H1:S1,H2:S2  with --ranks, the ranks' hosts and slots\n"
+         "                     (mpirun --host; e.g. node1:8,node2:8)\n"
+         "  --hostfile FILE    with --ranks, mpirun's hostfile instead\n"
          "  --bucket-mb N      with several ranks, pack gradient all-reduces\n"
          "                     into buckets of N MiB (default 25)\n"
          "  --collective-timeout S  with several ranks, end the job when a\n"
@@ -122,6 +126,10 @@ const char *trainCommandUsage() {
          "script: mpirun -np N gptc train SPEC.yaml (or --ranks N) compiles\n"
          "it for N ranks on rank 0, keeping training.batch and its\n"
          "micro-steps and deriving training.device_batch.\n"
+         "Across hosts (--hosts, --hostfile) gptc, the data and the output\n"
+         "directories must have the same paths on every host; under srun\n"
+         "(srun --mpi=pmix -n N gptc train ...) each task is one rank and\n"
+         "nothing is launched. gptc train prints the mpirun line it runs.\n"
          "\n"
          "Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed) or SIGPIPE\n"
          "(the output's reader gone) finishes the current step, saves a\n"
@@ -249,6 +257,8 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--no-fuse", nullptr, cli::ValueKind::None},
       {"--bucket-mb", nullptr, cli::ValueKind::String},
       {"--ranks", nullptr, cli::ValueKind::String},
+      {"--hosts", nullptr, cli::ValueKind::String},
+      {"--hostfile", nullptr, cli::ValueKind::String},
       {"--force", nullptr, cli::ValueKind::None},
       {"--force-memory", nullptr, cli::ValueKind::None},
       {"--collective-timeout", nullptr, cli::ValueKind::String}};
@@ -328,8 +338,12 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
       << " tok/step" << (config.worldSize > 1 ? " per rank" : "") << " | "
       << config.steps << " steps | seed " << config.seed << "\n";
   if (config.worldSize > 1)
-    out << kMe << config.worldSize << " ranks over "
-        << comm::Collectives::get().backendName() << " | "
+    out << kMe << config.worldSize << " ranks"
+        << (comm::Collectives::get().hosts() > 1
+                ? " on " + std::to_string(comm::Collectives::get().hosts()) +
+                      " hosts"
+                : std::string())
+        << " over " << comm::Collectives::get().backendName() << " | "
         << manifest.deviceBatch << " sequences per rank | buckets of "
         << comm::Collectives::get().bucketBytes() / (1 << 20) << " MiB\n";
   out << kMe << "data " << config.trainPattern << " | val "
@@ -473,9 +487,37 @@ Exit launchRanksIfAsked(const std::vector<std::string> &args,
                         const PlanHook &plan, TrainRun &run) {
   const cli::ParsedOptions &o = run.options;
   auto r = o.get("--ranks");
-  if (!r || comm::launchedByMpi())
+  RankPlacement where{o.get("--hosts").value_or(""),
+                      o.get("--hostfile").value_or("")};
+  const bool inJob = comm::launchedByMpi() || comm::slurmStep();
+  if ((o.has("--hosts") || o.has("--hostfile")) && (!r || inJob))
+    return run.report(ErrorLine::message(
+        std::string(o.has("--hosts") ? "--hosts" : "--hostfile") +
+        (inJob ? ": this process is already a rank of a job (mpirun or "
+                 "srun started it); give the hosts to that launcher"
+               : " places the ranks of --ranks N; give --ranks too")));
+  if (!r || inJob)
     return std::nullopt;
   const int64_t n = *cli::parseCount(*r, true);
+  if (!where.hosts.empty() && !where.hostfile.empty())
+    return run.report(ErrorLine::message(
+        "--hosts and --hostfile both place the ranks; give one"));
+  if (!where.hosts.empty()) {
+    int64_t slots = 0;
+    std::string hostsError;
+    if (!countHostSlots(where.hosts, slots, hostsError))
+      return run.report(ErrorLine::message(hostsError));
+    if (slots < n)
+      return run.report(ErrorLine::message(
+          "--hosts " + where.hosts + " offers " + std::to_string(slots) +
+          " slot" + (slots == 1 ? "" : "s") + " for --ranks " +
+          std::to_string(n) + " (NAME:SLOTS, a slot per rank: a host's GPUs)"));
+  }
+  if (!where.hostfile.empty()) {
+    std::string fileError;
+    if (!checkRegularFile(where.hostfile, "--hostfile", fileError))
+      return run.report(ErrorLine::message(fileError));
+  }
   std::vector<std::string> overrides = specOverrides(o);
   SpecPlan planned;
   std::string note;
@@ -484,9 +526,22 @@ Exit launchRanksIfAsked(const std::vector<std::string> &args,
       !planForRanks(plan, o.positionals[0], overrides, o.has("--no-fuse"), n,
                     planned, note, error))
     return run.report(error);
+  std::string mpirun = findMpirun(), self = thisProgram();
+  if (mpirun.empty())
+    return run.report(ErrorLine::message(
+        "--ranks " + *r +
+        ": mpirun not found on PATH (Debian's openmpi-bin); start the job "
+        "with an MPI launcher yourself"));
+  if (self.empty())
+    return run.report(ErrorLine::message(
+        "--ranks: cannot find this program (/proc/self/exe)"));
+  std::vector<std::string> command =
+      mpirunCommand(mpirun, self, args, n, where);
+  run.out << kMe << "starting " << n << " rank" << (n == 1 ? "" : "s") << ": "
+          << shellLine(command) << "\n";
   run.out.flush();
   std::string launchError;
-  int code = launchRanks(args, int(n), launchError);
+  int code = runRankLauncher(command, launchError);
   if (code >= 0)
     return code;
   return run.report(ErrorLine::message(launchError));
@@ -511,6 +566,9 @@ Exit joinJob(TrainRun &run) {
       r && *cli::parseCount(*r, true) != ranks.size()) {
     run.err << kMe << "error: --ranks " << *r << " but this job has "
             << ranks.size() << " rank" << (ranks.size() == 1 ? "" : "s")
+            << (comm::slurmStep() ? " (srun starts the ranks: srun -n " + *r +
+                                        " --mpi=pmix gptc train ...)"
+                                  : std::string())
             << "\n";
     return 2;
   }
@@ -726,7 +784,8 @@ Exit checkMemoryFits(TrainRun &run, const Manifest &manifest) {
   if (manifest.target != "cpu" || run.options.has("--force-memory"))
     return std::nullopt;
   std::string memoryError, error;
-  bool fits = checkRunFits(manifest.arenaBytes, localRanks(), memoryError);
+  bool fits =
+      checkRunFits(manifest.arenaBytes, comm::localRanks(), memoryError);
   int64_t failing = fits ? 0 : 1;
   if (run.job && !run.ranks->maxOverRanks(failing, failing, error))
     return run.fail(error);
@@ -766,7 +825,7 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
   // rank 0 says it, once (a rank's own failure goes through
   // Collectives::fail, one line naming the rank).
   std::ostringstream quiet;
-  TrainRun run(out, laterRank() ? quiet : allErr);
+  TrainRun run(out, comm::laterRank() ? quiet : allErr);
   if (Exit e = parseArguments(args, run))
     return *e;
   if (Exit e = launchRanksIfAsked(args, plan, run))

@@ -226,8 +226,7 @@ void closePeers(ncclComm *c) {
 
 /// Rank 0's side of the bootstrap: every other rank's hello, then the
 /// answer. `sameHost` says whether all ranks are on this host.
-ncclResult_t acceptRanks(ncclComm *c, const std::string &name,
-                         bool &sameHost) {
+ncclResult_t acceptRanks(ncclComm *c, const std::string &name, bool &sameHost) {
   auto it = listeners().find(name);
   if (it == listeners().end()) {
     std::fprintf(stderr, "NCCL WARN (emulated) rank 0 must run in the process "

@@ -141,6 +141,17 @@ if shutil.which("mpirun"):
     ]:
         config.environment[var] = value
 
+# Two hosts on one machine (test/Training/Inputs/two-hosts.sh: network, UTS
+# and mount namespaces joined by a veth pair) need root and a kernel and
+# container that allow namespaces; tests of jobs across hosts say
+# `REQUIRES: netns` and are UNSUPPORTED where the probe cannot make them.
+two_hosts = os.path.join(config.gptc_src_root, "test", "Training", "Inputs",
+                         "two-hosts.sh")
+if shutil.which("mpirun") and subprocess.run(
+        ["bash", two_hosts, "--probe"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("netns")
+
 # An x86 CPU without AVX512-FP16 (every one before Sapphire Rapids, every
 # AMD one so far): code compiled for sapphirerapids is foreign to it.
 try:

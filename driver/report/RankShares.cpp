@@ -20,7 +20,9 @@
 #include "frontend/Parameters.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Format.h"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -65,17 +67,24 @@ bool printNewtonSchulzShares(MLIRContext &ctx, const ModelSpec &spec,
   return true;
 }
 
-/// The communication of a data-parallel step on N H100s over NVLink 4:
-/// the gradients' all-reduce (time = bytes x 2 (N-1)/N / bus bandwidth,
-/// nccl-tests' definition) at the ~480 GB/s bus bandwidth NCCL reaches on
-/// 8 H100s with NVLink SHARP, and the all-gather of the Muon updates
-/// ((N-1)/N of them) at the 370 GB/s it reaches without (docs/design/
-/// cuda.md, "The cost model of --stats", for the sources).
+/// The communication of a data-parallel step on N H100s, 8 a node (an
+/// HGX H100 board, the record's machine): the gradients' all-reduce (time =
+/// bytes x 2 (N-1)/N / bus bandwidth, nccl-tests' definition) and the
+/// all-gather of the Muon updates ((N-1)/N of them). Inside one node over
+/// NVLink 4: all-reduce at the ~480 GB/s bus bandwidth NCCL reaches on 8
+/// H100s with NVLink SHARP, all-gather at the 370 GB/s it reaches without.
+/// Across nodes a ring crosses the network once a node through each GPU's
+/// own NIC: the bus bandwidth is the node's NICs', 8 x NDR 400 Gb/s at the
+/// 47 GB/s NCCL reaches on one, 376 GB/s (docs/design/cuda.md, "The cost
+/// model of --stats", for the sources).
 double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
   constexpr double kAllReduceBusBytesPerSecond = 480e9;
   constexpr double kAllGatherBusBytesPerSecond = 370e9;
-  const double ranks =
-      static_cast<double>(spec.training.ranks > 1 ? spec.training.ranks : 8);
+  constexpr int64_t kGpusPerNode = 8;
+  constexpr double kNodeNetworkBusBytesPerSecond = kGpusPerNode * 47e9;
+  const int64_t rankCount = spec.training.ranks > 1 ? spec.training.ranks : 8;
+  const int64_t nodes = (rankCount + kGpusPerNode - 1) / kGpusPerNode;
+  const double ranks = static_cast<double>(rankCount);
   double gradBytes = 0, hiddenBytes = 0;
   for (const ParameterInfo &p : enumerateParameters(spec)) {
     double n = 4; // f32 parameters and gradients
@@ -85,13 +94,23 @@ double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
     if (p.shape.size() >= 2 && StringRef(p.name).starts_with("blocks."))
       hiddenBytes += n;
   }
-  double reduce =
-      2 * (ranks - 1) / ranks * gradBytes / kAllReduceBusBytesPerSecond;
-  double gather =
-      (ranks - 1) / ranks * hiddenBytes / kAllGatherBusBytesPerSecond;
-  os << "  on " << static_cast<int64_t>(ranks)
-     << " ranks over NVLink 4 (NCCL bus bandwidth: all-reduce 480 GB/s, "
-        "all-gather 370 GB/s): all-reduce of "
+  double reduceBus = kAllReduceBusBytesPerSecond;
+  double gatherBus = kAllGatherBusBytesPerSecond;
+  if (nodes > 1) {
+    reduceBus = std::min(reduceBus, kNodeNetworkBusBytesPerSecond);
+    gatherBus = std::min(gatherBus, kNodeNetworkBusBytesPerSecond);
+  }
+  double reduce = 2 * (ranks - 1) / ranks * gradBytes / reduceBus;
+  double gather = (ranks - 1) / ranks * hiddenBytes / gatherBus;
+  os << "  on " << rankCount << " ranks ";
+  if (nodes > 1)
+    os << "on " << nodes << " nodes of " << kGpusPerNode
+       << " (NVLink 4 inside, 8 x NDR 400 Gb/s InfiniBand between; NCCL bus "
+          "bandwidth: all-reduce ";
+  else
+    os << "over NVLink 4 (NCCL bus bandwidth: all-reduce ";
+  os << llvm::format("%.0f", reduceBus / 1e9) << " GB/s, all-gather "
+     << llvm::format("%.0f", gatherBus / 1e9) << " GB/s): all-reduce of "
      << human(static_cast<int64_t>(gradBytes)) << "B of gradients "
      << millis(reduce) << " ms, all-gather of "
      << human(static_cast<int64_t>(hiddenBytes)) << "B of Muon updates "

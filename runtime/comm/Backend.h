@@ -80,9 +80,6 @@ public:
 /// One process.
 std::unique_ptr<Backend> makeSingleRankBackend();
 
-/// Whether this process was started by an MPI launcher (mpirun), from its
-/// environment.
-bool launchedByMpi();
 /// MPI_COMM_WORLD after MPI_Init; null and `error` on failure.
 std::unique_ptr<Backend> makeMpiBackend(std::string &error);
 

@@ -1,6 +1,7 @@
 //===- Collectives.cpp - Buckets, checks and the gptc_comm_* callbacks ----===//
 
 #include "runtime/comm/Collectives.h"
+#include "runtime/comm/JobEnvironment.h"
 
 #include "runtime/cpu/Bf16.h"
 #include "runtime/gptrt.h"
@@ -11,7 +12,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <set>
 #include <thread>
+
+#include <unistd.h>
 
 namespace gptc {
 namespace runtime {
@@ -95,13 +100,6 @@ bool Backend::deviceCopy(void *, const void *, int64_t, std::string &error) {
   return false;
 }
 
-bool launchedByMpi() {
-  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
-    if (const char *v = std::getenv(var); v && *v)
-      return true;
-  return false;
-}
-
 std::unique_ptr<Backend> makeSingleRankBackend() {
   return std::make_unique<SingleRank>();
 }
@@ -114,13 +112,42 @@ Collectives &Collectives::get() {
 }
 
 bool Collectives::initialize(std::string &error) {
+  error = unjoinableJob();
+  if (!error.empty())
+    return false;
   if (!launchedByMpi())
     return true;
   std::unique_ptr<Backend> mpi = makeMpiBackend(error);
   if (!mpi)
     return false;
   backend = std::move(mpi);
+  // srun's tasks joined through PMIx: all of them, in one world.
+  if (std::optional<SlurmStep> step = slurmStep();
+      step && step->tasks != backend->size()) {
+    error = "srun started " + std::to_string(step->tasks) +
+            " tasks (SLURM_STEP_NUM_TASKS) but MPI's world has " +
+            std::to_string(backend->size()) +
+            ": start them with srun --mpi=pmix";
+    return false;
+  }
+  countHosts();
   return true;
+}
+
+void Collectives::countHosts() {
+  hostCount = 1;
+  if (backend->size() < 2)
+    return;
+  char name[64] = {};
+  gethostname(name, sizeof(name) - 1);
+  std::vector<char> all(sizeof(name) * size_t(backend->size()));
+  std::string error;
+  if (!backend->allGather(name, all.data(), sizeof(name), error))
+    return;
+  std::set<std::string> hosts;
+  for (int r = 0; r < backend->size(); ++r)
+    hosts.insert(std::string(all.data() + size_t(r) * sizeof(name)));
+  hostCount = int(hosts.size());
 }
 
 bool Collectives::agree(const std::string &what, const std::string &value,

@@ -45,6 +45,8 @@ public:
   int rank() const { return backend->rank(); }
   int size() const { return backend->size(); }
   std::string backendName() const { return backend->name(); }
+  /// The machines the ranks run on (distinct host names).
+  int hosts() const { return hostCount; }
   void setBucketBytes(int64_t bytes) { bucketLimitBytes = bytes; }
   /// Swaps the backend (a device backend that bootstraps over the one
   /// initialize() made); returns the old one.
@@ -102,10 +104,12 @@ private:
     bool issued = false, done = false;
   };
   void issue(Bucket &b);
+  void countHosts();
   void finish(Bucket &b);
 
   std::unique_ptr<Backend> backend;
   int64_t bucketLimitBytes = 25 << 20;
+  int hostCount = 1;
   /// Since when (steady clock, ns) this rank waits in a collective; 0: not.
   std::atomic<int64_t> waitingSinceNs{0};
   std::atomic<double> watchdogSeconds{0.0};

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaDevice.h"
+#include "runtime/comm/JobEnvironment.h"
 #include "runtime/cuda/DeviceState.h"
 
 #include <cstdlib>
@@ -25,16 +26,10 @@ CudaDevice *openedDevice = nullptr;
 /// The device this process uses: its rank on the node (mpirun's local
 /// rank) among the node's devices, device 0 without a launcher.
 int deviceOrdinal(const DriverApi &cu) {
-  int count = 0, local = 0;
+  int count = 0;
   if (cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count < 1)
     return 0;
-  for (const char *var :
-       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-    if (const char *v = std::getenv(var); v && *v) {
-      local = std::atoi(v);
-      break;
-    }
-  return local % count;
+  return int(comm::localRank() % count);
 }
 
 /// Opens the process's device (deviceOrdinal); null and `error` on failure.
