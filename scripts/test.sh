@@ -24,7 +24,9 @@ timed() {
 }
 # python3-torch: test/Training/torch-agreement.test compares gptc's losses
 # with PyTorch's from the same weights. clang: the libFuzzer targets.
-GPTC_EXTRA_PACKAGES="python3-torch python3-numpy python3-venv python3-pip clang clang-format-22" \
+# iproute2 (ip) and util-linux (unshare): the two hosts of
+# test/Training/ranks-two-hosts*.test, made from network namespaces.
+GPTC_EXTRA_PACKAGES="python3-torch python3-numpy python3-venv python3-pip clang clang-format-22 iproute2 util-linux" \
   timed setup bash scripts/setup.sh
 # From PyPI only, in a virtual environment over Debian's python3
 # (python3-venv) in the build dir: the safetensors package
