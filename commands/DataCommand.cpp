@@ -205,8 +205,7 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
     }
     options.bpe = &bpe;
     out << "gptc data: tokenizer " << *path << ": " << bpe.vocabSize() - 1
-        << " tokens, <|endoftext|> = " << bpe.endOfText()
-        << " (a spec needs model.vocab_size >= " << bpe.vocabSize() << ")\n";
+        << " tokens, <|endoftext|> = " << bpe.endOfText() << "\n";
   }
   // The tokenizer travels with the ids (runtime/TokenizerRecord.h).
   runtime::TokenizerRecord record;
@@ -228,6 +227,15 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
   if (!r.removed.empty())
     out << " (" << r.removed.size() << " stale removed)";
   out << "\n";
+  // What a spec needs of these ids: every id in its vocabulary, and the id
+  // that starts each document as a document mask's bos_token.
+  const int64_t vocab = tokenizer ? bpe.vocabSize() : 257;
+  const int64_t bos = tokenizer ? int64_t(bpe.endOfText()) : 256;
+  out << "gptc data: a spec for these shards needs model.vocab_size >= "
+      << vocab
+      << " and, with a document mask, model.attention.bos_token = " << bos
+      << " (--set model.vocab_size=" << vocab
+      << " --set model.attention.bos_token=" << bos << ")\n";
   // Every-k-th selection aliases with documents that alternate in size
   // (a heading, then its text): say so when val got far too few tokens.
   double valShare = double(r.valTokens) / double(r.tokens);

@@ -489,13 +489,19 @@ Exit launchRanksIfAsked(const std::vector<std::string> &args,
   auto r = o.get("--ranks");
   RankPlacement where{o.get("--hosts").value_or(""),
                       o.get("--hostfile").value_or("")};
-  const bool inJob = comm::launchedByMpi() || comm::slurmStep();
+  const bool inJob = comm::startedAsRank();
   if ((o.has("--hosts") || o.has("--hostfile")) && (!r || inJob))
     return run.report(ErrorLine::message(
         std::string(o.has("--hosts") ? "--hosts" : "--hostfile") +
         (inJob ? ": this process is already a rank of a job (mpirun or "
                  "srun started it); give the hosts to that launcher"
                : " places the ranks of --ranks N; give --ranks too")));
+  for (const char *option : {"--hosts", "--hostfile"})
+    if (auto v = o.get(option); v && v->empty())
+      return run.report(ErrorLine::message(
+          std::string(option) + " is empty (an unset variable?): give " +
+          (std::string(option) == "--hosts" ? "NAME:SLOTS,..." : "a file") +
+          " or leave it out to run on this machine"));
   if (!r || inJob)
     return std::nullopt;
   const int64_t n = *cli::parseCount(*r, true);
@@ -526,6 +532,24 @@ Exit launchRanksIfAsked(const std::vector<std::string> &args,
       !planForRanks(plan, o.positionals[0], overrides, o.has("--no-fuse"), n,
                     planned, note, error))
     return run.report(error);
+  // A bundle for another rank count: one line now, not one per rank later.
+  if (!isSpecPath(o.positionals[0]) && isDirectory(o.positionals[0]) &&
+      access((o.positionals[0] + "/manifest.json").c_str(), F_OK) == 0) {
+    Manifest manifest;
+    std::string manifestError;
+    if (!readManifest(o.positionals[0] + "/manifest.json", manifest,
+                      manifestError))
+      return run.report(ErrorLine::message(manifestError));
+    if (manifest.ranks != n)
+      return run.report(ErrorLine::message(
+          manifest.path + ": ranks: the bundle trains on " +
+          std::to_string(manifest.ranks) + " rank" +
+          (manifest.ranks == 1 ? "" : "s") + " (training.ranks) and --ranks " +
+          "asks for " + std::to_string(n) + "; recompile it with --set " +
+          "training.ranks=" + std::to_string(n) +
+          " (gptc compile SPEC ... -o " + "DIR), or train it with --ranks " +
+          std::to_string(manifest.ranks)));
+  }
   std::string mpirun = findMpirun(), self = thisProgram();
   if (mpirun.empty())
     return run.report(ErrorLine::message(
@@ -566,9 +590,10 @@ Exit joinJob(TrainRun &run) {
       r && *cli::parseCount(*r, true) != ranks.size()) {
     run.err << kMe << "error: --ranks " << *r << " but this job has "
             << ranks.size() << " rank" << (ranks.size() == 1 ? "" : "s")
-            << (comm::slurmStep() ? " (srun starts the ranks: srun -n " + *r +
-                                        " --mpi=pmix gptc train ...)"
-                                  : std::string())
+            << (comm::slurmStep() && comm::slurmStep()->tasks > 1
+                    ? " (srun starts the ranks: srun -n " + *r +
+                          " --mpi=pmix gptc train ...)"
+                    : std::string())
             << "\n";
     return 2;
   }

@@ -151,6 +151,7 @@ bool buildManifest(const ExportedLayout &exported, const ModelSpec &spec,
   m.vocabSize = spec.model.vocabSize;
   m.paddedVocab = spec.model.paddedVocab();
   m.bosToken = spec.model.attention.bosToken;
+  m.documentMask = spec.model.attention.documentMask;
   m.run = runDefaults(spec);
   m.divergenceFactor = t.divergenceFactor;
   return true;

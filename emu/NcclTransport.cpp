@@ -98,13 +98,14 @@ bool interfaceAllowed(const std::string &name, const char *spec) {
   return exclude ? !listed : listed;
 }
 
-/// The IPv4 address the bootstrap listens on.
-in_addr listenAddress() {
-  in_addr found = {htonl(INADDR_LOOPBACK)};
+/// The IPv4 address the bootstrap listens on: false when
+/// NCCL_SOCKET_IFNAME names no interface that is up (as NCCL refuses it).
+bool listenAddress(in_addr &found) {
+  found = {htonl(INADDR_LOOPBACK)};
   const char *spec = std::getenv("NCCL_SOCKET_IFNAME");
   ifaddrs *all = nullptr;
   if (getifaddrs(&all) != 0)
-    return found;
+    return !(spec && *spec);
   bool chosen = false;
   for (ifaddrs *i = all; i && !chosen; i = i->ifa_next) {
     if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
@@ -120,7 +121,14 @@ in_addr listenAddress() {
     }
   }
   freeifaddrs(all);
-  return found;
+  if (!chosen && spec && *spec) {
+    std::fprintf(stderr,
+                 "NCCL WARN (emulated) NCCL_SOCKET_IFNAME=%s: no IPv4 "
+                 "interface that is up matches\n",
+                 spec);
+    return false;
+  }
+  return true;
 }
 
 /// Waits until `fd` is ready for `events` or the deadline passes.
@@ -175,14 +183,22 @@ void noDelay(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-/// A connection to rank 0's listener, retried until the deadline.
+/// A connection to rank 0's listener, retried until the deadline (each
+/// try non-blocking, so that a peer whose packets vanish costs no more).
 int connectTo(const sockaddr_in &root, double deadline) {
   while (now() < deadline) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
       return -1;
-    if (connect(fd, reinterpret_cast<const sockaddr *>(&root), sizeof(root)) ==
-        0) {
+    int rc =
+        connect(fd, reinterpret_cast<const sockaddr *>(&root), sizeof(root));
+    int failure = 0;
+    socklen_t length = sizeof(failure);
+    if (rc != 0 && errno == EINPROGRESS && ready(fd, POLLOUT, deadline) &&
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 &&
+        failure == 0)
+      rc = 0;
+    if (rc == 0) {
       noDelay(fd);
       return fd;
     }
@@ -234,8 +250,19 @@ ncclResult_t acceptRanks(ncclComm *c, const std::string &name, bool &sameHost) {
     return ncclInvalidUsage;
   }
   int listener = it->second;
+  // The listener's work ends here, however it ends: a rank still to come
+  // is refused at once rather than left waiting for an answer.
+  struct CloseListener {
+    std::string name;
+    int fd;
+    ~CloseListener() {
+      close(fd);
+      listeners().erase(name);
+    }
+  } closeListener{name, listener};
   double deadline = now() + timeoutSeconds();
-  std::string me = hostIdentity();
+  // Compared as the hello carries it.
+  std::string me = hostIdentity().substr(0, sizeof(Hello::host) - 1);
   c->peers.assign(size_t(c->nranks), -1);
   sameHost = true;
   for (int joined = 1; joined < c->nranks; ++joined) {
@@ -264,8 +291,6 @@ ncclResult_t acceptRanks(ncclComm *c, const std::string &name, bool &sameHost) {
   for (int r = 1; r < c->nranks; ++r)
     if (!sendAll(c->peers[size_t(r)], &reply, sizeof(reply), deadline))
       return ncclRemoteError;
-  close(listener);
-  listeners().erase(name);
   return ncclSuccess;
 }
 
@@ -348,7 +373,10 @@ ncclResult_t makeUniqueId(ncclUniqueId *id) {
     return ncclSystemError;
   sockaddr_in address = {};
   address.sin_family = AF_INET;
-  address.sin_addr = listenAddress();
+  if (!listenAddress(address.sin_addr)) {
+    close(fd);
+    return ncclInvalidArgument;
+  }
   address.sin_port = 0;
   socklen_t length = sizeof(address);
   if (bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof(address)) != 0 ||
@@ -375,6 +403,11 @@ ncclResult_t joinComm(ncclComm *c, int nranks, const ncclUniqueId &id,
   c->rank = rank;
   bool sameHost = true;
   ncclResult_t rc = ncclSuccess;
+  if (nranks == 1) // nobody will connect: the listener can go
+    if (auto it = listeners().find(name); it != listeners().end()) {
+      close(it->second);
+      listeners().erase(it);
+    }
   if (nranks > 1)
     rc = rank == 0 ? acceptRanks(c, name, sameHost)
                    : greetRoot(c, root, sameHost);

@@ -520,6 +520,13 @@ bool parseManifest(const std::string &text, const std::string &fileName,
     ok = r.getString(*o, "", "spec_name", m.specName);
   if (ok && o->get("bos_token"))
     ok = r.getInt(*o, "", "bos_token", m.bosToken, -1, big);
+  if (ok && o->get("document_mask")) {
+    std::optional<bool> mask = o->getBoolean("document_mask");
+    if (!mask)
+      ok = r.fail("document_mask", "expected true or false");
+    else
+      m.documentMask = *mask;
+  }
   // Written by every gptc that knows it; a manifest without it is not
   // checked against this CPU.
   if (ok && o->get("host_cpu"))
@@ -649,6 +656,7 @@ std::string renderManifest(const Manifest &m) {
       {"vocab_size", m.vocabSize},
       {"padded_vocab", m.paddedVocab},
       {"bos_token", m.bosToken},
+      {"document_mask", m.documentMask},
       {"run", llvm::json::Object{{"steps", run.steps},
                                  {"seed", run.seed},
                                  {"train", run.train},

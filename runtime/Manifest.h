@@ -84,6 +84,9 @@ struct Manifest {
   std::vector<std::string> hostCpuFeatures;
   int64_t deviceBatch = 0, seqLen = 0, gradAccum = 1, ranks = 1;
   int64_t vocabSize = 0, paddedVocab = 0, bosToken = -1;
+  /// model.attention.document_mask: attention within documents, each
+  /// starting with bosToken (absent in older manifests: false).
+  bool documentMask = false;
   RunDefaults run;
   /// training.divergence_factor (runtime/Divergence.h); 0 = off or absent.
   double divergenceFactor = 0.0;

@@ -73,8 +73,7 @@ bool writeTokenizerRecord(const std::string &dir, const std::string &prefix,
   return true;
 }
 
-TokenizerRecord tokenizerRecordOfShard(const std::string &shardPath) {
-  TokenizerRecord record;
+std::string tokenizerRecordPathOfShard(const std::string &shardPath) {
   size_t slash = shardPath.find_last_of('/');
   std::string dir =
       slash == std::string::npos ? "." : shardPath.substr(0, slash);
@@ -84,8 +83,16 @@ TokenizerRecord tokenizerRecordOfShard(const std::string &shardPath) {
   if (split == std::string::npos)
     split = name.rfind("_val_");
   if (split == std::string::npos)
+    return "";
+  return tokenizerRecordPath(dir, name.substr(0, split));
+}
+
+TokenizerRecord tokenizerRecordOfShard(const std::string &shardPath) {
+  TokenizerRecord record;
+  std::string path = tokenizerRecordPathOfShard(shardPath);
+  if (path.empty())
     return record;
-  std::ifstream in(tokenizerRecordPath(dir, name.substr(0, split)));
+  std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#')

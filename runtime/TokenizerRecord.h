@@ -48,6 +48,10 @@ bool mayWriteTokenizerRecord(const std::string &dir, const std::string &prefix,
 bool writeTokenizerRecord(const std::string &dir, const std::string &prefix,
                           const TokenizerRecord &record, std::string &error);
 
+/// DIR/PREFIX.tokenizer for a shard DIR/PREFIX_{train,val}_N.bin; empty
+/// for a shard not named so.
+std::string tokenizerRecordPathOfShard(const std::string &shardPath);
+
 /// The record beside a shard DIR/PREFIX_{train,val}_N.bin: unknown when
 /// there is none or it cannot be read.
 TokenizerRecord tokenizerRecordOfShard(const std::string &shardPath);

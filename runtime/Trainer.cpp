@@ -1,6 +1,7 @@
 //===- Trainer.cpp - The training loop ------------------------------------===//
 
 #include "runtime/Trainer.h"
+#include "runtime/DocumentSeparator.h"
 #include "runtime/ParamFile.h"
 
 #include "runtime/Arena.h"
@@ -286,6 +287,10 @@ bool Loop::init(TrainResult &result, std::string &error) {
   o.rank = config.rank;
   o.worldSize = config.worldSize;
   if (!trainLoader.init(o, error))
+    return false;
+  // A document mask needs the shards' own document separator.
+  if (m.documentMask &&
+      !checkDocumentSeparator(trainLoader.files()[0], m.bosToken, error))
     return false;
   if (!config.resumePath.empty()) {
     // The batches continue where the checkpoint's run stopped, in the

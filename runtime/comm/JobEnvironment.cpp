@@ -68,6 +68,11 @@ int64_t tasksOnNode(const std::string &tasksPerNode, int64_t node) {
 }
 
 std::optional<SlurmStep> slurmStep() {
+  // mpirun's ranks inherit the step variables of the shell or daemon that
+  // started them (an interactive `srun --pty bash`, Open MPI's daemons
+  // started by srun): they are mpirun's ranks, not the step's tasks.
+  if (const char *v = std::getenv("OMPI_COMM_WORLD_SIZE"); v && *v)
+    return std::nullopt;
   std::optional<int64_t> tasks = firstCount({"SLURM_STEP_NUM_TASKS"});
   std::optional<int64_t> rank = firstCount({"SLURM_PROCID"});
   if (!tasks || !rank || *tasks < 1)
@@ -109,6 +114,13 @@ int64_t localRanks() {
   if (std::optional<SlurmStep> step = slurmStep())
     return std::max<int64_t>(step->localTasks, 1);
   return 1;
+}
+
+bool startedAsRank() {
+  if (launchedByMpi())
+    return true;
+  std::optional<SlurmStep> step = slurmStep();
+  return step && step->tasks > 1;
 }
 
 bool laterRank() {

@@ -36,7 +36,8 @@ struct SlurmStep {
 
 /// This process's place in srun's step; none outside one (a batch
 /// script's own shell sets SLURM_NTASKS and SLURM_PROCID but no step's
-/// variables).
+/// variables) and none for mpirun's ranks, which inherit the variables of
+/// the step they were started from.
 std::optional<SlurmStep> slurmStep();
 
 /// The tasks a node runs, from Slurm's "2(x3),1" (nodes 0-2 run 2, node 3
@@ -54,6 +55,11 @@ int64_t localRanks();
 
 /// Whether this process is a rank other than 0 of a launcher's job.
 bool laterRank();
+
+/// Whether a launcher already started this process as one rank of
+/// several: mpirun or a PMI server, or an srun step of several tasks (a
+/// step of one, such as `srun --pty bash`, is a shell to launch from).
+bool startedAsRank();
 
 } // namespace comm
 } // namespace runtime

@@ -107,15 +107,25 @@ public:
     versionText = std::to_string(version / 10000) + "." +
                   std::to_string(version / 100 % 100) + "." +
                   std::to_string(version % 100);
-    // Rank 0's id, to every rank through the host backend.
-    ncclUniqueId id = {};
-    if (rank() == 0 &&
-        !check(api.ncclGetUniqueId(&id), "ncclGetUniqueId", error))
+    // Rank 0's id, to every rank through the host backend; its failure
+    // too, so that no rank waits for an id that will not come.
+    struct Offer {
+      ncclUniqueId id;
+      int32_t made;
+    } offer = {};
+    std::string madeError;
+    offer.made = rank() != 0 || check(api.ncclGetUniqueId(&offer.id),
+                                      "ncclGetUniqueId", madeError);
+    std::vector<char> all(sizeof(offer) * size_t(size()));
+    if (!host->allGather(&offer, all.data(), sizeof(offer), error))
       return false;
-    std::vector<char> all(sizeof(id) * size_t(size()));
-    if (!host->allGather(&id, all.data(), sizeof(id), error))
+    std::memcpy(&offer, all.data(), sizeof(offer));
+    if (!offer.made) {
+      error =
+          rank() == 0 ? madeError : "rank 0 could not make NCCL's unique id";
       return false;
-    std::memcpy(&id, all.data(), sizeof(id));
+    }
+    ncclUniqueId id = offer.id;
     device.state().bindContext();
     return check(api.ncclCommInitRank(&communicator, size(), id, rank()),
                  "ncclCommInitRank", error);

@@ -116,6 +116,19 @@ TEST_F(JobEnvironment, MpirunsVariablesComeFirst) {
   EXPECT_EQ(localRank(), 3);
   EXPECT_EQ(localRanks(), 4);
   EXPECT_FALSE(laterRank());
+  // mpirun's ranks inherit the step variables of the shell they were
+  // started from (srun --pty bash): they are not that step's tasks.
+  EXPECT_FALSE(slurmStep());
+  EXPECT_TRUE(startedAsRank());
+  EXPECT_EQ(unjoinableJob(), "");
+}
+
+TEST_F(JobEnvironment, AStepOfOneTaskIsAShellToLaunchFrom) {
+  set({{"SLURM_STEP_NUM_TASKS", "1"}, {"SLURM_PROCID", "0"}});
+  ASSERT_TRUE(slurmStep());
+  EXPECT_FALSE(startedAsRank());
+  set({{"SLURM_STEP_NUM_TASKS", "2"}});
+  EXPECT_TRUE(startedAsRank());
 }
 
 } // namespace

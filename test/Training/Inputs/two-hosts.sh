@@ -6,9 +6,10 @@
 #
 # Each host is a network namespace with its own address (10.77.0.1 and
 # 10.77.0.2 on a veth pair), its own host name (gptc-h1, gptc-h2; a UTS
-# namespace) and its own /tmp and /dev/shm (a mount namespace with fresh
-# tmpfs), so that nothing but the network joins them: the rest of the file
-# system is shared, as a cluster's storage is. CMD runs on host 1 with
+# namespace) and its own /dev/shm (a mount namespace with a fresh tmpfs),
+# so that shared memory cannot join them: the file system is shared, as a
+# cluster's storage is (Open MPI's session directories under /tmp carry
+# the host name). CMD runs on host 1 with
 # OMPI_MCA_plm_rsh_agent naming DIR/agent, which mpirun calls as it calls
 # ssh (`agent HOST COMMAND...`) to start its daemon on host 2, in a fresh
 # environment as ssh gives one. The namespaces go when CMD ends.
@@ -16,6 +17,13 @@ set -euo pipefail
 
 tag="gptc$$"
 ns1="$tag-h1" ns2="$tag-h2"
+
+# Hosts left by a run that was killed (no EXIT trap): their pid is gone.
+for stale in $(ip netns list 2>/dev/null | grep -o '^gptc[0-9]*-h[12]'); do
+  pid=${stale#gptc}
+  pid=${pid%-h?}
+  kill -0 "$pid" 2>/dev/null || ip netns del "$stale" 2>/dev/null || true
+done
 
 make_hosts() {
   ip netns add "$ns1"
@@ -54,8 +62,7 @@ cat > "$dir/on" <<'EOF'
 ns=$1 name=$2
 shift 2
 exec ip netns exec "$ns" unshare --uts --mount bash -c '
-  mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm &&
-  hostname "$0" && exec "$@"' "$name" "$@"
+  mount -t tmpfs tmpfs /dev/shm && hostname "$0" && exec "$@"' "$name" "$@"
 EOF
 # `agent HOST COMMAND...`: what ssh would do, on the host with that address.
 cat > "$dir/agent" <<EOF
