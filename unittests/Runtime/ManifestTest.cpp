@@ -79,6 +79,7 @@ TEST(Manifest, RendersWhatItParses) {
   full["host_cpu"] = llvm::json::Object{
       {"name", "znver4"}, {"features", llvm::json::Array{"avx2", "fma"}}};
   full["divergence_factor"] = 4.5;
+  full["document_mask"] = true;
   full["group_lrs"] =
       llvm::json::Array{llvm::json::Object{{"name", "all"}, {"lr", 0.5}}};
   param0(full)["init"] = "values";
@@ -98,6 +99,7 @@ TEST(Manifest, RendersWhatItParses) {
   EXPECT_EQ(renderManifest(again), text);
   EXPECT_EQ(again.hostCpuFeatures, m.hostCpuFeatures);
   EXPECT_EQ(again.divergenceFactor, 4.5);
+  EXPECT_TRUE(again.documentMask);
   ASSERT_EQ(again.groupRates.size(), 1u);
   EXPECT_EQ(again.groupRates[0].name, "all");
   EXPECT_EQ(again.groupRates[0].lr, 0.5);
