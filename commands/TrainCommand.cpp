@@ -103,6 +103,9 @@ const char *trainCommandUsage() {
          "  --no-fuse          compile without attention/RMSNorm fusion "
          "(specs\n"
          "                     only)\n"
+         "  --target T         compile the spec for T: cpu (the default) or\n"
+         "                     cuda (the GPU's step, trained on the GPU that\n"
+         "                     libcuda.so.1 opens; specs only)\n"
          "  --ranks N          start the job's N ranks with mpirun (found on\n"
          "                     PATH); the same as mpirun -np N gptc train "
          "...;\n"
@@ -255,6 +258,7 @@ const std::vector<cli::OptionSpec> &trainOptions() {
       {"--set", nullptr, cli::ValueKind::Repeated},
       {"--dtype", nullptr, cli::ValueKind::String},
       {"--no-fuse", nullptr, cli::ValueKind::None},
+      {"--target", nullptr, cli::ValueKind::String},
       {"--bucket-mb", nullptr, cli::ValueKind::String},
       {"--ranks", nullptr, cli::ValueKind::String},
       {"--hosts", nullptr, cli::ValueKind::String},
@@ -368,10 +372,10 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
 /// `overrides`, `note` saying so). False with `error` when the spec does
 /// not plan (located) or the batch does not split over the ranks.
 bool planForRanks(const PlanHook &plan, const std::string &spec,
-                  std::vector<std::string> &overrides, bool noFuse,
-                  int64_t jobRanks, SpecPlan &planned, std::string &note,
-                  ErrorLine &error) {
-  if (!plan(spec, overrides, noFuse, planned, error))
+                  std::vector<std::string> &overrides,
+                  const CompileFlags &flags, int64_t jobRanks,
+                  SpecPlan &planned, std::string &note, ErrorLine &error) {
+  if (!plan(spec, overrides, flags, planned, error))
     return false;
   if (planned.ranks == jobRanks)
     return true;
@@ -398,7 +402,7 @@ bool planForRanks(const PlanHook &plan, const std::string &spec,
          std::to_string(deviceBatch) + steps + " x " + n + " rank" +
          (jobRanks == 1 ? "" : "s") + " = the global batch of " + b +
          " sequences";
-  return plan(spec, overrides, noFuse, planned, error);
+  return plan(spec, overrides, flags, planned, error);
 }
 
 bool isSpecPath(const std::string &path) {
@@ -407,6 +411,14 @@ bool isSpecPath(const std::string &path) {
 }
 
 /// The spec's overrides of a command line: --set's, and --dtype's.
+/// --no-fuse and --target, for a spec's compile.
+CompileFlags compileFlags(const cli::ParsedOptions &o) {
+  CompileFlags flags;
+  flags.noFuse = o.has("--no-fuse");
+  flags.target = o.get("--target").value_or("cpu");
+  return flags;
+}
+
 std::vector<std::string> specOverrides(const cli::ParsedOptions &o) {
   std::vector<std::string> overrides = o.all("--set");
   if (auto dtype = o.get("--dtype"))
@@ -529,7 +541,7 @@ Exit launchRanksIfAsked(const std::vector<std::string> &args,
   std::string note;
   ErrorLine error;
   if (plan && isSpecPath(o.positionals[0]) &&
-      !planForRanks(plan, o.positionals[0], overrides, o.has("--no-fuse"), n,
+      !planForRanks(plan, o.positionals[0], overrides, compileFlags(o), n,
                     planned, note, error))
     return run.report(error);
   // A bundle for another rank count: one line now, not one per rank later.
@@ -621,11 +633,10 @@ Exit planSpec(const PlanHook &plan, TrainRun &run, const std::string &spec,
   std::string note;
   ErrorLine error;
   bool planOk =
-      !plan ||
-      (run.job || o.has("--ranks")
-           ? planForRanks(plan, spec, overrides, o.has("--no-fuse"),
-                          run.ranks->size(), planned, note, error)
-           : plan(spec, overrides, o.has("--no-fuse"), planned, error));
+      !plan || (run.job || o.has("--ranks")
+                    ? planForRanks(plan, spec, overrides, compileFlags(o),
+                                   run.ranks->size(), planned, note, error)
+                    : plan(spec, overrides, compileFlags(o), planned, error));
   if (!planOk)
     return run.leader ? run.report(error) : 1; // rank 0 says it
   if (!note.empty())
@@ -674,10 +685,9 @@ Exit compileOrReuse(const CompileHook &compile, TrainRun &run,
                     foreign + " (remove it, or train from another directory)");
   bool compiled = true;
   Manifest cached;
-  StepLibrary cachedStep;
   std::string stale;
-  bool reuse = keyed && isDirectory(outDir) &&
-               openBundle(outDir, cached, cachedStep, stale);
+  bool reuse =
+      keyed && isDirectory(outDir) && checkBundleFiles(outDir, cached, stale);
   if (run.leader && reuse) {
     run.say() << kMe << "reusing " << outDir
               << " (compiled before from the same spec, flags and gptc)\n";
@@ -690,7 +700,7 @@ Exit compileOrReuse(const CompileHook &compile, TrainRun &run,
     auto started = std::chrono::steady_clock::now();
     ErrorLine error;
     compiled =
-        compile(spec, overrides, run.options.has("--no-fuse"), outDir, error);
+        compile(spec, overrides, compileFlags(run.options), outDir, error);
     if (compiled) {
       char took[64];
       std::snprintf(took, sizeof(took), "%.1f",
@@ -733,7 +743,7 @@ Exit compileSpec(const CompileHook &compile, const PlanHook &plan,
 
 /// A bundle directory takes no compiler options.
 Exit checkBundleOnlyOptions(TrainRun &run, const std::string &bundle) {
-  for (const char *specOnly : {"--set", "--dtype", "--no-fuse"})
+  for (const char *specOnly : {"--set", "--dtype", "--no-fuse", "--target"})
     if (run.options.has(specOnly)) {
       run.err << kMe << "error: " << specOnly << " applies when a spec is "
               << "compiled; " << bundle << " is a compiled bundle (recompile "

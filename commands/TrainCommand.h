@@ -31,13 +31,21 @@ namespace gptc {
 
 namespace commands {
 
+/// How a spec compiles beside its keys: fusion on or off, and the target
+/// (--target's name: "cpu", "cuda").
+struct CompileFlags {
+  bool noFuse = false;
+  std::string target = "cpu";
+};
+
 /// Compiles `spec` with `overrides` ("key=value" each; --dtype D comes as
-/// training.dtype=D) and fusion on or off into the bundle directory
-/// `outDir`. Returns false and sets `error` (one line: the spec's located
-/// error, or a message).
+/// training.dtype=D) and `flags` into the bundle directory `outDir`.
+/// Returns false and sets `error` (one line: the spec's located error, or
+/// a message).
 using CompileHook = std::function<bool(
     const std::string &spec, const std::vector<std::string> &overrides,
-    bool noFuse, const std::string &outDir, runtime::ErrorLine &error)>;
+    const CompileFlags &flags, const std::string &outDir,
+    runtime::ErrorLine &error)>;
 
 /// What a spec resolves to without compiling it.
 struct SpecPlan {
@@ -50,7 +58,7 @@ struct SpecPlan {
 /// and sets `error` (one line: the spec's located error, or a message).
 using PlanHook = std::function<bool(
     const std::string &spec, const std::vector<std::string> &overrides,
-    bool noFuse, SpecPlan &plan, runtime::ErrorLine &error)>;
+    const CompileFlags &flags, SpecPlan &plan, runtime::ErrorLine &error)>;
 
 /// Its lines in `gptc --help`'s Commands section.
 extern const char kTrainHelp[];

@@ -494,8 +494,9 @@ static const std::string &executableDigest() {
 
 bool planSpecBundle(const std::string &specPath,
                     const std::vector<std::string> &overrides, bool fuse,
-                    std::string &key, int64_t &ranks, int64_t &batch,
-                    int64_t &deviceBatch, runtime::ErrorLine &error) {
+                    Target target, std::string &key, int64_t &ranks,
+                    int64_t &batch, int64_t &deviceBatch,
+                    runtime::ErrorLine &error) {
   ModelSpec spec;
   SpecError specError;
   if (!parseSpecFile(specPath, overrides, spec, specError)) {
@@ -503,7 +504,8 @@ bool planSpecBundle(const std::string &specPath,
     return false;
   }
   std::string text = spec.resolvedYaml + "\n# fuse " + (fuse ? "1" : "0") +
-                     " target cpu gptc " + executableDigest() + "\n";
+                     " target " + targetInfo(target).name + " gptc " +
+                     executableDigest() + "\n";
   key = sha256Hex(text.data(), text.size());
   ranks = spec.training.ranks;
   batch = spec.training.batch;
@@ -514,7 +516,8 @@ bool planSpecBundle(const std::string &specPath,
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
                          const std::string &outDir, runtime::ErrorLine &error,
-                         bool fuse, const BundleOptions &options) {
+                         bool fuse, Target target,
+                         const BundleOptions &options) {
   ModelSpec spec;
   SpecError specError;
   if (!parseSpecFile(specPath, overrides, spec, specError)) {
@@ -533,14 +536,29 @@ bool compileSpecToBundle(const std::string &specPath,
     return success();
   });
   OwningOpRef<ModuleOp> module =
-      compileToStage(ctx, spec, Stage::LLVM, Target::CPU, fuse);
+      compileToStage(ctx, spec, Stage::LLVM, target, fuse);
   if (!module) {
     error.text = "compiling " + specPath + " failed: " + diagnostics;
     return false;
   }
   if (options.times)
     options.times->end("MLIR pipeline");
-  return writeBundle(*module, spec, Target::CPU, outDir, error.text, options);
+  return writeBundle(*module, spec, target, outDir, error.text, options);
+}
+
+bool parseTargetName(const std::string &name, Target &target,
+                     runtime::ErrorLine &error) {
+  std::string names;
+  for (const TargetInfo &info : targetTable()) {
+    if (name == info.name) {
+      target = info.target;
+      return true;
+    }
+    names += std::string(names.empty() ? "" : ", ") + info.name;
+  }
+  error = runtime::ErrorLine::message("--target " + name + ": not a target (" +
+                                      names + ")");
+  return false;
 }
 
 } // namespace gptc

@@ -103,15 +103,23 @@ bool writeBundle(mlir::ModuleOp module, const ModelSpec &spec, Target target,
 /// located error) when the spec does not parse or check.
 bool planSpecBundle(const std::string &specPath,
                     const std::vector<std::string> &overrides, bool fuse,
-                    std::string &key, int64_t &ranks, int64_t &batch,
-                    int64_t &deviceBatch, runtime::ErrorLine &error);
+                    Target target, std::string &key, int64_t &ranks,
+                    int64_t &batch, int64_t &deviceBatch,
+                    runtime::ErrorLine &error);
 
-/// compileToStage(LLVM) + writeBundle (CPU), for `gptc train SPEC`. False
-/// and `error`: the spec's located error, or what failed after it parsed.
+/// compileToStage(LLVM) + writeBundle for `target`, for `gptc train SPEC`.
+/// False and `error`: the spec's located error, or what failed after it
+/// parsed.
 bool compileSpecToBundle(const std::string &specPath,
                          const std::vector<std::string> &overrides,
                          const std::string &outDir, runtime::ErrorLine &error,
-                         bool fuse = true, const BundleOptions &options = {});
+                         bool fuse = true, Target target = Target::CPU,
+                         const BundleOptions &options = {});
+
+/// The target --target names ("cpu", "cuda"); false and `error` (one line
+/// listing the targets) for another name.
+bool parseTargetName(const std::string &name, Target &target,
+                     runtime::ErrorLine &error);
 
 } // namespace gptc
 

@@ -80,8 +80,8 @@ std::string compareLayouts(const Manifest &manifest,
   return "";
 }
 
-bool openBundle(const std::string &dir, Manifest &manifest, StepLibrary &step,
-                std::string &error) {
+bool checkBundleFiles(const std::string &dir, Manifest &manifest,
+                      std::string &error) {
   if (!readManifest(dir + "/manifest.json", manifest, error))
     return false;
   const StepLibraryFile &lib = manifest.stepLibrary;
@@ -119,6 +119,15 @@ bool openBundle(const std::string &dir, Manifest &manifest, StepLibrary &step,
             "a CPU that both machines' CPUs cover, e.g. x86-64-v3)";
     return false;
   }
+  return true;
+}
+
+bool openBundle(const std::string &dir, Manifest &manifest, StepLibrary &step,
+                std::string &error) {
+  if (!checkBundleFiles(dir, manifest, error))
+    return false;
+  const StepLibraryFile &lib = manifest.stepLibrary;
+  const std::string path = dir + "/" + lib.file;
   if (!step.load(path, error))
     return false;
 

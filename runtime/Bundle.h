@@ -25,6 +25,13 @@
 
 namespace gptc::runtime {
 
+/// Steps 1 and 2 of `openBundle`, without loading the library: what a
+/// compile cache checks before reusing a bundle. A step library, once
+/// loaded, stays loaded (StepLibrary.h), and a CUDA one loads its kernels
+/// into the device that is active then: it is loaded where it runs.
+bool checkBundleFiles(const std::string &dir, Manifest &manifest,
+                      std::string &error);
+
 /// Opens the bundle in `dir` into `manifest` and `step`; false with one
 /// `error` line otherwise.
 bool openBundle(const std::string &dir, Manifest &manifest, StepLibrary &step,

@@ -25,16 +25,24 @@ namespace {
 using Args = std::vector<std::string>;
 
 int runTrain(const Args &args, const std::string &) {
-  auto compile = [](const std::string &spec, const Args &overrides, bool noFuse,
-                    const std::string &outDir,
+  using gptc::commands::CompileFlags;
+  auto compile = [](const std::string &spec, const Args &overrides,
+                    const CompileFlags &flags, const std::string &outDir,
                     gptc::runtime::ErrorLine &error) {
-    return gptc::compileSpecToBundle(spec, overrides, outDir, error, !noFuse);
+    gptc::Target target;
+    if (!gptc::parseTargetName(flags.target, target, error))
+      return false;
+    return gptc::compileSpecToBundle(spec, overrides, outDir, error,
+                                     !flags.noFuse, target);
   };
-  auto plan = [](const std::string &spec, const Args &overrides, bool noFuse,
-                 gptc::commands::SpecPlan &out,
+  auto plan = [](const std::string &spec, const Args &overrides,
+                 const CompileFlags &flags, gptc::commands::SpecPlan &out,
                  gptc::runtime::ErrorLine &error) {
-    return gptc::planSpecBundle(spec, overrides, !noFuse, out.key, out.ranks,
-                                out.batch, out.deviceBatch, error);
+    gptc::Target target;
+    if (!gptc::parseTargetName(flags.target, target, error))
+      return false;
+    return gptc::planSpecBundle(spec, overrides, !flags.noFuse, target, out.key,
+                                out.ranks, out.batch, out.deviceBatch, error);
   };
   return gptc::commands::runTrainCommand(args, std::cout, std::cerr, compile,
                                          plan);

@@ -319,11 +319,11 @@ TEST_F(TrainCommandTest, SpecsCompileThroughTheHook) {
   std::vector<std::string> gotOverrides;
   bool gotNoFuse = false;
   CompileHook hook = [&](const std::string &spec,
-                         const std::vector<std::string> &overrides, bool noFuse,
-                         const std::string &outDir,
+                         const std::vector<std::string> &overrides,
+                         const CompileFlags &flags, const std::string &outDir,
                          gptc::runtime::ErrorLine &error) {
     gotSpec = spec;
-    gotNoFuse = noFuse;
+    gotNoFuse = flags.noFuse;
     gotOverrides = overrides;
     gotDir = outDir;
     if (spec == "fail.yaml") {
