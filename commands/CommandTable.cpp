@@ -21,6 +21,18 @@ const Command *findCommand(const std::vector<Command> &commands,
   return nullptr;
 }
 
+void helpAsFlag(int &argc, char **&argv, std::vector<char *> &storage) {
+  if (argc < 2 || llvm::StringRef(argv[1]) != "help")
+    return;
+  static char helpFlag[] = "--help";
+  storage = {argv[0]};
+  if (argc > 2)
+    storage.push_back(argv[2]);
+  storage.push_back(helpFlag);
+  argc = int(storage.size());
+  argv = storage.data();
+}
+
 void reportUnknownCommand(const std::vector<Command> &commands,
                           const std::string &name, std::ostream &err) {
   err << "gptc: error: unknown command '" << name << "'";

@@ -45,6 +45,10 @@ const Command *findCommand(const std::vector<Command> &commands,
 
 /// The error for a word that names no command, with "did you mean" for a
 /// near miss and the list of commands.
+/// `gptc help [COMMAND]` as `gptc --help` or `gptc COMMAND --help`:
+/// rewrites argc and argv (into `storage`) when argv[1] is "help".
+void helpAsFlag(int &argc, char **&argv, std::vector<char *> &storage);
+
 void reportUnknownCommand(const std::vector<Command> &commands,
                           const std::string &name, std::ostream &err);
 

@@ -427,8 +427,15 @@ bool checkBundleDestination(const std::string &outDir, std::string &error) {
     std::string parent = llvm::sys::path::parent_path(probe).str();
     if (parent.empty())
       parent = ".";
-    if (!llvm::sys::fs::exists(parent))
-      return true; // created by writeBundle
+    // The parent's directories, made now (writeBundle would make them
+    // after the compile): a path that cannot be made fails before it.
+    if (!llvm::sys::fs::exists(parent)) {
+      if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
+        error = "cannot create " + parent + ": " + ec.message();
+        return false;
+      }
+      return true;
+    }
     if (!llvm::sys::fs::is_directory(parent) ||
         llvm::sys::fs::access(parent, llvm::sys::fs::AccessMode::Write)) {
       error = outDir + ": cannot create the bundle: " + parent +

@@ -311,6 +311,16 @@ int runCompile() {
   std::optional<gptc::PhaseTimes> times;
   if (timePhases)
     times.emplace();
+  // A bundle's destination is checked before anything is compiled (a
+  // spec's checks compile parts of it: seconds for a record-sized one).
+  if (!statsOption() && emitStage.getNumOccurrences() == 0 &&
+      outputPath != "-") {
+    std::string error;
+    if (!gptc::checkBundleDestination(outputPath, error)) {
+      errs() << "gptc: error: " << error << "\n";
+      return 1;
+    }
+  }
   gptc::ModelSpec spec;
   if (int rc = loadSpec(spec))
     return rc;
@@ -338,14 +348,6 @@ int runCompile() {
            << "' is not a CPU LLVM knows for this machine's target; give "
               "native or a CPU name such as x86-64-v3\n";
     return 1;
-  }
-  // A bundle's destination is checked before the compile, not after it.
-  if (!stats && !emit) {
-    std::string error;
-    if (!gptc::checkBundleDestination(outputPath, error)) {
-      errs() << "gptc: error: " << error << "\n";
-      return 1;
-    }
   }
   CompilerContext compiler;
   mlir::MLIRContext &ctx = compiler.ctx;
@@ -422,6 +424,32 @@ bool checkEmitValues(const std::vector<const char *> &args) {
   return true;
 }
 
+/// --target=NAME / --target NAME must name a target; llvm::cl would say
+/// "Cannot find option named" on its own stream.
+bool checkTargetValues(const std::vector<const char *> &args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i], value;
+    if (arg.consume_front("--target=") || arg.consume_front("-target="))
+      value = arg;
+    else if ((arg == "--target" || arg == "-target") && i + 1 < args.size())
+      value = args[i + 1];
+    else
+      continue;
+    std::string names;
+    bool known = false;
+    for (const gptc::TargetInfo &info : gptc::targetTable()) {
+      known = known || value == info.name;
+      names += std::string(names.empty() ? "" : ", ") + info.name;
+    }
+    if (known)
+      continue;
+    errs() << "gptc: error: --target: unknown target '" << value
+           << "' (targets: " << names << ")\n";
+    return false;
+  }
+  return true;
+}
+
 /// A single-valued option given twice is an error, not "the last wins".
 bool checkSingleOccurrences() {
   struct Named {
@@ -440,17 +468,62 @@ bool checkSingleOccurrences() {
   return true;
 }
 
-/// Parses a check / compile command line (ARGV0 "gptc check", ...).
+/// llvm::cl's complaint about `args` (several lines, LLVM's words) as one
+/// line naming the fix.
+std::string oneLineOptionError(StringRef tool, StringRef llvmText,
+                               const std::vector<std::string> &args) {
+  const std::string see = " (see " + tool.str() + " --help)";
+  // "Unknown command line argument 'X'.  Try: ...\n... Did you mean 'Y'?"
+  if (size_t at = llvmText.find("Unknown command line argument '");
+      at != StringRef::npos) {
+    StringRef rest = llvmText.drop_front(at + 31);
+    std::string text = "unknown option '" +
+                       rest.take_until([](char c) { return c == '\''; }).str() +
+                       "'";
+    if (size_t mean = llvmText.find("Did you mean '"); mean != StringRef::npos)
+      text += "; did you mean '" +
+              llvmText.drop_front(mean + 14)
+                  .take_until([](char c) { return c == '\''; })
+                  .str() +
+              "'?";
+    return text + see;
+  }
+  if (llvmText.contains("Too many positional arguments")) {
+    std::string specs;
+    for (const std::string &arg : args)
+      if (!arg.empty() && arg[0] != '-')
+        specs += (specs.empty() ? "" : ", ") + arg;
+    return "more than one spec (" + specs + "): give one";
+  }
+  // Anything else: LLVM's first line, without its program name (an
+  // option's own value errors go to LLVM's stream, said there already).
+  if (llvmText.empty())
+    return "see the message above" + see;
+  StringRef first = llvmText.take_until([](char c) { return c == '\n'; });
+  if (first.starts_with(tool.str() + ": "))
+    first = first.drop_front(tool.size() + 2);
+  return first.str() + see;
+}
+
+/// Parses a check / compile command line (ARGV0 "gptc check", ...): an
+/// error is one line.
 bool parseCommandLine(const std::string &argv0,
                       const std::vector<std::string> &args,
                       const std::string &overview) {
   std::vector<const char *> argv = {argv0.c_str()};
   for (const std::string &arg : args)
     argv.push_back(arg.c_str());
-  return checkEmitValues(argv) &&
-         cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(),
-                                     overview, &errs()) &&
-         checkSingleOccurrences();
+  if (!checkEmitValues(argv) || !checkTargetValues(argv))
+    return false;
+  std::string llvmText;
+  llvm::raw_string_ostream llvmErrors(llvmText);
+  if (!cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(),
+                                   overview, &llvmErrors)) {
+    errs() << argv0 << ": error: " << oneLineOptionError(argv0, llvmText, args)
+           << "\n";
+    return false;
+  }
+  return checkSingleOccurrences();
 }
 
 } // namespace

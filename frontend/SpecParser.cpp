@@ -243,13 +243,20 @@ private:
                     "expected a map of group settings (kind:, params:, lr:, "
                     "...), got " +
                         entry.value.describe());
-      if (!walkGroup(entry, groupPath))
+      std::vector<std::string> others;
+      for (const SpecMapEntry &other : groups.entries)
+        if (&other != &entry)
+          others.push_back(other.key);
+      if (!walkGroup(entry, groupPath, others))
         return false;
     }
     return true;
   }
 
-  bool walkGroup(const SpecMapEntry &groupEntry, const std::string &path) {
+  /// `others`: the names of the other groups, for a group that a --set
+  /// of a misspelt group name made (it has no kind).
+  bool walkGroup(const SpecMapEntry &groupEntry, const std::string &path,
+                 const std::vector<std::string> &others) {
     record(path, groupEntry.keyLoc, groupEntry.value);
     OptimizerGroup group;
     if (!applyDefaults(&group))
@@ -261,9 +268,17 @@ private:
     auto kindIt = std::find_if(
         groupEntry.value.entries.begin(), groupEntry.value.entries.end(),
         [](const SpecMapEntry &e) { return e.key == "kind"; });
-    if (kindIt == groupEntry.value.entries.end())
+    if (kindIt == groupEntry.value.entries.end()) {
+      std::string like = closestSpelling(group.name, others);
+      if (!like.empty())
+        return fail(groupEntry.keyLoc, path,
+                    "no optimizer group '" + group.name +
+                        "' (a new group needs kind: muon or adam); did you "
+                        "mean '" +
+                        like + "'?");
       return fail(groupEntry.keyLoc, path + ".kind",
                   "missing required key 'kind' (muon or adam) " + where);
+    }
     if (!setLeaf(*findSchemaEntry("optimizer.groups.*.kind"), *kindIt,
                  path + ".kind", &group))
       return false;

@@ -9,6 +9,11 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "generated/GPTCVersion.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -21,6 +26,11 @@ int main(int argc, char **argv) {
   gptc::registerAllDialects(registry);
   gptc::registerGPTCPasses();
   gptc::registerGPTCPipeline();
+  // gptc-opt --version: gptc's version, as gptc --version says it.
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "gptc-opt (gptc " GPTC_VERSION ", commit " GPTC_COMMIT ")\n"
+       << "  LLVM and MLIR " LLVM_VERSION_STRING "\n";
+  });
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "gptc optimizer driver\n", registry));
 }

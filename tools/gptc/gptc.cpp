@@ -19,6 +19,7 @@
 
 #include <iostream>
 #include <optional>
+#include <vector>
 
 namespace {
 
@@ -64,6 +65,8 @@ const std::vector<gptc::cli::Command> kCommands = {
 } // namespace
 
 int main(int argc, char **argv) {
+  std::vector<char *> helpArgv;
+  gptc::cli::helpAsFlag(argc, argv, helpArgv);
   std::string name = argc > 1 ? argv[1] : "";
   const gptc::cli::Command *command = gptc::cli::findCommand(kCommands, name);
   // LLVM's crash handlers (stack trace, bug-report banner) for the
