@@ -22,6 +22,17 @@ std::string gib(int64_t bytes) { return runtime::memoryText(bytes); }
 
 } // namespace
 
+std::string h100Fit(int64_t bytes) {
+  return runtime::memoryText(bytes) + " of an H100's " +
+         runtime::memoryText(kH100MemoryBytes) + " (nvidia-smi, SXM5 80 GB): " +
+         (bytes <= kH100MemoryBytes
+              ? "fits, " + runtime::memoryText(kH100MemoryBytes - bytes) +
+                    " to spare"
+              : std::string("does not fit: fewer tokens per rank "
+                            "(training.device_batch or training.seq_len) or "
+                            "more ranks"));
+}
+
 bool printMemoryEstimate(mlir::MLIRContext &ctx, const ModelSpec &spec,
                          Target target, bool fuse, llvm::raw_ostream &os) {
   // Planning the arena compiles the spec to its buffers: seconds for the
@@ -67,6 +78,8 @@ bool printMemoryEstimate(mlir::MLIRContext &ctx, const ModelSpec &spec,
   if (target == Target::CPU)
     os << " + about " << gib(kRuntimeOverheadBytes) << " of runtime";
   os << "\n";
+  if (target == Target::CUDA)
+    os << "             " << h100Fit(need) << "\n";
   if (int64_t available = availableMemoryBytes();
       available > 0 && target == Target::CPU) {
     os << "             this machine has " << gib(available) << " available";

@@ -19,11 +19,19 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <string>
 
 namespace gptc {
 
 using runtime::availableMemoryBytes;
 using runtime::kRuntimeOverheadBytes;
+
+/// An H100 SXM5's device memory as nvidia-smi reports it (81,559 MiB).
+constexpr int64_t kH100MemoryBytes = 81559ll << 20;
+
+/// "N GiB of an H100's 79.65 GiB (nvidia-smi, SXM5 80 GB): fits, M to
+/// spare" or "... does not fit: ..." for a rank's device memory.
+std::string h100Fit(int64_t bytes);
 
 /// Prints "  memory:    ..." for `spec` (compiling it to Stage::Buffers);
 /// false after errors were emitted on `ctx`.

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "driver/MemoryEstimate.h"
 #include "driver/report/CostModel.h"
 #include "driver/report/RankShares.h"
 #include "driver/report/ReportTable.h"
@@ -21,9 +22,6 @@
 namespace gptc::report {
 
 namespace {
-
-/// An H100 SXM5's device memory as nvidia-smi reports it (81,559 MiB).
-constexpr int64_t kH100MemoryBytes = 81559ll << 20;
 
 std::string duration(double seconds) {
   int64_t s = static_cast<int64_t>(seconds + 0.5);
@@ -162,14 +160,7 @@ void printStepAnswer(const ModelSpec &spec,
   if (arenaBytes <= 0)
     os << "unknown (no arena planned)\n";
   else
-    os << runtime::memoryText(arenaBytes) << " of an H100's "
-       << runtime::memoryText(kH100MemoryBytes) << " (nvidia-smi, SXM5 80 GB): "
-       << (arenaBytes <= kH100MemoryBytes
-               ? "fits, " + runtime::memoryText(kH100MemoryBytes - arenaBytes) +
-                     " to spare"
-               : "does not fit: fewer tokens per rank (training.device_batch "
-                 "or training.seq_len) or more ranks")
-       << "\n";
+    os << h100Fit(arenaBytes) << "\n";
 }
 
 } // namespace gptc::report
