@@ -308,9 +308,12 @@ int runStats(mlir::MLIRContext &ctx, const gptc::ModelSpec &spec) {
 }
 
 int runCompile() {
+  // Every compile times its phases: --time prints the table at the end,
+  // otherwise a compile past 2 s says each phase as it ends.
   std::optional<gptc::PhaseTimes> times;
-  if (timePhases)
-    times.emplace();
+  times.emplace();
+  if (!timePhases)
+    times->sayAsItGoes(errs(), "gptc compile: ", 2.0);
   // A bundle's destination is checked before anything is compiled (a
   // spec's checks compile parts of it: seconds for a record-sized one).
   if (!statsOption() && emitStage.getNumOccurrences() == 0 &&
@@ -367,7 +370,7 @@ int runCompile() {
     return 1;
   if (times) {
     times->end("MLIR pipeline");
-    if (emit)
+    if (emit && timePhases)
       times->print(errs());
   }
   if (ptx)
@@ -386,7 +389,8 @@ int runCompile() {
     if (times) {
       times->end("manifest, spec.yaml, commit");
       outs().flush();
-      times->print(errs());
+      if (timePhases)
+        times->print(errs());
     }
     return 0;
   }

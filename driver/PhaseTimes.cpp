@@ -5,6 +5,7 @@
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sys/resource.h>
 
@@ -39,8 +40,24 @@ void PhaseTimes::end(const std::string &name) {
   auto now = std::chrono::steady_clock::now();
   phases.push_back(
       {name, std::chrono::duration<double>(now - last).count(), peakMiB()});
+  double total = std::chrono::duration<double>(now - start).count();
+  if (progress && total >= quietSeconds) {
+    *progress << progressPrefix << name
+              << llvm::format(": %.1f s (%.1f s so far)\n",
+                              phases.back().seconds, total);
+    progress->flush();
+  }
   resetPeak();
   last = std::chrono::steady_clock::now();
+}
+
+void PhaseTimes::sayAsItGoes(llvm::raw_ostream &os, const std::string &prefix,
+                             double afterSeconds) {
+  progress = &os;
+  progressPrefix = prefix;
+  quietSeconds = afterSeconds;
+  if (const char *v = std::getenv("GPTC_PROGRESS_AFTER"); v && *v)
+    quietSeconds = std::atof(v);
 }
 
 void PhaseTimes::print(llvm::raw_ostream &os) const {

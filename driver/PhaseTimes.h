@@ -25,6 +25,11 @@ public:
   void end(const std::string &name);
   /// One line per phase and a total: wall seconds, peak RSS in MiB.
   void print(llvm::raw_ostream &os) const;
+  /// Also says each phase as it ends, `prefix` first, on `os`, once the
+  /// phases have taken `afterSeconds` (GPTC_PROGRESS_AFTER=S overrides
+  /// it): a long compile says where it is, a short one stays quiet.
+  void sayAsItGoes(llvm::raw_ostream &os, const std::string &prefix,
+                   double afterSeconds);
 
 private:
   struct Phase {
@@ -34,6 +39,9 @@ private:
   };
   std::vector<Phase> phases;
   std::chrono::steady_clock::time_point start, last;
+  llvm::raw_ostream *progress = nullptr;
+  std::string progressPrefix;
+  double quietSeconds = 0;
 };
 
 } // namespace gptc

@@ -14,6 +14,7 @@
 #include "commands/TrainCommand.h"
 #include "driver/Compile.h"
 #include "driver/CompileCommand.h"
+#include "driver/PhaseTimes.h"
 
 #include "llvm/Support/InitLLVM.h"
 
@@ -33,8 +34,13 @@ int runTrain(const Args &args, const std::string &) {
     gptc::Target target;
     if (!gptc::parseTargetName(flags.target, target, error))
       return false;
+    // A long compile says where it is (R15's takes minutes).
+    gptc::PhaseTimes times;
+    times.sayAsItGoes(llvm::errs(), "gptc train: compiling: ", 2.0);
+    gptc::BundleOptions options;
+    options.times = &times;
     return gptc::compileSpecToBundle(spec, overrides, outDir, error,
-                                     !flags.noFuse, target);
+                                     !flags.noFuse, target, options);
   };
   auto plan = [](const std::string &spec, const Args &overrides,
                  const CompileFlags &flags, gptc::commands::SpecPlan &out,
