@@ -32,15 +32,20 @@ TEST_F(DataCommandTest, Help) {
   EXPECT_EQ(err.str(), "");
 }
 
-TEST_F(DataCommandTest, MakesShardsAndPrintsOneLine) {
+TEST_F(DataCommandTest, MakesShardsAndSaysWhatASpecNeeds) {
   writeFile(path("in.txt"), "a\n\nbb\n\nccc\n");
   EXPECT_EQ(run({path("in.txt"), "-o", path("out"), "--val-fraction=0.5",
                  "--prefix", "t", "--shard-tokens", "1e3"}),
             0)
       << err.str();
-  EXPECT_EQ(out.str(), "gptc data: 3 documents (1 train, 2 val), 12 tokens "
-                       "(4 train, 8 val), 2 files written to " +
-                           path("out") + "\n");
+  EXPECT_EQ(out.str(),
+            "gptc data: 3 documents (1 train, 2 val), 12 tokens "
+            "(4 train, 8 val), 2 files written to " +
+                path("out") +
+                "\ngptc data: a spec for these shards needs model.vocab_size "
+                ">= 257 and, with a document mask, model.attention.bos_token "
+                "= 256 (--set model.vocab_size=257 --set "
+                "model.attention.bos_token=256)\n");
   uint64_t n = 0;
   std::string error;
   EXPECT_TRUE(readShardHeader(path("out/t_val_000000.bin"), n, error));
