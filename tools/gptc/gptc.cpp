@@ -36,7 +36,7 @@ int runTrain(const Args &args, const std::string &) {
       return false;
     // A long compile says where it is (R15's takes minutes).
     gptc::PhaseTimes times;
-    times.sayAsItGoes(llvm::errs(), "gptc train: compiling: ", 2.0);
+    times.sayAsItGoes(llvm::errs(), "gptc train: compile: ", 2.0);
     gptc::BundleOptions options;
     options.times = &times;
     return gptc::compileSpecToBundle(spec, overrides, outDir, error,
