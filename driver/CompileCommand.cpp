@@ -407,49 +407,44 @@ int runCompile() {
   return 0;
 }
 
-/// --emit=VALUE / --emit VALUE must name a stage; llvm::cl would only say
-/// "Cannot find option named".
-bool checkEmitValues(const std::vector<const char *> &args) {
+/// The values `--NAME=VALUE` / `--NAME VALUE` (or one dash) take in `args`.
+std::vector<llvm::StringRef> optionValues(const std::vector<const char *> &args,
+                                          llvm::StringRef name) {
+  std::vector<llvm::StringRef> values;
   for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i], value;
-    if (arg.consume_front("--emit=") || arg.consume_front("-emit="))
-      value = arg;
-    else if ((arg == "--emit" || arg == "-emit") && i + 1 < args.size())
-      value = args[i + 1];
-    else
+    llvm::StringRef arg = args[i];
+    if (!arg.consume_front("--") && !arg.consume_front("-"))
       continue;
-    if (gptc::parseStage(value.str()))
-      continue;
-    errs() << "gptc: error: --emit: unknown stage '" << value
-           << "' (stages, in pipeline order: " << gptc::stageNameList()
-           << ")\n";
-    return false;
+    if (arg == name && i + 1 < args.size())
+      values.push_back(args[i + 1]);
+    else if (arg.consume_front(name) && arg.consume_front("="))
+      values.push_back(arg);
   }
-  return true;
+  return values;
 }
 
-/// --target=NAME / --target NAME must name a target; llvm::cl would say
-/// "Cannot find option named" on its own stream.
-bool checkTargetValues(const std::vector<const char *> &args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i], value;
-    if (arg.consume_front("--target=") || arg.consume_front("-target="))
-      value = arg;
-    else if ((arg == "--target" || arg == "-target") && i + 1 < args.size())
-      value = args[i + 1];
-    else
-      continue;
+/// --emit must name a stage and --target a target: llvm::cl would only say
+/// "Cannot find option named" (on its own stream, in its own words).
+bool checkEnumValues(const std::vector<const char *> &args) {
+  for (llvm::StringRef value : optionValues(args, "emit"))
+    if (!gptc::parseStage(value.str())) {
+      errs() << "gptc: error: --emit: unknown stage '" << value
+             << "' (stages, in pipeline order: " << gptc::stageNameList()
+             << ")\n";
+      return false;
+    }
+  for (llvm::StringRef value : optionValues(args, "target")) {
     std::string names;
     bool known = false;
     for (const gptc::TargetInfo &info : gptc::targetTable()) {
       known = known || value == info.name;
       names += std::string(names.empty() ? "" : ", ") + info.name;
     }
-    if (known)
-      continue;
-    errs() << "gptc: error: --target: unknown target '" << value
-           << "' (targets: " << names << ")\n";
-    return false;
+    if (!known) {
+      errs() << "gptc: error: --target: unknown target '" << value
+             << "' (targets: " << names << ")\n";
+      return false;
+    }
   }
   return true;
 }
@@ -517,7 +512,7 @@ bool parseCommandLine(const std::string &argv0,
   std::vector<const char *> argv = {argv0.c_str()};
   for (const std::string &arg : args)
     argv.push_back(arg.c_str());
-  if (!checkEmitValues(argv) || !checkTargetValues(argv))
+  if (!checkEnumValues(argv))
     return false;
   std::string llvmText;
   llvm::raw_string_ostream llvmErrors(llvmText);
