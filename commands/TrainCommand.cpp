@@ -497,12 +497,12 @@ Exit joinJob(TrainRun &run) {
     runtime::catchEarlyStopSignal();
   if (auto r = o.get("--ranks");
       r && *cli::parseCount(*r, true) != ranks.size()) {
+    std::optional<comm::SlurmStep> step = comm::slurmStep();
     run.err << kMe << "error: --ranks " << *r << " but this job has "
             << ranks.size() << " rank" << (ranks.size() == 1 ? "" : "s")
-            << (comm::slurmStep() && comm::slurmStep()->tasks > 1
-                    ? " (srun starts the ranks: srun -n " + *r +
-                          " --mpi=pmix gptc train ...)"
-                    : std::string())
+            << (step && step->tasks > 1 ? " (srun starts the ranks: srun -n " +
+                                              *r + " --mpi=pmix gptc train ...)"
+                                        : std::string())
             << "\n";
     return 2;
   }
