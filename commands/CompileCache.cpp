@@ -16,8 +16,9 @@ namespace commands {
 
 namespace {
 
-/// $XDG_CACHE_HOME/gptc, or $HOME/.cache/gptc; made 0700 when missing.
-std::string userCacheDir(std::string &error) {
+/// $XDG_CACHE_HOME/gptc, or $HOME/.cache/gptc; made 0700 when missing
+/// and `create`.
+std::string userCacheDir(bool create, std::string &error) {
   std::string root;
   if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
     root = xdg;
@@ -29,8 +30,10 @@ std::string userCacheDir(std::string &error) {
             "writable directory";
     return "";
   }
-  ::mkdir(root.c_str(), 0700); // may exist
   std::string dir = root + "/gptc";
+  if (!create)
+    return dir;
+  ::mkdir(root.c_str(), 0700); // may exist
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     error = dir + ": cannot create the compile cache: " + std::strerror(errno);
     return "";
@@ -73,6 +76,10 @@ bool isTrustedBundle(const std::string &dir, std::string &why) {
          isPrivateToUser(dir + "/manifest.json", why);
 }
 
+std::string compileCacheDirectory(bool create, std::string &error) {
+  return ::access(".", W_OK) == 0 ? "." : userCacheDir(create, error);
+}
+
 std::string compileCacheBundleDir(const std::string &specPath,
                                   const std::string &key, std::string &error) {
   std::string base = specPath.substr(specPath.find_last_of('/') + 1);
@@ -82,10 +89,8 @@ std::string compileCacheBundleDir(const std::string &specPath,
   if (!key.empty())
     base += "-" + key.substr(0, 12);
   base += ".gptc";
-  if (::access(".", W_OK) == 0)
-    return base;
-  std::string cache = userCacheDir(error);
-  return cache.empty() ? "" : cache + "/" + base;
+  std::string cache = compileCacheDirectory(/*create=*/true, error);
+  return cache.empty() ? "" : cache == "." ? base : cache + "/" + base;
 }
 
 CompileLock::CompileLock(const std::string &bundleDir) {

@@ -25,6 +25,11 @@ namespace commands {
 std::string compileCacheBundleDir(const std::string &specPath,
                                   const std::string &key, std::string &error);
 
+/// Where `gptc train SPEC` run here puts its bundles: "." when the working
+/// directory is writable, else the user's cache directory (made if missing
+/// and `create`). Empty and `error` when neither can be used.
+std::string compileCacheDirectory(bool create, std::string &error);
+
 /// True if `path` (not followed: a symlink is not trusted) is owned by this
 /// user and writable by no other: not by others, and by its group only
 /// when that is the user's own group. Otherwise false and `why`.

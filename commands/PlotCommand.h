@@ -1,10 +1,12 @@
 //===- PlotCommand.h - `gptc plot` ------------------------------*- C++ -*-===//
 //
-//   gptc plot LOG.jsonl [-o loss.png]
+//   gptc plot LOG.jsonl... [-o loss.png] [--smooth K] [--label NAME]...
 //
-// Draws the training and validation loss of a `gptc train --log` file
+// Draws the training and validation loss of `gptc train --log` files
 // against steps and against tokens (two panels, one PNG) with gnuplot
-// (Debian's gnuplot-nox), and prints one line naming the file.
+// (Debian's gnuplot-nox), several logs over each other, the training loss
+// optionally as its moving average over K steps (PlotLog.h), and prints
+// one line naming the file.
 //
 //===----------------------------------------------------------------------===//
 

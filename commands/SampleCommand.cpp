@@ -346,6 +346,10 @@ Exit drawSamples(const SampleSettings &s, LoadedCheckpoint &c, const Prompt &p,
   int32_t *pos = c.arena.i32("sample_pos");
   const float *logits = c.arena.f32("logits");
   *c.arena.i64("step") = c.state.step; // the schedules of the trained step
+  const Slot *totalSlot = m.findSlot("total_steps");
+  if (totalSlot)
+    *c.arena.i64("total_steps") =
+        c.state.runSteps > 0 ? c.state.runSteps : m.run.steps;
   for (int64_t k = 0; k < s.samples; ++k)
     rows.push_back(
         SampleRow{p.context, {}, Rng{uint64_t(s.seed + k)}, {}, {}, false});
@@ -371,7 +375,9 @@ Exit drawSamples(const SampleSettings &s, LoadedCheckpoint &c, const Prompt &p,
     }
     if (!c.device->upload(tokenSlot->offset, tokenSlot->numBytes(), error) ||
         !c.device->upload(posSlot->offset, posSlot->numBytes(), error) ||
-        !c.device->upload(stepSlot->offset, stepSlot->numBytes(), error))
+        !c.device->upload(stepSlot->offset, stepSlot->numBytes(), error) ||
+        (totalSlot &&
+         !c.device->upload(totalSlot->offset, totalSlot->numBytes(), error)))
       return fail(err, error);
     c.step.logitsStep(c.device->ref());
     if (!c.device->finish("gptc_logits_step", error) ||

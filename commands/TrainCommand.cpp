@@ -4,7 +4,9 @@
 
 #include "commands/CommandOptions.h"
 #include "commands/CompileCache.h"
+#include "commands/PeakFlops.h"
 #include "commands/RankLauncher.h"
+#include "commands/ScheduleFit.h"
 
 #include "runtime/Bundle.h"
 #include "runtime/Checkpoint.h"
@@ -36,6 +38,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 namespace gptc {
 namespace commands {
@@ -135,37 +138,6 @@ int64_t countParameters(const Manifest &m) {
   return n;
 }
 
-/// The options of `gptc train` (--dtype and --no-fuse are the compiler's:
-/// the driver passes them to the compile hook).
-const std::vector<cli::OptionSpec> &trainOptions() {
-  static const std::vector<cli::OptionSpec> table = {
-      {"--data", nullptr, cli::ValueKind::String},
-      {"--val", nullptr, cli::ValueKind::String},
-      {"--steps", nullptr, cli::ValueKind::String},
-      {"--seed", nullptr, cli::ValueKind::String},
-      {"--val-every", nullptr, cli::ValueKind::String},
-      {"--val-tokens", nullptr, cli::ValueKind::String},
-      {"--save-params", nullptr, cli::ValueKind::String},
-      {"--save-every", nullptr, cli::ValueKind::String},
-      {"--checkpoint-dir", nullptr, cli::ValueKind::String},
-      {"--keep", nullptr, cli::ValueKind::String},
-      {"--resume", nullptr, cli::ValueKind::String},
-      {"--init", nullptr, cli::ValueKind::String},
-      {"--log", nullptr, cli::ValueKind::String},
-      {"--set", nullptr, cli::ValueKind::Repeated},
-      {"--dtype", nullptr, cli::ValueKind::String},
-      {"--no-fuse", nullptr, cli::ValueKind::None},
-      {"--target", nullptr, cli::ValueKind::String},
-      {"--bucket-mb", nullptr, cli::ValueKind::String},
-      {"--ranks", nullptr, cli::ValueKind::String},
-      {"--hosts", nullptr, cli::ValueKind::String},
-      {"--hostfile", nullptr, cli::ValueKind::String},
-      {"--force", nullptr, cli::ValueKind::None},
-      {"--force-memory", nullptr, cli::ValueKind::None},
-      {"--collective-timeout", nullptr, cli::ValueKind::String}};
-  return table;
-}
-
 /// --resume, --init and the checkpoint directory, before the run: the
 /// checkpoint found (config.resumePath), the weights file a regular file,
 /// the directory writable.
@@ -223,6 +195,9 @@ TrainConfig makeConfig(const cli::ParsedOptions &o, const Manifest &m) {
   config.checkpointDir = o.get("--checkpoint-dir").value_or("checkpoints");
   config.initPath = o.get("--init").value_or("");
   config.logPath = o.get("--log").value_or("");
+  config.tensorboardDir = o.get("--tensorboard").value_or("");
+  config.logEvery = count("--log-every", 0);
+  config.stopAfter = count("--stop-after", 0);
   config.rank = comm::Collectives::get().rank();
   config.worldSize = comm::Collectives::get().size();
   return config;
@@ -256,10 +231,13 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
         << " | GEMMs cuBLASLt\n";
   else
     out << kMe << "cpu: GEMMs " << describeHostGemms() << "\n";
-  if (config.steps != manifest.run.steps)
-    out << "note: running " << config.steps << " steps; the compiled lr "
-        << "and window schedules span training.steps = " << manifest.run.steps
+  if (manifest.stepFlops > 0)
+    out << kMe << "mfu: "
+        << describeStepFlops(manifest, config.worldSize, config.peakSource)
         << "\n";
+  if (std::string note = scheduleSpanNote(manifest, config.steps);
+      !note.empty())
+    out << note << "\n";
   out.flush();
 }
 
@@ -374,13 +352,20 @@ Exit parseArguments(const std::vector<std::string> &args, TrainRun &run) {
   }
   for (const char *name :
        {"--steps", "--val-every", "--val-tokens", "--seed", "--bucket-mb",
-        "--ranks", "--save-every", "--keep", "--collective-timeout"})
+        "--ranks", "--save-every", "--keep", "--collective-timeout",
+        "--log-every", "--stop-after"})
     if (auto v = o.get(name);
         v && !cli::parseCount(*v, std::string(name) != "--seed")) {
       run.err << kMe << "error: " << name << " '" << *v
               << "' is not a non-negative integer\n";
       return 2;
     }
+  if (auto p = o.get("--peak-tflops");
+      p && !(cli::parseNumber(*p) && *cli::parseNumber(*p) > 0)) {
+    run.err << kMe << "error: --peak-tflops '" << *p
+            << "' is not a positive number (TFLOP/s a rank)\n";
+    return 2;
+  }
   if (auto r = o.get("--ranks"); r && (*cli::parseCount(*r, true) < 1 ||
                                        *cli::parseCount(*r, true) > 4096)) {
     run.err << kMe << "error: --ranks " << *r << " is not in [1, 4096]\n";
@@ -692,6 +677,18 @@ Exit openRun(TrainRun &run, const std::string &bundle, OpenedRun &opened) {
     return run.fail(error);
   TrainConfig &config = opened.config;
   config = makeConfig(run.options, opened.manifest);
+  if (opened.manifest.stepFlops > 0) {
+    std::optional<double> tflops;
+    if (auto v = run.options.get("--peak-tflops"))
+      tflops = cli::parseNumber(*v);
+    StatedPeak peak = statedPeak(opened.manifest, opened.device->name(), tflops,
+                                 cpuThreadsPerRank(comm::localRanks()));
+    config.peakFlops = peak.flops;
+    config.peakSource = peak.source;
+  }
+  if (!checkScheduleFit(opened.manifest, config.steps,
+                        isSpecPath(run.options.positionals[0]), error))
+    return run.fail(error);
   if (run.leader && !config.saveParamsPath.empty() &&
       !checkWritableDestination(config.saveParamsPath, error))
     return run.fail("--save-params: " + error);
@@ -700,6 +697,11 @@ Exit openRun(TrainRun &run, const std::string &bundle, OpenedRun &opened) {
   if (run.leader && !config.logPath.empty() &&
       !checkWritableDestination(config.logPath, error))
     return run.fail("--log: " + error);
+  if (run.leader && !config.tensorboardDir.empty() &&
+      (!makeDirectories(config.tensorboardDir, error) ||
+       !checkWritableDestination(config.tensorboardDir + "/events.out.tfevents",
+                                 error)))
+    return run.fail("--tensorboard: " + error);
   if (run.job && !checkSameJob(opened.manifest, config, error)) {
     // Every rank found the same difference: rank 0 says it.
     if (run.leader)

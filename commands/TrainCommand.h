@@ -18,6 +18,7 @@
 #ifndef GPTC_COMMANDS_TRAINCOMMAND_H
 #define GPTC_COMMANDS_TRAINCOMMAND_H
 
+#include "commands/CommandOptions.h"
 #include "runtime/ErrorLine.h"
 
 #include <cstdint>
@@ -73,6 +74,10 @@ int runTrainCommand(const std::vector<std::string> &args, std::ostream &out,
 
 /// The --help text.
 const char *trainCommandUsage();
+
+/// The options of `gptc train` (--dtype and --no-fuse are the compiler's:
+/// the driver passes them to the compile hook).
+const std::vector<cli::OptionSpec> &trainOptions();
 
 } // namespace commands
 } // namespace gptc

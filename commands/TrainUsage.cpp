@@ -5,6 +5,39 @@
 namespace gptc {
 namespace commands {
 
+const std::vector<cli::OptionSpec> &trainOptions() {
+  static const std::vector<cli::OptionSpec> table = {
+      {"--data", nullptr, cli::ValueKind::String},
+      {"--val", nullptr, cli::ValueKind::String},
+      {"--steps", nullptr, cli::ValueKind::String},
+      {"--seed", nullptr, cli::ValueKind::String},
+      {"--val-every", nullptr, cli::ValueKind::String},
+      {"--val-tokens", nullptr, cli::ValueKind::String},
+      {"--save-params", nullptr, cli::ValueKind::String},
+      {"--save-every", nullptr, cli::ValueKind::String},
+      {"--checkpoint-dir", nullptr, cli::ValueKind::String},
+      {"--keep", nullptr, cli::ValueKind::String},
+      {"--resume", nullptr, cli::ValueKind::String},
+      {"--init", nullptr, cli::ValueKind::String},
+      {"--log", nullptr, cli::ValueKind::String},
+      {"--tensorboard", nullptr, cli::ValueKind::String},
+      {"--log-every", nullptr, cli::ValueKind::String},
+      {"--stop-after", nullptr, cli::ValueKind::String},
+      {"--peak-tflops", nullptr, cli::ValueKind::String},
+      {"--set", nullptr, cli::ValueKind::Repeated},
+      {"--dtype", nullptr, cli::ValueKind::String},
+      {"--no-fuse", nullptr, cli::ValueKind::None},
+      {"--target", nullptr, cli::ValueKind::String},
+      {"--bucket-mb", nullptr, cli::ValueKind::String},
+      {"--ranks", nullptr, cli::ValueKind::String},
+      {"--hosts", nullptr, cli::ValueKind::String},
+      {"--hostfile", nullptr, cli::ValueKind::String},
+      {"--force", nullptr, cli::ValueKind::None},
+      {"--force-memory", nullptr, cli::ValueKind::None},
+      {"--collective-timeout", nullptr, cli::ValueKind::String}};
+  return table;
+}
+
 const char *trainCommandUsage() {
   return "usage: gptc train BUNDLE_DIR|SPEC.yaml [options]\n"
          "\n"
@@ -23,9 +56,10 @@ const char *trainCommandUsage() {
          "  --data GLOB        training shards (default: the spec's "
          "data.train)\n"
          "  --val GLOB         validation shards (default: data.val)\n"
-         "  --steps N          optimizer steps (default: training.steps; the\n"
-         "                     compiled lr/window schedules keep spanning\n"
-         "                     training.steps)\n"
+         "  --steps N          the run's optimizer steps (default:\n"
+         "                     training.steps); the lr, momentum and window\n"
+         "                     schedules span them (their warm-up and decay\n"
+         "                     scale by N / training.steps)\n"
          "  --seed S           parameter init seed (default: "
          "training.seed)\n"
          "  --val-every N      validate every N steps, 0 = only at the end\n"
@@ -56,10 +90,25 @@ const char *trainCommandUsage() {
          "                     (tensors named as the manifest's parameters)\n"
          "  --log FILE.jsonl   also write each step and validation as a JSON\n"
          "                     line (step, loss, lr_mult and each group's lr,\n"
-         "                     tokens, tok/s, elapsed); with --resume, the\n"
+         "                     tokens, tok/s, mfu, elapsed); with --resume, "
+         "the\n"
          "                     lines after the resumed step are dropped and\n"
          "                     the run goes on from there; gptc plot\n"
          "                     FILE.jsonl -o loss.png draws it\n"
+         "  --stop-after K     end this run after K steps of the --steps run\n"
+         "                     (its schedules still span --steps; with\n"
+         "                     --checkpoint-dir, --resume goes on)\n"
+         "  --log-every K      print every K-th step's line (and the first\n"
+         "                     and the last; --log and --tensorboard still\n"
+         "                     get every step)\n"
+         "  --peak-tflops X    the peak (TFLOP/s a rank) the step line's MFU\n"
+         "                     is against (default: the GPU's datasheet\n"
+         "                     peak, or the CPU's f32 FMA rate measured at\n"
+         "                     start)\n"
+         "  --tensorboard DIR  also write each step's loss, lr_mult, lr and\n"
+         "                     tok/s and each validation's loss as\n"
+         "                     TensorBoard events, a new file in DIR per run\n"
+         "                     (made if missing; tensorboard --logdir DIR)\n"
          "  --set key=value    override a spec key (specs only; repeatable;\n"
          "                     --set key value works too)\n"
          "  --dtype D          the same as --set training.dtype=D (specs "

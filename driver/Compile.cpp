@@ -3,6 +3,7 @@
 #include "driver/Compile.h"
 
 #include "dialects/InitAllDialects.h"
+#include "driver/DumpSpec.h"
 #include "driver/KernelImages.h"
 #include "driver/ManifestWriter.h"
 #include "driver/ObjectCode.h"
@@ -106,28 +107,57 @@ struct TrimHeapAfterPasses : PassInstrumentation {
 /// Runs the pipeline of `options` (with the spec's accumulation and ranks)
 /// on `module`, with gptc compile's --mlir-* flags.
 static LogicalResult runPipeline(ModuleOp module, const ModelSpec &spec,
-                                 PipelineOptions options) {
+                                 PipelineOptions options,
+                                 const StageDone &stageDone = {}) {
   if (options.target.isCUDA())
     locateCUDAToolkit();
   // --mlir-timing: the report is printed when `timing` goes out of scope,
-  // after the pass manager's.
+  // after the pass managers'.
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope rootTiming = timing.getRootScope();
-  PassManager pm(module.getContext());
-  if (failed(applyPassManagerCLOptions(pm)))
-    return failure();
-  pm.enableTiming(rootTiming);
   options.gradAccum = spec.training.gradAccum();
   options.ranks = spec.training.ranks;
-  buildGPTCPipeline(pm, options);
-  pm.addInstrumentation(std::make_unique<TrimHeapAfterPasses>());
-  return pm.run(module);
+  auto run = [&](const PipelineOptions &part) {
+    PassManager pm(module.getContext());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.enableTiming(rootTiming);
+    buildGPTCPipeline(pm, part);
+    pm.addInstrumentation(std::make_unique<TrimHeapAfterPasses>());
+    return pm.run(module);
+  };
+  if (!stageDone)
+    return run(options);
+  // Stage by stage, as --from continues a dump: the same passes in the
+  // same order.
+  std::optional<Stage> from = options.startAfter;
+  for (const StageInfo &info : stageTable()) {
+    if ((from && info.stage <= *from) || info.stage > options.stopAfter)
+      continue;
+    PipelineOptions part = options;
+    part.startAfter = from;
+    part.stopAfter = info.stage;
+    if (failed(run(part)))
+      return failure();
+    stageDone(info.name);
+    from = info.stage;
+  }
+  return success();
+}
+
+StageDone pipelineStageTimes(PhaseTimes *times) {
+  if (!times)
+    return {};
+  return [times](const char *stage) {
+    times->end(std::string("MLIR pipeline: ") + stage);
+  };
 }
 
 OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
                                      Stage stage, Target target, bool fuse,
-                                     bool kernelMarks) {
+                                     bool kernelMarks,
+                                     const StageDone &stageDone) {
   if (failed(checkTarget(ctx, spec, stage, target)))
     return nullptr;
   OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec);
@@ -138,7 +168,7 @@ OwningOpRef<ModuleOp> compileToStage(MLIRContext &ctx, const ModelSpec &spec,
   options.target = TargetDescription(
       target, kernelMarks ? KernelForm::PairedWithCPU : KernelForm::Native);
   options.fuse = fuse;
-  if (failed(runPipeline(*module, spec, options)))
+  if (failed(runPipeline(*module, spec, options, stageDone)))
     return nullptr;
   return module;
 }
@@ -155,7 +185,8 @@ std::string emitHeader(const ModelSpec &spec, Stage stage, Target target,
                        bool fuse) {
   return std::string("// gptc compile --emit=") + stageName(stage) +
          " --target=" + TargetDescription(target).name() +
-         (fuse ? "" : " --no-fuse") + " of " + spec.name;
+         (fuse ? "" : " --no-fuse") + " of " + spec.name +
+         " spec=" + specDigest(spec.resolvedYaml);
 }
 
 OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
@@ -172,7 +203,7 @@ OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
   llvm::SmallVector<llvm::StringRef> words;
   first.split(words, ' ', -1, false);
   std::optional<Stage> from;
-  std::string fromTarget = "cpu", fromSpec;
+  std::string fromTarget = "cpu", fromSpec, fromDigest;
   bool fromFuse = true;
   if (words.size() >= 6 && words[0] == "//" && words[1] == "gptc")
     for (size_t i = 2; i < words.size(); ++i) {
@@ -185,6 +216,8 @@ OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
         fromFuse = false;
       else if (w == "of" && i + 1 < words.size())
         fromSpec = words[i + 1].str();
+      else if (w.consume_front("spec="))
+        fromDigest = w.str();
     }
   if (!from) {
     emitError(at) << "not a gptc compile --emit dump: its first line must "
@@ -197,6 +230,21 @@ OwningOpRef<ModuleOp> continueFromIR(MLIRContext &ctx, const ModelSpec &spec,
     emitError(at) << "the IR is of " << fromSpec << " --target=" << fromTarget
                   << (fromFuse ? "" : " --no-fuse") << ", not of " << spec.name
                   << " --target=" << wantTarget << (fuse ? "" : " --no-fuse");
+    return nullptr;
+  }
+  // The same spec name with other settings (--set) makes IR whose shapes
+  // the bundle would not match: the resolved configurations must agree.
+  std::string dumped = embeddedSpecOf((*buffer)->getBuffer());
+  if ((!fromDigest.empty() && fromDigest != specDigest(spec.resolvedYaml)) ||
+      (!dumped.empty() &&
+       specDigest(dumped) != specDigest(spec.resolvedYaml))) {
+    std::string difference =
+        dumped.empty() ? "" : firstSpecDifference(dumped, spec.resolvedYaml);
+    emitError(at) << "the IR is of another configuration of " << spec.name
+                  << (difference.empty() ? "" : " (" + difference + ")")
+                  << "; give the --set values it was dumped with, or compile "
+                     "the dump alone (gptc compile "
+                  << path << " -o DIR)";
     return nullptr;
   }
   if (*from > stage) {
@@ -543,13 +591,12 @@ bool compileSpecToBundle(const std::string &specPath,
     return success();
   });
   OwningOpRef<ModuleOp> module =
-      compileToStage(ctx, spec, Stage::LLVM, target, fuse);
+      compileToStage(ctx, spec, Stage::LLVM, target, fuse,
+                     /*kernelMarks=*/false, pipelineStageTimes(options.times));
   if (!module) {
     error.text = "compiling " + specPath + " failed: " + diagnostics;
     return false;
   }
-  if (options.times)
-    options.times->end("MLIR pipeline");
   return writeBundle(*module, spec, target, outDir, error.text, options);
 }
 

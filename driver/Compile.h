@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,22 @@ class PhaseTimes;
 /// Registers the dialects and LLVM IR translations gptc needs in `ctx`.
 void prepareContext(mlir::MLIRContext &ctx);
 
+/// Called as each stage of the pipeline ends (its name: --emit=NAME).
+using StageDone = std::function<void(const char *stage)>;
+
+class PhaseTimes;
+/// Each stage's end as a phase of `times` ("MLIR pipeline: NAME"): a long
+/// compile says where it is. Empty (one pass pipeline) without `times`.
+StageDone pipelineStageTimes(PhaseTimes *times);
+
 /// The frontend module (@forward and @update) of `spec`, run through the
-/// pipeline up to `stage`. Null after errors were emitted on `ctx`.
+/// pipeline up to `stage`. Null after errors were emitted on `ctx`. With
+/// `stageDone`, the stages run one after another and each says when it ends
+/// (a long compile's progress); without, they run as one pass pipeline.
 mlir::OwningOpRef<mlir::ModuleOp>
 compileToStage(mlir::MLIRContext &ctx, const ModelSpec &spec, Stage stage,
                Target target = Target::CPU, bool fuse = true,
-               bool kernelMarks = false);
+               bool kernelMarks = false, const StageDone &stageDone = {});
 
 /// The first line `gptc compile --emit=STAGE` prints, naming what the IR
 /// below it is (`gptc compile SPEC --from FILE` reads it back):

@@ -18,6 +18,7 @@
 #include "driver/Compile.h"
 #include "driver/MemoryEstimate.h"
 #include "driver/ObjectCode.h"
+#include "driver/OptionErrors.h"
 #include "driver/PhaseTimes.h"
 #include "driver/Summary.h"
 #include "driver/report/Stats.h"
@@ -364,15 +365,15 @@ int runCompile() {
   Stage stage = emit ? emitStage.getValue() : Stage::LLVM;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       fromIR.empty()
-          ? gptc::compileToStage(ctx, spec, stage, target, !noFuse, kernelMarks)
+          ? gptc::compileToStage(ctx, spec, stage, target, !noFuse, kernelMarks,
+                                 gptc::pipelineStageTimes(&*times))
           : gptc::continueFromIR(ctx, spec, fromIR, stage, target, !noFuse);
   if (!module)
     return 1;
-  if (times) {
+  if (!fromIR.empty())
     times->end("MLIR pipeline");
-    if (emit && timePhases)
-      times->print(errs());
-  }
+  if (emit && timePhases)
+    times->print(errs());
   if (ptx)
     return writePTX(*module);
   if (!emit) {
@@ -467,43 +468,6 @@ bool checkSingleOccurrences() {
   return true;
 }
 
-/// llvm::cl's complaint about `args` (several lines, LLVM's words) as one
-/// line naming the fix.
-std::string oneLineOptionError(StringRef tool, StringRef llvmText,
-                               const std::vector<std::string> &args) {
-  const std::string see = " (see " + tool.str() + " --help)";
-  // "Unknown command line argument 'X'.  Try: ...\n... Did you mean 'Y'?"
-  if (size_t at = llvmText.find("Unknown command line argument '");
-      at != StringRef::npos) {
-    StringRef rest = llvmText.drop_front(at + 31);
-    std::string text = "unknown option '" +
-                       rest.take_until([](char c) { return c == '\''; }).str() +
-                       "'";
-    if (size_t mean = llvmText.find("Did you mean '"); mean != StringRef::npos)
-      text += "; did you mean '" +
-              llvmText.drop_front(mean + 14)
-                  .take_until([](char c) { return c == '\''; })
-                  .str() +
-              "'?";
-    return text + see;
-  }
-  if (llvmText.contains("Too many positional arguments")) {
-    std::string specs;
-    for (const std::string &arg : args)
-      if (!arg.empty() && arg[0] != '-')
-        specs += (specs.empty() ? "" : ", ") + arg;
-    return "more than one spec (" + specs + "): give one";
-  }
-  // Anything else: LLVM's first line, without its program name (an
-  // option's own value errors go to LLVM's stream, said there already).
-  if (llvmText.empty())
-    return "see the message above" + see;
-  StringRef first = llvmText.take_until([](char c) { return c == '\n'; });
-  if (first.starts_with(tool.str() + ": "))
-    first = first.drop_front(tool.size() + 2);
-  return first.str() + see;
-}
-
 /// Parses a check / compile command line (ARGV0 "gptc check", ...): an
 /// error is one line.
 bool parseCommandLine(const std::string &argv0,
@@ -518,7 +482,8 @@ bool parseCommandLine(const std::string &argv0,
   llvm::raw_string_ostream llvmErrors(llvmText);
   if (!cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(),
                                    overview, &llvmErrors)) {
-    errs() << argv0 << ": error: " << oneLineOptionError(argv0, llvmText, args)
+    errs() << argv0
+           << ": error: " << gptc::oneLineOptionError(argv0, llvmText, args)
            << "\n";
     return false;
   }

@@ -80,6 +80,8 @@ bool readExportedLayout(ModuleOp module, ExportedLayout &exported,
   exported.arena = module->getAttrOfType<gpt::ArenaLayoutAttr>(
       gpt::ArenaLayoutAttr::kAttrName);
   exported.hash = exportedString(module, gptc::layout::kLayoutHashSymbol);
+  if (auto flops = module->getAttrOfType<IntegerAttr>("gptc.step_flops"))
+    exported.stepFlops = flops.getInt();
   if (!exported.arena || exported.hash.empty()) {
     error = "the module has no exported arena layout (gptc-build-step and "
             "gptc-export-layout did not run)";
@@ -154,6 +156,7 @@ bool buildManifest(const ExportedLayout &exported, const ModelSpec &spec,
   m.documentMask = spec.model.attention.documentMask;
   m.run = runDefaults(spec);
   m.divergenceFactor = t.divergenceFactor;
+  m.stepFlops = exported.stepFlops;
   return true;
 }
 

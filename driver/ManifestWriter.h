@@ -24,6 +24,8 @@ using runtime::StepLibraryFile;
 struct ExportedLayout {
   mlir::Attribute arena; // a gpt::ArenaLayoutAttr, uniqued in the context
   std::string hash;
+  /// gptc-count-step-flops' count (0: the pipeline did not count).
+  int64_t stepFlops = 0;
 };
 
 /// Reads the exported layout of a pipeline's module, before its body is

@@ -86,7 +86,7 @@ private:
   Value mlp(Value x, int64_t layer);
   Value block(Value x, Value x0, int64_t layer, Value &v1);
   Value logits(Value x);
-  Value windowSchedule(Value step);
+  Value windowSchedule(Value step, Value totalSteps);
 
   MLIRContext &ctx;
   const ModelSpec &spec;
@@ -327,15 +327,15 @@ Value ForwardGen::logits(Value x) {
 }
 
 /// The attention window (tokens) of optimizer step `step`: it grows from
-/// window_start to window_end over training.steps (REFERENCE §window).
-Value ForwardGen::windowSchedule(Value step) {
+/// window_start to window_end over the run's `totalSteps` (REFERENCE
+/// §window; training.steps unless gptc train --steps says otherwise).
+Value ForwardGen::windowSchedule(Value step, Value totalSteps) {
   const AttentionSpec &a = m.attention;
   at("model.attention.window_start", "window_schedule");
   auto rounding = a.windowRounding == Rounding::Floor ? optim::Rounding::floor
                                                       : optim::Rounding::ceil;
   return optim::WindowScheduleOp::create(
-      builder, g.getLoc(), step.getType(), step,
-      builder.getI64IntegerAttr(std::max<int64_t>(spec.training.steps, 1)),
+      builder, g.getLoc(), step.getType(), step, totalSteps,
       builder.getI64IntegerAttr(a.windowStart),
       builder.getI64IntegerAttr(a.windowEnd),
       builder.getI64IntegerAttr(std::max<int64_t>(a.windowGranularity, 1)),
@@ -380,13 +380,15 @@ void ForwardGen::buildFunction(ModuleOp module, Entry entry) {
     argTypes.push_back(g.tensor({B}, i32));
     argNames.push_back("sample_pos");
   }
-  // A windowed model reads the optimizer step: its window schedule is part
-  // of the compiled step (optim.window_schedule), not the runtime's.
+  // A windowed model reads the optimizer step and the run's length: its
+  // window schedule is part of the compiled step (optim.window_schedule),
+  // not the runtime's.
   bool windowed = m.attention.windowUnit != WindowUnit::None;
-  if (windowed) {
-    argTypes.push_back(g.tensor({}, builder.getI64Type()));
-    argNames.push_back("step");
-  }
+  if (windowed)
+    for (const char *name : {"step", "total_steps"}) {
+      argTypes.push_back(g.tensor({}, builder.getI64Type()));
+      argNames.push_back(name);
+    }
   size_t firstParam = argTypes.size();
   for (const ParameterInfo &p : infos) {
     argTypes.push_back(g.tensor(p.shape));
@@ -418,7 +420,7 @@ void ForwardGen::buildFunction(ModuleOp module, Entry entry) {
   tokens = body->getArgument(0);
   (loss ? targets : samplePos) = body->getArgument(1);
   if (windowed)
-    window = windowSchedule(body->getArgument(2));
+    window = windowSchedule(body->getArgument(2), body->getArgument(3));
   for (auto [i, p] : llvm::enumerate(infos))
     params[p.name] = body->getArgument(firstParam + i);
 

@@ -4,7 +4,8 @@
 // §3-4): one optim.muon or optim.adam per parameter, the learning-rate
 // multiplier and the Muon momentum warm-up as ops on the step counter.
 //
-//   @update(%step: tensor<i64>, %param.P..., %grad.P..., %state.P.K...)
+//   @update(%step: tensor<i64>, %total_steps: tensor<i64>, %param.P...,
+//           %grad.P..., %state.P.K...)
 //       -> (%param.P..., %state.P.K..., %lr_mult, %param_sq_norms)
 //
 // param_sq_norms (tensor<G x f32>) holds, for each optimizer group in the
@@ -13,6 +14,9 @@
 // parameter.
 //
 // Every argument and result carries `gpt.name` (its arena slot).
+// total_steps is the run's length, which the learning-rate schedule spans:
+// the runtime sets it from gptc train --steps (the spec's training.steps by
+// default), so a bundle's schedule fits any run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,8 +129,8 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
     bool bf16 = spec.groups[p.group].storage == ParamStorage::BF16;
     return RankedTensorType::get(p.shape, bf16 ? Type(b.getBF16Type()) : elt);
   };
-  SmallVector<Type> argTypes = {stepType};
-  SmallVector<std::string> argNames = {"step"};
+  SmallVector<Type> argTypes = {stepType, stepType};
+  SmallVector<std::string> argNames = {"step", "total_steps"};
   SmallVector<Type> resultTypes;
   SmallVector<std::string> resultNames;
   for (const ParameterInfo &p : params) {
@@ -182,7 +186,8 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
   b.setInsertionPointToStart(entry);
 
   size_t n = params.size();
-  Value step = entry->getArgument(0);
+  Value step = entry->getArgument(0), totalSteps = entry->getArgument(1);
+  const size_t firstParam = 2;
   // A stored value in the compute type (extended from bf16 storage), and
   // a result in its storage type (rounded once).
   // Between bf16 and f64 through f32 (exact one way; the other rounds as
@@ -197,7 +202,7 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
       return x;
     return gpt::CastOp::create(b, loc, t.clone(type), x);
   };
-  auto stored = [&](size_t i) { return entry->getArgument(1 + i); };
+  auto stored = [&](size_t i) { return entry->getArgument(firstParam + i); };
   SmallVector<Value> computeParams;
   for (size_t i = 0; i < n; ++i)
     computeParams.push_back(
@@ -206,8 +211,10 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
                      "update." + params[i].name),
                stored(i), elt));
   auto paramArg = [&](size_t i) { return computeParams[i]; };
-  auto gradArg = [&](size_t i) { return entry->getArgument(1 + n + i); };
-  size_t nextState = 1 + 2 * n;
+  auto gradArg = [&](size_t i) {
+    return entry->getArgument(firstParam + n + i);
+  };
+  size_t nextState = firstParam + 2 * n;
 
   // Schedules, shared by every group.
   const ScheduleSpec &s = spec.schedule;
@@ -217,8 +224,12 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
   FloatAttr decayFraction = s.decaySteps == 0 && s.decayFraction > 0
                                 ? b.getF64FloatAttr(s.decayFraction)
                                 : FloatAttr();
+  // The steps the spec counts are those of a run of training.steps; a run
+  // of total_steps scales them (optim.lr_schedule).
+  IntegerAttr compiledSteps =
+      b.getI64IntegerAttr(std::max<int64_t>(spec.training.steps, 1));
   Value mult = optim::LRScheduleOp::create(
-      b, schedLoc, scalarF64, step, b.getI64IntegerAttr(spec.training.steps),
+      b, schedLoc, scalarF64, step, totalSteps, compiledSteps,
       b.getI64IntegerAttr(s.warmupSteps), decaySteps, decayFraction,
       b.getF64FloatAttr(s.lrFloor));
 
@@ -249,7 +260,8 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
     Value momentum;
     if (g.momentumWarmupSteps > 0)
       momentum = optim::MomentumWarmupOp::create(
-          b, loc, scalarF64, step, b.getF64FloatAttr(g.momentumWarmupStart),
+          b, loc, scalarF64, step, totalSteps, compiledSteps,
+          b.getF64FloatAttr(g.momentumWarmupStart),
           b.getF64FloatAttr(g.momentum),
           b.getI64IntegerAttr(g.momentumWarmupSteps));
     else

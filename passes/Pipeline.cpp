@@ -78,6 +78,9 @@ void addStepPhase(OpPassManager &pm, const PipelineOptions &options) {
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // The step's matrix-product FLOPs (the manifest's step_flops: MFU), while
+  // its products are still gpt ops.
+  pm.addPass(createCountStepFlopsPass());
 }
 
 /// 4. Kernels as linalg on tensors; elementwise chains fused.

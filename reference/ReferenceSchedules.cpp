@@ -19,12 +19,14 @@ using namespace mlir;
 namespace gptc::ref::detail {
 namespace {
 
-/// x = start + (end - start) step / N; g floor(x / g) or g ceil(x / g),
-/// at least g. `step` is clamped to [0, N].
+/// x = start + (end - start) step / N, N the run's length (at least 1);
+/// g floor(x / g) or g ceil(x / g), at least g. `step` is clamped to
+/// [0, N].
 LogicalResult evalWindowSchedule(optim::WindowScheduleOp op,
                                  ArrayRef<HostTensor> operands,
                                  EvalResults &results) {
-  const long double n = op.getTotalSteps(), g = op.getGranularity();
+  const long double n = std::max<long double>(operands[1][0], 1.0L),
+                    g = op.getGranularity();
   const long double step = std::clamp<long double>(operands[0][0], 0.0L, n);
   const long double x =
       op.getStart() + (op.getEnd() - op.getStart()) * step / n;

@@ -3,6 +3,7 @@
 #include "runtime/Checkpoint.h"
 
 #include "runtime/Files.h"
+#include "runtime/ParamNames.h"
 #include "runtime/SafeTensors.h"
 
 #include "llvm/Support/JSON.h"
@@ -180,44 +181,6 @@ bool restoreSlots(const Manifest &m, Arena &arena, const SafeTensorsFile &file,
   return true;
 }
 
-/// modded-nanogpt's state-dict name of an R8-shaped model's parameter as
-/// gptc's (docs/checkpoints.md), or `name` itself:
-///   [_orig_mod.]transformer.wte.weight          -> wte
-///   [_orig_mod.]transformer.h.I.attn.c_q.weight -> blocks.I.attn.q (c_k,
-///                                                  c_v, c_proj likewise)
-///   [_orig_mod.]transformer.h.I.mlp.c_fc.weight -> blocks.I.mlp.fc (c_proj)
-///   [_orig_mod.]lm_head.weight                  -> lm_head
-std::string gptcName(std::string name) {
-  const std::string compiled = "_orig_mod.", block = "transformer.h.",
-                    weight = ".weight";
-  if (name.compare(0, compiled.size(), compiled) == 0)
-    name = name.substr(compiled.size());
-  if (name.size() <= weight.size() ||
-      name.compare(name.size() - weight.size(), weight.size(), weight) != 0)
-    return name;
-  std::string stem = name.substr(0, name.size() - weight.size());
-  if (stem == "transformer.wte")
-    return "wte";
-  if (stem == "lm_head")
-    return "lm_head";
-  if (stem.compare(0, block.size(), block) != 0)
-    return name;
-  size_t dot = stem.find('.', block.size());
-  if (dot == std::string::npos)
-    return name;
-  std::string index = stem.substr(block.size(), dot - block.size());
-  std::string rest = stem.substr(dot + 1);
-  for (const auto &[from, to] : {std::pair{"attn.c_q", "attn.q"},
-                                 {"attn.c_k", "attn.k"},
-                                 {"attn.c_v", "attn.v"},
-                                 {"attn.c_proj", "attn.proj"},
-                                 {"mlp.c_fc", "mlp.fc"},
-                                 {"mlp.c_proj", "mlp.proj"}})
-    if (rest == from)
-      return "blocks." + index + "." + to;
-  return name;
-}
-
 } // namespace
 
 bool saveCheckpoint(const Manifest &m, const Arena &arena,
@@ -257,6 +220,8 @@ bool saveCheckpoint(const Manifest &m, const Arena &arena,
       j.attribute("spec_name", m.specName);
       j.attribute("bundle", bundleDirectory(m));
       j.attribute("step", state.step);
+      if (state.runSteps > 0)
+        j.attribute("run_steps", state.runSteps);
       j.attribute("seed", int64_t(state.seed));
       j.attribute("layout_sha256", m.layoutSha256);
       j.attribute("step_library_sha256", m.stepLibrary.sha256);
@@ -427,7 +392,7 @@ bool loadInitialWeights(const Manifest &m, Arena &arena,
   // The file's tensors by gptc name (modded-nanogpt's names translated).
   std::map<std::string, const SafeTensorsFile::Tensor *> byName;
   for (const SafeTensorsFile::Tensor &t : file.tensors()) {
-    std::string name = gptcName(t.name);
+    std::string name = gptcNameOfModded(t.name);
     if (!m.findSlot("param." + name)) {
       error = path + ": tensor '" + t.name + "' is not a parameter of this " +
               "bundle (names are the manifest's or modded-nanogpt's, " +

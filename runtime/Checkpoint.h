@@ -52,6 +52,9 @@ constexpr const char *kCheckpointStateFile = "checkpoint.json";
 
 struct CheckpointState {
   int64_t step = 0; ///< optimizer steps done
+  /// The run's length, which its schedules span (0: not recorded, the
+  /// bundle's training.steps).
+  int64_t runSteps = 0;
   uint64_t seed = 0;
   /// Where the next training batch starts, and the shard it is in (its
   /// file name and token count, checked on resume).
@@ -91,6 +94,12 @@ bool findCheckpoint(const std::string &path, std::string &found,
 /// (`step_library_sha256`).
 bool readCheckpointBundle(const std::string &dir, std::string &bundle,
                           std::string &stepLibrarySha256, std::string &error);
+
+/// The SHA-256 that the checkpoint `dir`'s checkpoint.json (its own hash
+/// checked) records for its tensor file `file` (kCheckpointModelFile or
+/// kCheckpointOptimizerFile).
+bool readCheckpointFileSha256(const std::string &dir, const std::string &file,
+                              std::string &sha256, std::string &error);
 
 /// A bundle is code: before `bundle`'s step library is loaded for the
 /// checkpoint `dir`, its manifest must name the library the checkpoint was

@@ -153,18 +153,34 @@ bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
                               "\"sha256\": HEX}");
     }
   }
+  std::optional<int64_t> runSteps = o->getInteger("run_steps");
+  if (o->get("run_steps") && (!runSteps || *runSteps < 1))
+    return bad("run_steps", "not a positive integer");
+  state.runSteps = runSteps.value_or(0);
   state.haveFirstLoss = first.has_value();
   state.firstLoss = first.value_or(0.0);
   return true;
 }
 
+namespace {
+
+/// DIR's checkpoint.json, read (at most 1 MiB) and parsed; `path` is its
+/// path, for messages.
+bool readCheckpointState(const std::string &dir, std::string &path,
+                         llvm::json::Value &value, std::string &error) {
+  path = dir + "/" + kCheckpointStateFile;
+  std::string text;
+  return readRegularFile(path, "checkpoint file", 1 << 20, text, error) &&
+         parseSealedJson(text, path, value, error);
+}
+
+} // namespace
+
 bool readCheckpointBundle(const std::string &dir, std::string &bundle,
                           std::string &stepLibrarySha256, std::string &error) {
-  const std::string path = dir + "/" + kCheckpointStateFile;
-  std::string text;
+  std::string path;
   llvm::json::Value value = nullptr;
-  if (!readRegularFile(path, "checkpoint file", 1 << 20, text, error) ||
-      !parseSealedJson(text, path, value, error))
+  if (!readCheckpointState(dir, path, value, error))
     return false;
   const llvm::json::Object *o = value.getAsObject();
   std::optional<llvm::StringRef> b = o ? o->getString("bundle") : std::nullopt;
@@ -179,6 +195,24 @@ bool readCheckpointBundle(const std::string &dir, std::string &bundle,
   }
   bundle = b->str();
   stepLibrarySha256 = sha->str();
+  return true;
+}
+
+bool readCheckpointFileSha256(const std::string &dir, const std::string &file,
+                              std::string &sha256, std::string &error) {
+  std::string path;
+  llvm::json::Value value = nullptr;
+  if (!readCheckpointState(dir, path, value, error))
+    return false;
+  const llvm::json::Object *o = value.getAsObject();
+  const llvm::json::Object *files = o ? o->getObject("sha256") : nullptr;
+  std::optional<llvm::StringRef> sha =
+      files ? files->getString(file) : std::nullopt;
+  if (!sha) {
+    error = path + ": sha256." + file + ": missing";
+    return false;
+  }
+  sha256 = sha->str();
   return true;
 }
 

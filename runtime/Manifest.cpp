@@ -423,6 +423,9 @@ bool checkManifest(Reader &r, const Manifest &m) {
     return false;
   if (m.findSlot("lr_mult") && !requireSlot(r, m, "lr_mult", SlotType::F32, {}))
     return false;
+  if (m.findSlot("total_steps") &&
+      !requireSlot(r, m, "total_steps", SlotType::I64, {}))
+    return false;
   if (m.findSlot("param_sq_norms")) {
     std::vector<std::string> groups;
     for (const ParamEntry &p : m.params)
@@ -538,6 +541,9 @@ bool parseManifest(const std::string &text, const std::string &fileName,
     else
       m.divergenceFactor = *f;
   }
+  // Optional: a manifest without it prints no MFU.
+  if (ok && o->get("step_flops"))
+    ok = r.getInt(*o, "", "step_flops", m.stepFlops, 0, int64_t(1) << 62);
 
   const llvm::json::Array *slots = nullptr, *params = nullptr;
   if (ok) {
@@ -668,6 +674,9 @@ std::string renderManifest(const Manifest &m) {
       {"group_lrs", std::move(rates)},
       {"slots", std::move(slots)},
       {"params", std::move(params)}};
+  // Only when counted: a manifest without it renders as it was read.
+  if (m.stepFlops > 0)
+    manifest["step_flops"] = m.stepFlops;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";

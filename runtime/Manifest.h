@@ -84,6 +84,10 @@ struct Manifest {
   std::vector<std::string> hostCpuFeatures;
   int64_t deviceBatch = 0, seqLen = 0, gradAccum = 1, ranks = 1;
   int64_t vocabSize = 0, paddedVocab = 0, bosToken = -1;
+  /// The model FLOPs of one optimizer step on one rank: its matrix products
+  /// (gptc-count-step-flops; attention at the pairs its mask allows at
+  /// most). 0 when the manifest does not say. gptc train's MFU.
+  int64_t stepFlops = 0;
   /// model.attention.document_mask: attention within documents, each
   /// starting with bosToken (absent in older manifests: false).
   bool documentMask = false;

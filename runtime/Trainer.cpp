@@ -3,10 +3,12 @@
 #include "runtime/Trainer.h"
 #include "runtime/DocumentSeparator.h"
 #include "runtime/ParamFile.h"
+#include "runtime/TrainerText.h"
 
 #include "runtime/Arena.h"
 #include "runtime/Checkpoint.h"
 #include "runtime/Divergence.h"
+#include "runtime/TensorBoardEvents.h"
 #include "runtime/comm/Collectives.h"
 #include "runtime/data/DataLoader.h"
 
@@ -27,58 +29,11 @@
 namespace gptc {
 namespace runtime {
 
-std::string withThousands(int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string s;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      s.push_back(',');
-    s.push_back(digits[i]);
-  }
-  return v < 0 ? "-" + s : s;
-}
-
 namespace {
 
 double seconds(std::chrono::steady_clock::time_point a,
                std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-/// 75 -> "1:15", 3725 -> "1:02:05".
-std::string clockText(double seconds) {
-  int64_t t = int64_t(seconds + 0.5);
-  char buf[32];
-  if (t >= 3600)
-    std::snprintf(buf, sizeof(buf), "%lld:%02lld:%02lld", (long long)(t / 3600),
-                  (long long)(t / 60 % 60), (long long)(t % 60));
-  else
-    std::snprintf(buf, sizeof(buf), "%lld:%02lld", (long long)(t / 60),
-                  (long long)(t % 60));
-  return buf;
-}
-
-/// printf's %.Nf and %.4g as strings.
-std::string fixed(double v, int digits) {
-  char b[64];
-  std::snprintf(b, sizeof(b), "%.*f", digits, v);
-  return b;
-}
-std::string shortNumber(double v) {
-  char b[64];
-  std::snprintf(b, sizeof(b), "%.4g", v);
-  return b;
-}
-
-/// A number as JSON: non-finite ones (a diverged loss) are null. `digits`
-/// significant digits: 9 round-trip an f32; 6 drop the noise of an f32
-/// factor.
-std::string jsonNumber(double v, int digits = 9) {
-  if (!std::isfinite(v))
-    return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
-  return buf;
 }
 
 int64_t peakRssKiB() {
@@ -204,6 +159,10 @@ private:
   /// Appends one JSON object (its fields, without braces) to --log.
   bool logLine(const char *type, int64_t step, const char *fields,
                std::string &error);
+  /// Writes the same values to --tensorboard as scalars of `step`.
+  bool boardScalars(int64_t step,
+                    const std::vector<std::pair<std::string, double>> &values,
+                    std::string &error);
   /// --log with --resume: drops the log's lines after the resumed step and
   /// carries its elapsed time on.
   bool continueLog(std::string &error);
@@ -231,6 +190,9 @@ private:
   std::string laterNoted;        ///< a later checkpoint already named
   std::FILE *log = nullptr;      ///< --log, on rank 0
   double trainSeconds = 0;       ///< this run's training steps, summed
+  double valSeconds = 0;         ///< this run's validations, summed
+  int64_t valRuns = 0;           ///< validations this run timed
+
   std::chrono::steady_clock::time_point startTime =
       std::chrono::steady_clock::now();
 
@@ -247,6 +209,8 @@ private:
   int32_t *tokens = nullptr, *targets = nullptr;
   int64_t *stepSlot = nullptr;
   float *loss = nullptr, *evalLoss = nullptr, *lrMult = nullptr;
+  /// --tensorboard's event file, on rank 0.
+  std::unique_ptr<TensorBoardWriter> board;
 };
 
 bool Loop::init(TrainResult &result, std::string &error) {
@@ -274,6 +238,10 @@ bool Loop::init(TrainResult &result, std::string &error) {
   }
   slot = {m.findSlot("tokens"), m.findSlot("targets"),   m.findSlot("step"),
           m.findSlot("loss"),   m.findSlot("eval_loss"), m.findSlot("lr_mult")};
+  // The schedules span the run's steps (optim.lr_schedule's total_steps),
+  // written before the slots go to the device.
+  if (m.findSlot("total_steps"))
+    *arena.i64("total_steps") = config.steps;
   device.useBufferUnits(step.bufferUnits());
   if (!device.attach(arena, error))
     return false;
@@ -324,6 +292,12 @@ bool Loop::init(TrainResult &result, std::string &error) {
           config.logPath + ": cannot write the log: " + std::strerror(errno);
       return false;
     }
+  }
+  if (!config.tensorboardDir.empty() && config.rank == 0) {
+    board = std::make_unique<TensorBoardWriter>();
+    if (!board->open(config.tensorboardDir, firstStep > 0 ? firstStep + 1 : 0,
+                     error))
+      return false;
   }
   return initValidation(result, error);
 }
@@ -390,6 +364,15 @@ bool Loop::logLine(const char *type, int64_t step, const char *fields,
   return true;
 }
 
+bool Loop::boardScalars(
+    int64_t step, const std::vector<std::pair<std::string, double>> &values,
+    std::string &error) {
+  for (const auto &[tag, value] : values)
+    if (board && !board->scalar(tag, step, value, error))
+      return false;
+  return true;
+}
+
 bool Loop::restore(std::string &error) {
   if (!config.initPath.empty()) {
     if (!loadInitialWeights(m, arena, config.initPath, error))
@@ -424,6 +407,7 @@ bool Loop::saveCheckpoint(int64_t done, std::string &error) {
     return false;
   CheckpointState state;
   state.step = done;
+  state.runSteps = config.steps;
   state.seed = config.seed;
   state.data = trainLoader.nextPosition();
   const std::string &file = trainLoader.files()[state.data.shard];
@@ -495,6 +479,7 @@ bool Loop::initValidation(TrainResult &result, std::string &error) {
 
 bool Loop::validate(int64_t stepsDone, TrainResult &result,
                     std::string &error) {
+  const double started = elapsed();
   valLoader.reset();
   double sum = 0.0;
   int64_t batches = valLoader.valSteps();
@@ -509,13 +494,16 @@ bool Loop::validate(int64_t stepsDone, TrainResult &result,
     sum += double(*evalLoss);
   }
   double mean = sum / double(batches);
+  valSeconds += elapsed() - started;
+  ++valRuns;
   result.val.push_back({stepsDone, mean});
   char buf[128];
   std::snprintf(buf, sizeof(buf), "val step %lld/%lld | val_loss %.4f",
                 (long long)stepsDone, (long long)config.steps, mean);
   line(buf);
   std::snprintf(buf, sizeof(buf), "\"val_loss\": %s", jsonNumber(mean).c_str());
-  if (!logLine("val", stepsDone, buf, error))
+  if (!logLine("val", stepsDone, buf, error) ||
+      !boardScalars(stepsDone, {{"val/loss", mean}}, error))
     return false;
   if (!std::isfinite(mean)) {
     error = "val_loss is " + std::string(std::isnan(mean) ? "nan" : "inf") +
@@ -544,6 +532,8 @@ bool Loop::zeroGradients(std::string &error) {
 bool Loop::run(TrainResult &result, std::string &error) {
   using Clock = std::chrono::steady_clock;
   const int64_t n = config.steps;
+  // --stop-after: this run ends there; the schedules still span n.
+  const int64_t end = config.stopAfter > 0 ? std::min(n, config.stopAfter) : n;
   const int64_t tokensPerStep =
       m.microBatchTokens() * m.gradAccum * config.worldSize;
   std::vector<double> stepSeconds, commSeconds;
@@ -556,7 +546,7 @@ bool Loop::run(TrainResult &result, std::string &error) {
     return false;
 
   int64_t last = firstStep;
-  for (int64_t s = firstStep; s < n; ++s) {
+  for (int64_t s = firstStep; s < end; ++s) {
     Clock::time_point start = Clock::now();
     collectives.takeWaitSeconds(); // not validation's
     // With accumulation the grad step adds into the gradient slots; without,
@@ -602,22 +592,45 @@ bool Loop::run(TrainResult &result, std::string &error) {
                   ? " | lr mult " + shortNumber(mult)
                   : " | lr " + rates + " (x" + shortNumber(mult) + ")";
     int64_t rate = dt > 0 ? int64_t(double(tokensPerStep) / dt) : 0;
+    // The model FLOPs of the step over its time, against the stated peak.
+    const double mfu = config.peakFlops > 0 && m.stepFlops > 0 && dt > 0
+                           ? double(m.stepFlops) / dt / config.peakFlops
+                           : -1.0;
     // Elapsed since the run started; the rest at this run's mean pace of
-    // training steps (validations and saves are not steps).
+    // training steps and of validations (saves are neither).
     trainSeconds += dt;
     double sinceStart = elapsed();
-    double eta = trainSeconds / double(s + 1 - firstStep) * double(n - s - 1);
+    double eta = etaSeconds(
+        trainSeconds, s + 1 - firstStep, end - s - 1, valSeconds, valRuns,
+        validating ? validationsLeft(s + 1, end, config.valEvery) : 0);
     char buf[256];
-    std::snprintf(buf, sizeof(buf), " | %s tok/s | %.3g s | %s elapsed, eta %s",
-                  withThousands(rate).c_str(), dt,
-                  clockText(sinceStart).c_str(), clockText(eta).c_str());
-    line((text + buf).c_str());
+    std::snprintf(
+        buf, sizeof(buf), " | %s tok/s%s | %.3g s | %s elapsed, eta %s",
+        withThousands(rate).c_str(),
+        mfu >= 0 ? (" | mfu " + fixed(100.0 * mfu, 1) + "%").c_str() : "", dt,
+        clockText(sinceStart).c_str(), clockText(eta).c_str());
+    // --log-every K: every K-th step's line, and the first and the last.
+    const bool shown = config.logEvery <= 1 || s == firstStep ||
+                       (s + 1) % config.logEvery == 0 || s + 1 == end;
+    if (shown)
+      line((text + buf).c_str());
     std::string fields = "\"loss\": " + jsonNumber(*loss) +
                          ", \"lr_mult\": " + jsonNumber(mult, 6);
     if (!jsonRates.empty())
       fields += ", \"lr\": {" + jsonRates + "}";
     fields += ", \"tok_per_s\": " + std::to_string(rate);
+    if (mfu >= 0)
+      fields += ", \"mfu\": " + jsonNumber(mfu, 4);
     if (!logLine("train", s + 1, fields.c_str(), error))
+      return false;
+    std::vector<std::pair<std::string, double>> scalars = {
+        {"train/loss", *loss}, {"train/lr_mult", mult}};
+    for (const Manifest::GroupRate &g : m.groupRates)
+      scalars.push_back({"train/lr/" + g.name, g.lr * mult});
+    scalars.push_back({"train/tok_per_s", double(rate)});
+    if (mfu >= 0)
+      scalars.push_back({"train/mfu", mfu});
+    if (!boardScalars(s + 1, scalars, error))
       return false;
     if (!divergence->check(s + 1, double(*loss), error))
       return false;
@@ -637,7 +650,7 @@ bool Loop::run(TrainResult &result, std::string &error) {
       break;
     }
     bool due = config.valEvery > 0 && done % config.valEvery == 0;
-    if (validating && (due || done == n) && !validate(done, result, error))
+    if (validating && (due || done == end) && !validate(done, result, error))
       return false;
     if (config.saveEvery > 0 && done % config.saveEvery == 0 &&
         !saveCheckpoint(done, error)) {
@@ -699,6 +712,10 @@ bool Loop::run(TrainResult &result, std::string &error) {
                                  result.stoppedBySignal ? "stopped" : "done",
                                  (long long)(firstStep + 1), (long long)last,
                                  (long long)n))
+      : end < n
+          ? std::snprintf(buf, sizeof(buf),
+                          "done: steps 1-%lld of %lld (--stop-after)",
+                          (long long)last, (long long)n)
           : std::snprintf(buf, sizeof(buf), "done: %lld steps", (long long)n);
   // The last validation, labelled with its step when steps ran after it
   // (a stopped run, or --val-every not dividing the steps).
@@ -727,6 +744,11 @@ bool Loop::run(TrainResult &result, std::string &error) {
         buf + len, sizeof(buf) - size_t(len),
         " | %.3g s/step over %s | %s tok/s", result.meanStepSeconds,
         over.c_str(), withThousands(int64_t(result.tokensPerSecond)).c_str());
+    if (config.peakFlops > 0 && m.stepFlops > 0 && result.meanStepSeconds > 0)
+      len +=
+          std::snprintf(buf + len, sizeof(buf) - size_t(len), " | mfu %.1f%%",
+                        100.0 * double(m.stepFlops) / result.meanStepSeconds /
+                            config.peakFlops);
   }
   if (config.worldSize > 1 && result.timedSteps > 0)
     len += std::snprintf(buf + len, sizeof(buf) - size_t(len),

@@ -21,6 +21,7 @@
 #include "runtime/Manifest.h"
 #include "runtime/StepDevice.h"
 #include "runtime/StepLibrary.h"
+#include "runtime/TrainerText.h"
 
 #include <cstdint>
 #include <ostream>
@@ -31,7 +32,10 @@ namespace gptc {
 namespace runtime {
 
 struct TrainConfig {
-  int64_t steps = 0; ///< optimizer steps to run
+  int64_t steps = 0; ///< optimizer steps of the run (the schedules')
+  /// End this run after this many steps of it (0: at `steps`); the
+  /// schedules still span `steps`, and --resume continues to it.
+  int64_t stopAfter = 0;
   uint64_t seed = 0; ///< parameter initialisation
   std::string trainPattern, valPattern;
   /// Validate every this many steps (and at step 0); 0 = only at the end.
@@ -41,6 +45,14 @@ struct TrainConfig {
   int64_t valTokens = 0;
   /// Steps left out of the mean step time (fewer on short runs).
   int64_t timingSkipSteps = 10;
+  /// Print every this many steps' line (and the first and the last); the
+  /// --log and --tensorboard files still get every step. 0 or 1: all.
+  int64_t logEvery = 0;
+  /// The peak the MFU is against, in FLOP/s a rank (0: no MFU), and what it
+  /// is (the header says it): the step's model FLOPs (the manifest's
+  /// step_flops) over its time over this.
+  double peakFlops = 0.0;
+  std::string peakSource;
   /// Read the next training batch on a background thread.
   bool prefetch = true;
   /// After the last step, write the parameters here (runtime/ParamFile.h).
@@ -61,6 +73,11 @@ struct TrainConfig {
   /// "val_loss", "tokens", "elapsed"}; elapsed in seconds since the run
   /// started, tokens trained so far.
   std::string logPath;
+  /// Also write every step's and validation's scalars (train/loss,
+  /// train/lr_mult, train/lr/GROUP, train/tok_per_s; val/loss) as
+  /// TensorBoard events into a new file in this directory (rank 0;
+  /// runtime/TensorBoardEvents.h).
+  std::string tensorboardDir;
   /// On SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGUSR1, finish the step, save
   /// a checkpoint, print the summary and stop (TrainResult::
   /// stoppedBySignal); the ranks of a job agree on the step. A second
@@ -107,9 +124,6 @@ bool train(const Manifest &manifest, const StepLibrary &step,
 bool train(const Manifest &manifest, const StepLibrary &step,
            StepDevice &device, const TrainConfig &config, std::ostream &out,
            TrainResult &result, std::string &error);
-
-/// 12345678 -> "12,345,678".
-std::string withThousands(int64_t v);
 
 } // namespace runtime
 } // namespace gptc

@@ -31,15 +31,17 @@ GPTC_EXTRA_PACKAGES="python3-torch python3-numpy python3-venv python3-pip clang 
 # From PyPI only, in a virtual environment over Debian's python3
 # (python3-venv) in the build dir: the safetensors package
 # (checkpoint-safetensors.test), tiktoken (the oracle of
-# bpe-tokenizer.test) and nvidia-cuda-nvdisasm (the toolkit's SASS
-# disassembler, which the CUDA 13 toolkit here lacks: sass-count.test).
+# bpe-tokenizer.test), tensorboard (the reader of gptc train
+# --tensorboard's files: tensorboard.test) and nvidia-cuda-nvdisasm (the
+# toolkit's SASS disassembler, which the CUDA 13 toolkit here lacks:
+# sass-count.test).
 build=${GPTC_BUILD_DIR:-build}
-if ! "$build/pyenv/bin/python3" -c "import safetensors, tiktoken, nvidia.cu13" 2>/dev/null ||
+if ! "$build/pyenv/bin/python3" -c "import safetensors, tiktoken, tensorboard, nvidia.cu13" 2>/dev/null ||
    ! ls "$build"/pyenv/lib/python3*/site-packages/nvidia/cu13/bin/nvdisasm >/dev/null 2>&1; then
-  echo "test: installing safetensors, tiktoken and nvidia-cuda-nvdisasm (PyPI) into $build/pyenv"
+  echo "test: installing safetensors, tiktoken, tensorboard and nvidia-cuda-nvdisasm (PyPI) into $build/pyenv"
   /usr/bin/python3 -m venv --system-site-packages "$build/pyenv"
   "$build/pyenv/bin/pip" install -q --disable-pip-version-check \
-    safetensors tiktoken nvidia-cuda-nvdisasm
+    safetensors tiktoken tensorboard nvidia-cuda-nvdisasm
 fi
 # The C/C++ sources follow .clang-format (clang-format 22).
 bash scripts/check-format.sh

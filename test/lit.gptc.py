@@ -106,6 +106,13 @@ if os.path.exists(pyenv_python) and subprocess.run(
                       stdout=subprocess.DEVNULL,
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("tiktoken")
+    # tensorboard (PyPI, the same environment): reads the event files of
+    # gptc train --tensorboard in test/Training/tensorboard.test.
+    if subprocess.run([pyenv_python, "-c", "from tensorboard.backend."
+                       "event_processing import event_accumulator"],
+                      stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("tensorboard")
 
 # nvdisasm (the CUDA toolkit's, or PyPI's nvidia-cuda-nvdisasm, which
 # scripts/test.sh installs into BUILD/pyenv): tests that count SASS from the

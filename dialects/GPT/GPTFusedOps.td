@@ -11,7 +11,7 @@
 #define GPTC_DIALECT_GPT_FUSEDOPS_TD
 
 def GPT_MatmulAddOp : GPT_Op<"matmul_add",
-    [Pure, AllTypesMatch<["addend", "result"]>]> {
+    [Pure, AllTypesMatch<["addend", "result"]>, ProductFlops]> {
   let summary = "matrix product with a scale-add epilogue";
   let description = [{
     `result = alpha * op(lhs) x op(rhs) + beta * addend` over the last two
@@ -131,7 +131,7 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
     AllTypesMatch<["query", "key", "value", "result"]>,
     TypesMatchWith<"lse is [batch, heads, seq] of the query's element type",
                    "query", "lse", "::mlir::gpt::attentionRowType($_self)">,
-    Differentiable]> {
+    Differentiable, ProductFlops]> {
   let summary = "fused masked scaled-dot-product attention";
   let description = [{
     `softmax(scale * q k^T + mask) v` per batch and head, with q, k, v of
@@ -180,7 +180,7 @@ def GPT_AttentionOp : GPT_Op<"attention", [Pure, AttrSizedOperandSegments,
 }
 
 def GPT_AttentionGradOp : GPT_Op<"attention_grad", [Pure,
-    AttrSizedOperandSegments,
+    AttrSizedOperandSegments, ProductFlops,
     AllTypesMatch<["query", "key", "value", "out", "out_grad", "query_grad",
                    "key_grad", "value_grad"]>,
     TypesMatchWith<"lse is [batch, heads, seq] of the query's element type",

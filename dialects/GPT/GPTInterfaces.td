@@ -31,4 +31,21 @@ def GPT_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
   ];
 }
 
+def GPT_ProductFlopsOpInterface : OpInterface<"ProductFlopsOpInterface"> {
+  let cppNamespace = "::mlir::gpt";
+  let description = [{
+    An op made of matrix products: it counts their FLOPs, 2·M·N·K a
+    product, as the model does them (the step's MFU: gptc-count-step-flops).
+    Attention counts the query-key pairs its mask allows at most (causal:
+    T(T+1)/2 a head; a window or documents allow fewer), and its backward
+    the four products of the gradients, not a recomputed score.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The FLOPs of this op's matrix products, from its operand types.
+      }],
+      "double", "productFlops", (ins)>,
+  ];
+}
+
 #endif // GPTC_DIALECT_GPT_INTERFACES_TD

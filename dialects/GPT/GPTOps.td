@@ -16,6 +16,7 @@ include "dialects/GPT/GPTInterfaces.td"
 
 /// Traits of an op that reverse-mode autodiff can differentiate.
 defvar Differentiable = DeclareOpInterfaceMethods<GPT_DifferentiableOpInterface>;
+defvar ProductFlops = DeclareOpInterfaceMethods<GPT_ProductFlopsOpInterface>;
 
 //===----------------------------------------------------------------------===//
 // Elementwise
@@ -234,7 +235,7 @@ def GPT_ReduceOp : GPT_Op<"reduce", [Pure, Differentiable]> {
   let hasVerifier = 1;
 }
 
-def GPT_MatmulOp : GPT_Op<"matmul", [Pure, Differentiable]> {
+def GPT_MatmulOp : GPT_Op<"matmul", [Pure, Differentiable, ProductFlops]> {
   let summary = "batched matrix product with transpose flags";
   let description = [{
     `result = op(lhs) x op(rhs)` over the last two dimensions, where `op`

@@ -157,10 +157,12 @@ LogicalResult AdamOp::verify() {
 // Schedules
 //===----------------------------------------------------------------------===//
 
+// The run's length is an operand (set at run time): the steps counted
+// here are those of a run of compiled_steps, scaled with the run.
 LogicalResult LRScheduleOp::verify() {
-  int64_t total = getTotalStepsAttr().getInt();
+  int64_t compiled = getCompiledStepsAttr().getInt();
   int64_t warmup = getWarmupStepsAttr().getInt();
-  if (failed(verifyAtLeastOne(*this, "total_steps", total)) ||
+  if (failed(verifyAtLeastOne(*this, "compiled_steps", compiled)) ||
       failed(verifyNonNegative(*this, "warmup_steps", warmup)))
     return failure();
   IntegerAttr decaySteps = getDecayStepsAttr();
@@ -179,18 +181,21 @@ LogicalResult LRScheduleOp::verify() {
     if (!(fraction > 0.0 && fraction <= 1.0))
       return emitOpError("decay_fraction must be in (0, 1], got ")
              << formatValue(fraction);
-    decay = fraction * static_cast<double>(total);
+    decay = fraction * static_cast<double>(compiled);
   }
-  if (static_cast<double>(warmup) + decay > static_cast<double>(total))
+  if (static_cast<double>(warmup) + decay > static_cast<double>(compiled))
     return emitOpError() << "warmup_steps + decay steps (" << warmup << " + "
                          << formatValue(decay)
-                         << ") must not exceed total_steps (" << total << ")";
+                         << ") must not exceed compiled_steps (" << compiled
+                         << ")";
   return verifyUnitInterval(*this, "floor", getFloor().convertToDouble(),
                             /*excludeOne=*/false);
 }
 
 LogicalResult MomentumWarmupOp::verify() {
-  if (failed(verifyAtLeastOne(*this, "steps", getStepsAttr().getInt())) ||
+  if (failed(verifyAtLeastOne(*this, "compiled_steps",
+                              getCompiledStepsAttr().getInt())) ||
+      failed(verifyAtLeastOne(*this, "steps", getStepsAttr().getInt())) ||
       failed(verifyUnitInterval(*this, "start", getStart().convertToDouble(),
                                 /*excludeOne=*/false)))
     return failure();
@@ -199,9 +204,7 @@ LogicalResult MomentumWarmupOp::verify() {
 }
 
 LogicalResult WindowScheduleOp::verify() {
-  if (failed(verifyAtLeastOne(*this, "total_steps",
-                              getTotalStepsAttr().getInt())) ||
-      failed(verifyAtLeastOne(*this, "granularity",
+  if (failed(verifyAtLeastOne(*this, "granularity",
                               getGranularityAttr().getInt())) ||
       failed(verifyNonNegative(*this, "start", getStartAttr().getInt())))
     return failure();

@@ -70,9 +70,27 @@ Value stepAsFloat(GraphBuilder &g, Value step, Type type) {
 /// The element type of a 0-d scalar's tensor.
 Type scalarType(Value v) { return elementTypeOf(v); }
 
-// optim.lr_schedule => warm-up (step+1)/W, then w + (1 - w) floor with
-// w = min((N - s) / D, 1), s = min(step, N): past training.steps the
-// multiplier stays at its floor (never negative).
+/// min(x, c) for two 0-d tensors.
+Value minOf(GraphBuilder &g, Value x, Value c) {
+  return SelectOp::create(g.builder(), g.getLoc(),
+                          g.compare(CompareKind::lt, x, c), x, c);
+}
+
+/// r = N / compiled_steps: how much longer the run is than the one the
+/// schedule's steps were counted in (exactly 1 when it is that run).
+Value runScale(GraphBuilder &g, Value n, int64_t compiledSteps) {
+  auto t = cast<RankedTensorType>(n.getType());
+  return g.div(
+      n, g.splat({}, t.getElementType(), static_cast<double>(compiledSteps)));
+}
+
+// optim.lr_schedule => with N the run's length and r = N / compiled_steps,
+// W = r warmup_steps and D = r decay_steps (or r decay_fraction
+// compiled_steps): warm-up min((step+1)/W, 1), then w + (1 - w) floor with
+// w = min((N - s) / D, 1), s = min(step, N): past N the multiplier stays
+// at its floor (never negative). A run of compiled_steps computes what a
+// bundle compiled for its length computes (r = 1); one of N steps what a
+// bundle compiled for N steps computes when the steps scale exactly.
 struct LowerLRSchedule : OpRewritePattern<optim::LRScheduleOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(optim::LRScheduleOp op,
@@ -80,28 +98,30 @@ struct LowerLRSchedule : OpRewritePattern<optim::LRScheduleOp> {
     Type ft = scalarType(op.getResult());
     GraphBuilder g(rewriter, ft, ft);
     g.setLoc(op.getLoc());
-    double n = static_cast<double>(op.getTotalSteps());
+    const int64_t compiled = op.getCompiledSteps();
+    Value n = stepAsFloat(g, op.getTotalSteps(), ft);
+    Value r = runScale(g, n, compiled);
     Value s = stepAsFloat(g, op.getStep(), ft);
     double d = 0;
     if (auto ds = op.getDecaySteps())
       d = static_cast<double>(*ds);
     else if (auto df = op.getDecayFraction())
-      d = df->convertToDouble() * n;
+      d = df->convertToDouble() * static_cast<double>(compiled);
     double floor = op.getFloor().convertToDouble();
     Value mult = g.splat({}, ft, 1.0);
     if (d > 0) {
       // w = min((N - min(s, N)) / D, 1)
-      Value held = minConst(g, s, n);
       Value w =
-          minConst(g, g.scale(g.shift(g.scale(held, -1.0), n), 1.0 / d), 1.0);
+          minConst(g, g.div(g.sub(n, minOf(g, s, n)), g.scale(r, d)), 1.0);
       mult = g.shift(g.scale(w, 1.0 - floor), floor);
     }
     int64_t warmup = op.getWarmupSteps();
     if (warmup > 0) {
-      Value warm = g.scale(g.shift(s, 1.0), 1.0 / static_cast<double>(warmup));
-      Value inWarmup = g.compare(
-          CompareKind::lt, op.getStep(),
-          g.splat({}, rewriter.getI64Type(), static_cast<double>(warmup)));
+      Value w = g.scale(r, static_cast<double>(warmup));
+      // At most 1: a warm-up scaled below a step (a short run of a long
+      // schedule) is over at once, not a multiplier of 1 / W.
+      Value warm = minConst(g, g.div(g.shift(s, 1.0), w), 1.0);
+      Value inWarmup = g.compare(CompareKind::lt, s, w);
       mult = SelectOp::create(rewriter, op.getLoc(), inWarmup, warm, mult);
     }
     rewriter.replaceOp(op, mult);
@@ -109,7 +129,8 @@ struct LowerLRSchedule : OpRewritePattern<optim::LRScheduleOp> {
   }
 };
 
-// optim.momentum_warmup => start + min(step / steps, 1) (end - start)
+// optim.momentum_warmup => start + min(step / S, 1) (end - start), with
+// S = r steps (r = N / compiled_steps, N the run's length).
 struct LowerMomentumWarmup : OpRewritePattern<optim::MomentumWarmupOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(optim::MomentumWarmupOp op,
@@ -119,17 +140,19 @@ struct LowerMomentumWarmup : OpRewritePattern<optim::MomentumWarmupOp> {
     g.setLoc(op.getLoc());
     double start = op.getStart().convertToDouble();
     double end = op.getEnd().convertToDouble();
+    Value r = runScale(g, stepAsFloat(g, op.getTotalSteps(), ft),
+                       op.getCompiledSteps());
     Value f = minConst(g,
-                       g.scale(stepAsFloat(g, op.getStep(), ft),
-                               1.0 / static_cast<double>(op.getSteps())),
+                       g.div(stepAsFloat(g, op.getStep(), ft),
+                             g.scale(r, static_cast<double>(op.getSteps()))),
                        1.0);
     rewriter.replaceOp(op, g.shift(g.scale(f, end - start), start));
     return success();
   }
 };
 
-// optim.window_schedule => in exact i64 arithmetic, with s = clamp(step, 0,
-// N) and num = start (N - s) + end s = N x:
+// optim.window_schedule => in exact i64 arithmetic, with N the run's length
+// (an operand), s = clamp(step, 0, N) and num = start (N - s) + end s = N x:
 //   floor: g floor(num / (N g)),   ceil: g floor((num + N g - 1) / (N g)),
 // then at least g. (num >= 0, so the signed division is a floor.)
 struct LowerWindowSchedule : OpRewritePattern<optim::WindowScheduleOp> {
@@ -140,15 +163,16 @@ struct LowerWindowSchedule : OpRewritePattern<optim::WindowScheduleOp> {
     GraphBuilder g(rewriter, i64, i64);
     g.setLoc(op.getLoc());
     auto c = [&](int64_t v) { return g.splat({}, i64, double(v)); };
-    int64_t n = op.getTotalSteps(), gran = op.getGranularity();
+    int64_t gran = op.getGranularity();
     int64_t start = op.getStart(), end = op.getEnd();
+    Value n = MaxOp::create(rewriter, op.getLoc(), op.getTotalSteps(), c(1));
     Value s = MaxOp::create(rewriter, op.getLoc(), op.getStep(), c(0));
-    s = SelectOp::create(rewriter, op.getLoc(),
-                         g.compare(CompareKind::lt, s, c(n)), s, c(n));
-    Value num = g.add(c(start * n), g.mul(s, c(end - start)));
+    s = minOf(g, s, n);
+    Value num = g.add(g.mul(n, c(start)), g.mul(s, c(end - start)));
+    Value period = g.mul(n, c(gran));
     if (op.getRounding() == optim::Rounding::ceil)
-      num = g.add(num, c(n * gran - 1));
-    Value window = g.mul(g.div(num, c(n * gran)), c(gran));
+      num = g.add(num, g.sub(period, c(1)));
+    Value window = g.mul(g.div(num, period), c(gran));
     rewriter.replaceOp(op,
                        MaxOp::create(rewriter, op.getLoc(), window, c(gran)));
     return success();

@@ -39,3 +39,18 @@ def BuildStepPass : Pass<"gptc-build-step", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect",
                            "mlir::gpt::GPTDialect"];
 }
+
+def CountStepFlopsPass : Pass<"gptc-count-step-flops", "mlir::ModuleOp"> {
+  let summary = "Count a training step's matrix-product FLOPs";
+  let description = [{
+    Sums the FLOPs of the matrix products (ops implementing
+    `ProductFlopsOpInterface`: gpt.matmul, gpt.matmul_add, gpt.attention at
+    the pairs its mask allows at most, gpt.attention_grad) of one optimizer
+    step on one rank: `@gptc_grad_step` once a micro-step (the module's
+    `gpt.grad_accum`) and `@gptc_update_step` once. The count goes into the
+    module attribute `gptc.step_flops` (i64), which the bundle's manifest
+    carries as `step_flops`: the numerator of the MFU `gptc train` prints.
+    A module without `@gptc_grad_step` (before gptc-build-step) is left
+    alone.
+  }];
+}

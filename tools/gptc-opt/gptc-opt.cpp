@@ -3,6 +3,8 @@
 #include "dialects/InitAllDialects.h"
 #include "passes/Passes.h"
 #include "passes/Pipeline.h"
+#include "tools/gptc-opt/KeepDumpHeader.h"
+#include "tools/gptc-opt/OptCommandLine.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -31,6 +33,15 @@ int main(int argc, char **argv) {
     os << "gptc-opt (gptc " GPTC_VERSION ", commit " GPTC_COMMIT ")\n"
        << "  LLVM and MLIR " LLVM_VERSION_STRING "\n";
   });
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "gptc optimizer driver\n", registry));
+  std::string input, output;
+  if (!gptc::parseOptCommandLine(argc, argv, registry, input, output))
+    return 1;
+  // A gptc dump's header and spec survive (KeepDumpHeader.h), so that the
+  // output feeds gptc compile --from.
+  return gptc::runKeepingDumpHeader(
+      argc, argv, input, output,
+      [&](const std::string &in, const std::string &out) {
+        return mlir::asMainReturnCode(
+            mlir::MlirOptMain(argc, argv, in, out, registry));
+      });
 }

@@ -1,14 +1,15 @@
 //===- gptc.cpp - The gptc tool -------------------------------------------===//
 //
-// `gptc COMMAND ARGS...` over one table of commands (commands/
-// CommandTable.h): check and compile (driver/CompileCommand.h), train,
-// sample, plot and data (commands/).
+// `gptc COMMAND ARGS...` over one table of commands (commands/CommandTable.h):
+// check and compile (driver/), all the others (commands/).
 //
 //===----------------------------------------------------------------------===//
 
 #include "commands/ArgumentHabits.h"
+#include "commands/CacheCommand.h"
 #include "commands/CommandTable.h"
 #include "commands/DataCommand.h"
+#include "commands/ExportCommand.h"
 #include "commands/PlotCommand.h"
 #include "commands/SampleCommand.h"
 #include "commands/TrainCommand.h"
@@ -23,7 +24,6 @@
 #include <vector>
 
 namespace {
-
 using Args = std::vector<std::string>;
 
 int runTrain(const Args &args, const std::string &) {
@@ -56,11 +56,13 @@ int runTrain(const Args &args, const std::string &) {
 }
 
 const std::vector<gptc::cli::Command> kCommands = {
+    gptc::commands::kCacheCommand,
     {"check", gptc::kCheckHelp, gptc::runCheckCommand, /*compiler=*/true},
     {"compile", gptc::kCompileHelp, gptc::runCompileCommand,
      /*compiler=*/true},
     {"data", gptc::commands::kDataHelp,
      gptc::cli::withStdStreams<gptc::commands::runDataCommand>},
+    {"export", gptc::commands::kExportHelp, gptc::commands::runExport},
     {"plot", gptc::commands::kPlotHelp,
      gptc::cli::withStdStreams<gptc::commands::runPlotCommand>},
     {"sample", gptc::commands::kSampleHelp,
@@ -75,8 +77,7 @@ int main(int argc, char **argv) {
   gptc::cli::helpAsFlag(argc, argv, helpArgv);
   std::string name = argc > 1 ? argv[1] : "";
   const gptc::cli::Command *command = gptc::cli::findCommand(kCommands, name);
-  // LLVM's crash handlers (stack trace, bug-report banner) for the
-  // compiler; train, sample, plot and data keep the default signals.
+  // LLVM's crash handlers for the compiler; the others keep the defaults.
   std::optional<llvm::InitLLVM> init;
   if (!command || command->compiler)
     init.emplace(argc, argv);

@@ -132,6 +132,8 @@ TEST_P(ModelGradientTest, AutodiffMatchesFiniteDifferences) {
         v = static_cast<double>(gen.below(vocab));
     } else if (name == "step") {
       t[0] = 0; // the window schedule above is constant
+    } else if (name == "total_steps") {
+      t[0] = 100;
     } else if (forward.getArgAttr(i, "gpt.param")) {
       params.push_back(i);
       if (type.getRank() == 1) {

@@ -93,8 +93,9 @@ void ENTRY(update_step)(gptc_arena_ref *ref) {
   if (!arena)
     return;
   int64_t step = *SLOT(int64_t, FAKE_OFF_STEP);
-  /* Linear decay from 1 to 0.1 over FAKE_STEPS steps. */
-  float w = step >= FAKE_STEPS ? 0.0f : 1.0f - (float)step / FAKE_STEPS;
+  /* Linear decay from 1 to 0.1 over the run's steps. */
+  int64_t total = *SLOT(int64_t, FAKE_OFF_TOTAL_STEPS);
+  float w = step >= total ? 0.0f : 1.0f - (float)step / (float)total;
   float mult = w + (1.0f - w) * 0.1f;
   *SLOT(float, FAKE_OFF_LR_MULT) = mult;
   float *p = SLOT(float, FAKE_OFF_W);

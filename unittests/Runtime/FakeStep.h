@@ -19,19 +19,20 @@
 #define FAKE_B 2
 #define FAKE_T 8
 #define FAKE_ACCUM 2
-#define FAKE_STEPS 40 /* the lr schedule's length */
+#define FAKE_STEPS 40 /* training.steps, the default run length */
 #define FAKE_LR 4.0f
 
 /* Byte offsets of the slots (64-byte aligned). */
-#define FAKE_OFF_TOKENS 0      /* i32 [B, T] */
-#define FAKE_OFF_TARGETS 64    /* i32 [B, T] */
-#define FAKE_OFF_STEP 128      /* i64 [] */
-#define FAKE_OFF_LOSS 192      /* f32 [] */
-#define FAKE_OFF_EVAL_LOSS 256 /* f32 [] */
-#define FAKE_OFF_LR_MULT 320   /* f32 [] */
-#define FAKE_OFF_W 384         /* f32 [V, V] param.w */
-#define FAKE_OFF_GRAD_W 1408   /* f32 [V, V] grad.w */
-#define FAKE_ARENA_BYTES 2432
+#define FAKE_OFF_TOKENS 0         /* i32 [B, T] */
+#define FAKE_OFF_TARGETS 64       /* i32 [B, T] */
+#define FAKE_OFF_STEP 128         /* i64 [] */
+#define FAKE_OFF_LOSS 192         /* f32 [] */
+#define FAKE_OFF_EVAL_LOSS 256    /* f32 [] */
+#define FAKE_OFF_LR_MULT 320      /* f32 [] */
+#define FAKE_OFF_W 384            /* f32 [V, V] param.w */
+#define FAKE_OFF_GRAD_W 1408      /* f32 [V, V] grad.w */
+#define FAKE_OFF_TOTAL_STEPS 2432 /* i64 [] the run's length */
+#define FAKE_ARENA_BYTES 2496
 
 #ifdef __cplusplus
 extern "C" {

@@ -56,7 +56,7 @@ TEST(Manifest, ParsesTheFakeManifest) {
   // manifest's layout, and its hash the one the manifest carries.
   EXPECT_EQ(m.layoutText(), FAKE_LAYOUT);
   EXPECT_EQ(gptc::layout::layoutHash(m.layoutText()), FAKE_LAYOUT_SHA256);
-  ASSERT_EQ(m.slots.size(), 8u);
+  ASSERT_EQ(m.slots.size(), 9u);
   const Slot *w = m.findSlot("param.w");
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->offset, FAKE_OFF_W);
@@ -179,7 +179,7 @@ TEST(Manifest, ErrorsNameFileAndField) {
   EXPECT_EQ(
       errorAfter([](llvm::json::Object &m) { slotAt(m, 7)["offset"] = 2048; }),
       "b/manifest.json: slots[7] (grad.w): bytes [2048, 3072) exceed the "
-      "slots' region [0, 2432)");
+      "slots' region [0, 2496)");
   EXPECT_EQ(
       errorAfter([](llvm::json::Object &m) { slotAt(m, 7)["offset"] = 1344; }),
       "b/manifest.json: slots (grad.w): offset 1344 overlaps slot "
@@ -205,7 +205,7 @@ TEST(Manifest, ErrorsNameFileAndField) {
                   llvm::json::Object{{"offset", 2048}, {"bytes", 1024}};
             }),
             "b/manifest.json: workspace: [2048, 3072) exceeds arena_bytes "
-            "2432");
+            "2496");
   EXPECT_EQ(errorAfter([](llvm::json::Object &m) {
               m["workspace"] =
                   llvm::json::Object{{"offset", 1408}, {"bytes", 1024}};

@@ -90,6 +90,7 @@ inline llvm::json::Object fakeManifest() {
       slot("lr_mult", FAKE_OFF_LR_MULT, "f32", {}),
       slot("param.w", FAKE_OFF_W, "f32", {FAKE_V, FAKE_V}),
       slot("grad.w", FAKE_OFF_GRAD_W, "f32", {FAKE_V, FAKE_V}),
+      slot("total_steps", FAKE_OFF_TOTAL_STEPS, "i64", {}),
   };
   llvm::json::Array params{
       llvm::json::Object{{"name", "w"},

@@ -42,6 +42,8 @@ TEST(StepLibrary, LoadsTheFakeModuleAndRunsIt) {
   for (int i = 0; i < FAKE_V * FAKE_V; ++i)
     g += std::fabs(arena.f32("grad.w")[i]);
   EXPECT_GT(g, 0.0f);
+  // Step 0 of a run of FAKE_STEPS (the runtime writes total_steps).
+  *arena.i64("total_steps") = FAKE_STEPS;
   step.updateStep(arena.ref());
   EXPECT_EQ(*arena.f32("lr_mult"), 1.0f);
 }

@@ -1,8 +1,10 @@
 //===- TrainCommandTest.cpp - `gptc train` on a bundle with the fake step -===//
 
 #include "commands/TrainCommand.h"
+#include "commands/ScheduleFit.h"
 
 #include "RuntimeTestUtil.h"
+#include "runtime/Manifest.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -97,15 +99,50 @@ TEST_F(TrainCommandTest, SameSeedSameLosses) {
   ASSERT_EQ(run({"fake.gptc", "--steps", "12", "--val-every=4"}), 0)
       << err.str();
   std::string first = losses();
-  EXPECT_NE(out.str().find("note: running 12 steps; the compiled lr and "
-                           "window schedules span training.steps = 40"),
-            std::string::npos);
+  EXPECT_NE(out.str().find("note: the lr, momentum and window schedules "
+                           "span this run's 12 steps (the bundle's "
+                           "training.steps is 40: its warm-up and decay scale "
+                           "by 12/40)"),
+            std::string::npos)
+      << out.str();
   ASSERT_EQ(run({"fake.gptc", "--steps", "12", "--val-every=4"}), 0);
   EXPECT_EQ(losses(), first);
   EXPECT_NE(first.find("val step 12/12"), std::string::npos) << first;
   ASSERT_EQ(run({"fake.gptc", "--steps", "12", "--val-every=4", "--seed", "4"}),
             0);
   EXPECT_NE(losses(), first);
+}
+
+// The step reads the run's length from its total_steps slot: the fake's
+// decay from 1 to 0.1 spans --steps, not the manifest's 40 steps.
+TEST_F(TrainCommandTest, TheScheduleSpansTheRun) {
+  ASSERT_EQ(run({"fake.gptc", "--steps", "10", "--val-tokens", "0"}), 0)
+      << err.str();
+  // Step 10 (s = 9): w = 1 - 9/10, mult = 0.1 + 0.9 * 0.1 = 0.19 (0.7975
+  // over 40 steps).
+  EXPECT_NE(out.str().find("step 10/10 | loss "), std::string::npos);
+  EXPECT_NE(out.str().find("| lr mult 0.19 |"), std::string::npos) << out.str();
+}
+
+// A bundle without the slot (an older gptc's) has its schedule fixed: another
+// length is refused with the fix; its own length trains.
+TEST(ScheduleFitTest, ABundleWithoutTheSlotTrainsItsOwnLength) {
+  Manifest m;
+  m.path = "old/manifest.json";
+  m.run.steps = 40;
+  std::string error;
+  EXPECT_TRUE(checkScheduleFit(m, 40, false, error));
+  EXPECT_FALSE(checkScheduleFit(m, 10, false, error));
+  EXPECT_EQ(error, "old/manifest.json: --steps 10: this bundle's schedules "
+                   "are fixed to training.steps = 40 (it has no total_steps "
+                   "slot: an older gptc compiled it); recompile it (gptc "
+                   "compile SPEC -o DIR) or train it for 40 steps");
+  EXPECT_FALSE(checkScheduleFit(m, 10, true, error));
+  EXPECT_NE(error.find("gptc cache clean"), std::string::npos) << error;
+  m.slots.push_back(Slot{});
+  m.slots.back().name = "total_steps";
+  EXPECT_TRUE(checkScheduleFit(m, 10, false, error));
+  EXPECT_EQ(scheduleSpanNote(m, 40), "");
 }
 
 TEST_F(TrainCommandTest, Options) {
@@ -277,12 +314,12 @@ TEST_F(TrainCommandTest, EditedManifestsDisagreeWithTheLibrary) {
   // Another arena size and workspace than the library was compiled for
   // (tests/Training/bundle-integrity.test drops a real step's workspace).
   EXPECT_EQ(errorWithManifest([](llvm::json::Object &m) {
-              m["arena_bytes"] = 2432 + 64;
+              m["arena_bytes"] = 2496 + 64;
               m["workspace"] =
-                  llvm::json::Object{{"offset", 2432}, {"bytes", 64}};
+                  llvm::json::Object{{"offset", 2496}, {"bytes", 64}};
             }),
-            "gptc train: error: fake.gptc/manifest.json: arena_bytes: 2496 "
-            "in manifest.json, 2432 in step.so\n");
+            "gptc train: error: fake.gptc/manifest.json: arena_bytes: 2560 "
+            "in manifest.json, 2496 in step.so\n");
   // Two slots' offsets swapped.
   EXPECT_EQ(errorWithManifest([](llvm::json::Object &m) {
               auto &slots = *m.getArray("slots");

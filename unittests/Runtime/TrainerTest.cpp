@@ -5,6 +5,7 @@
 #include "RuntimeTestUtil.h"
 
 #include <cstring>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -226,6 +227,65 @@ TEST(Trainer, WithThousands) {
   EXPECT_EQ(withThousands(1000), "1,000");
   EXPECT_EQ(withThousands(12345678), "12,345,678");
   EXPECT_EQ(withThousands(-1234), "-1,234");
+}
+
+// The ETA counts the validations still to come, at their mean time.
+TEST(Trainer, EtaCountsValidation) {
+  // Every 10 of 100 steps: after 0 steps, 10 (at 10, ..., 100); after 95,
+  // the one at 100; after 100, none.
+  EXPECT_EQ(validationsLeft(0, 100, 10), 10);
+  EXPECT_EQ(validationsLeft(95, 100, 10), 1);
+  EXPECT_EQ(validationsLeft(100, 100, 10), 0);
+  // 25 steps every 10: at 10, 20 and the end.
+  EXPECT_EQ(validationsLeft(0, 25, 10), 3);
+  EXPECT_EQ(validationsLeft(20, 25, 10), 1);
+  // Only at the end.
+  EXPECT_EQ(validationsLeft(3, 25, 0), 1);
+  // 10 steps of 1 s timed, 90 left: 90 s; and 9 validations left at the
+  // 2 s the one timed took: 18 s more (the run's 0:18 that said 0:06).
+  EXPECT_DOUBLE_EQ(etaSeconds(10.0, 10, 90, 0.0, 0, 9), 90.0);
+  EXPECT_DOUBLE_EQ(etaSeconds(10.0, 10, 90, 2.0, 1, 9), 108.0);
+  EXPECT_DOUBLE_EQ(etaSeconds(0.0, 0, 90, 0.0, 0, 9), 0.0);
+}
+
+// --log-every prints every K-th step line and the first and the last; the
+// JSON log keeps every step; the step line and the log carry the MFU
+// against --peak-tflops when the manifest counts the step's FLOPs.
+TEST_F(TrainerTest, LogEveryAndMfu) {
+  manifest.stepFlops = 1000000;
+  config.peakFlops = 1e9;
+  config.logEvery = 5;
+  config.steps = 12;
+  config.logPath = path("run.jsonl");
+  TrainResult r;
+  std::string out = run(r);
+  std::smatch m;
+  std::vector<std::string> shown;
+  static const std::regex stepLine(R"(^step (\d+)/12 \|.*\| mfu [0-9.]+% \|)");
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_search(line, m, stepLine))
+      shown.push_back(m[1]);
+  EXPECT_EQ(shown, (std::vector<std::string>{"1", "5", "10", "12"})) << out;
+  EXPECT_NE(out.find("| mfu "), std::string::npos);
+  // Every step in the log, each with its MFU: step_flops / dt / peak, dt
+  // from the line's tok/s (32 tokens a step).
+  std::ifstream log(path("run.jsonl"));
+  static const std::regex field(
+      R"("type": "train".*"tok_per_s": (\d+), "mfu": ([0-9.e-]+))");
+  int trains = 0;
+  for (std::string line; std::getline(log, line);)
+    if (std::regex_search(line, m, field)) {
+      ++trains;
+      double rate = std::stod(m[1]), mfu = std::stod(m[2]);
+      double expected = 1e6 * rate / 32.0 / 1e9;
+      EXPECT_NEAR(mfu, expected, 0.02 * expected + 1e-4) << line;
+    }
+  EXPECT_EQ(trains, 12);
+  // No peak: no MFU.
+  config.peakFlops = 0;
+  config.logPath.clear();
+  EXPECT_EQ(run(r).find("mfu"), std::string::npos);
 }
 
 } // namespace

@@ -175,61 +175,61 @@ func.func @adam_weight_decay(%p: tensor<8xf32>, %lr: tensor<f64>,
 
 // -----
 
-func.func @lr_total_steps(%step: tensor<i64>) {
-  // expected-error @+1 {{'optim.lr_schedule' op total_steps must be at least 1, got 0}}
-  %r = optim.lr_schedule %step total_steps = 0 warmup_steps = 0 floor = 0.0
+func.func @lr_compiled_steps(%step: tensor<i64>, %total: tensor<i64>) {
+  // expected-error @+1 {{'optim.lr_schedule' op compiled_steps must be at least 1, got 0}}
+  %r = optim.lr_schedule %step over %total compiled_steps = 0 warmup_steps = 0 floor = 0.0
   return
 }
 
 // -----
 
-func.func @lr_warmup_steps(%step: tensor<i64>) {
+func.func @lr_warmup_steps(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.lr_schedule' op warmup_steps must be non-negative, got -1}}
-  %r = optim.lr_schedule %step total_steps = 100 warmup_steps = -1 floor = 0.0
+  %r = optim.lr_schedule %step over %total compiled_steps = 100 warmup_steps = -1 floor = 0.0
   return
 }
 
 // -----
 
-func.func @lr_decay_exclusive(%step: tensor<i64>) {
+func.func @lr_decay_exclusive(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.lr_schedule' op decay_steps and decay_fraction are mutually exclusive}}
-  %r = optim.lr_schedule %step total_steps = 100 warmup_steps = 0
+  %r = optim.lr_schedule %step over %total compiled_steps = 100 warmup_steps = 0
       decay_steps = 10 decay_fraction = 0.1 floor = 0.0
   return
 }
 
 // -----
 
-func.func @lr_decay_steps(%step: tensor<i64>) {
+func.func @lr_decay_steps(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.lr_schedule' op decay_steps must be at least 1, got 0}}
-  %r = optim.lr_schedule %step total_steps = 100 warmup_steps = 0
+  %r = optim.lr_schedule %step over %total compiled_steps = 100 warmup_steps = 0
       decay_steps = 0 floor = 0.0
   return
 }
 
 // -----
 
-func.func @lr_decay_fraction(%step: tensor<i64>) {
+func.func @lr_decay_fraction(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.lr_schedule' op decay_fraction must be in (0, 1], got 1.5}}
-  %r = optim.lr_schedule %step total_steps = 100 warmup_steps = 0
+  %r = optim.lr_schedule %step over %total compiled_steps = 100 warmup_steps = 0
       decay_fraction = 1.5 floor = 0.0
   return
 }
 
 // -----
 
-func.func @lr_too_long(%step: tensor<i64>) {
-  // expected-error @+1 {{'optim.lr_schedule' op warmup_steps + decay steps (30 + 80) must not exceed total_steps (100)}}
-  %r = optim.lr_schedule %step total_steps = 100 warmup_steps = 30
+func.func @lr_too_long(%step: tensor<i64>, %total: tensor<i64>) {
+  // expected-error @+1 {{'optim.lr_schedule' op warmup_steps + decay steps (30 + 80) must not exceed compiled_steps (100)}}
+  %r = optim.lr_schedule %step over %total compiled_steps = 100 warmup_steps = 30
       decay_fraction = 0.8 floor = 0.0
   return
 }
 
 // -----
 
-func.func @lr_floor(%step: tensor<i64>) {
+func.func @lr_floor(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.lr_schedule' op floor must be in [0, 1], got 1.5}}
-  %r = optim.lr_schedule %step total_steps = 100 warmup_steps = 0
+  %r = optim.lr_schedule %step over %total compiled_steps = 100 warmup_steps = 0
       decay_steps = 10 floor = 1.5
   return
 }
@@ -240,25 +240,25 @@ func.func @lr_floor(%step: tensor<i64>) {
 
 // -----
 
-func.func @momentum_steps(%step: tensor<i64>) {
+func.func @momentum_steps(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.momentum_warmup' op steps must be at least 1, got 0}}
-  %m = optim.momentum_warmup %step start = 0.85 end = 0.95 steps = 0
+  %m = optim.momentum_warmup %step over %total compiled_steps = 1000 start = 0.85 end = 0.95 steps = 0
   return
 }
 
 // -----
 
-func.func @momentum_start(%step: tensor<i64>) {
+func.func @momentum_start(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.momentum_warmup' op start must be in [0, 1], got 1.5}}
-  %m = optim.momentum_warmup %step start = 1.5 end = 0.95 steps = 300
+  %m = optim.momentum_warmup %step over %total compiled_steps = 1000 start = 1.5 end = 0.95 steps = 300
   return
 }
 
 // -----
 
-func.func @momentum_end(%step: tensor<i64>) {
+func.func @momentum_end(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.momentum_warmup' op end must be in [0, 1], got -0.5}}
-  %m = optim.momentum_warmup %step start = 0.85 end = -0.5 steps = 300
+  %m = optim.momentum_warmup %step over %total compiled_steps = 1000 start = 0.85 end = -0.5 steps = 300
   return
 }
 
@@ -268,36 +268,27 @@ func.func @momentum_end(%step: tensor<i64>) {
 
 // -----
 
-func.func @window_total_steps(%step: tensor<i64>) {
-  // expected-error @+1 {{'optim.window_schedule' op total_steps must be at least 1, got 0}}
-  %w = optim.window_schedule %step total_steps = 0 start = 0 end = 1728
-      granularity = 128 rounding = ceil
-  return
-}
-
-// -----
-
-func.func @window_granularity(%step: tensor<i64>) {
+func.func @window_granularity(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.window_schedule' op granularity must be at least 1, got 0}}
-  %w = optim.window_schedule %step total_steps = 1770 start = 0 end = 1728
+  %w = optim.window_schedule %step over %total start = 0 end = 1728
       granularity = 0 rounding = ceil
   return
 }
 
 // -----
 
-func.func @window_start(%step: tensor<i64>) {
+func.func @window_start(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.window_schedule' op start must be non-negative, got -64}}
-  %w = optim.window_schedule %step total_steps = 1770 start = -64 end = 1728
+  %w = optim.window_schedule %step over %total start = -64 end = 1728
       granularity = 128 rounding = ceil
   return
 }
 
 // -----
 
-func.func @window_end(%step: tensor<i64>) {
+func.func @window_end(%step: tensor<i64>, %total: tensor<i64>) {
   // expected-error @+1 {{'optim.window_schedule' op end must be non-negative, got -1}}
-  %w = optim.window_schedule %step total_steps = 1770 start = 0 end = -1
+  %w = optim.window_schedule %step over %total start = 0 end = -1
       granularity = 128 rounding = floor
   return
 }

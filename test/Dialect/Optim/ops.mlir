@@ -128,36 +128,36 @@ func.func @adam_scalars(%p: tensor<2xf32>, %s: tensor<f32>, %lr: tensor<f64>,
 // R3: warm-up 250, warm-down over the last 2000 of 7000 steps to 0; R19+:
 // the last 40% decays to 0.1; a schedule without decay.
 // CHECK-LABEL: func.func @lr_schedule
-// CHECK: optim.lr_schedule %{{.*}} total_steps = 7000 warmup_steps = 250 decay_steps = 2000 floor = 0.000000e+00
+// CHECK: optim.lr_schedule %{{.*}} over %{{.*}} compiled_steps = 7000 warmup_steps = 250 decay_steps = 2000 floor = 0.000000e+00
 // CHECK-NOT: decay_fraction
-// CHECK: optim.lr_schedule %{{.*}} total_steps = 1770 warmup_steps = 0 decay_fraction = 4.000000e-01 floor = 1.000000e-01
-// CHECK: optim.lr_schedule %{{.*}} total_steps = 100 warmup_steps = 10 floor = 0.000000e+00
-func.func @lr_schedule(%step: tensor<i64>)
+// CHECK: optim.lr_schedule %{{.*}} over %{{.*}} compiled_steps = 1770 warmup_steps = 0 decay_fraction = 4.000000e-01 floor = 1.000000e-01
+// CHECK: optim.lr_schedule %{{.*}} over %{{.*}} compiled_steps = 100 warmup_steps = 10 floor = 0.000000e+00
+func.func @lr_schedule(%step: tensor<i64>, %total: tensor<i64>)
     -> (tensor<f64>, tensor<f64>, tensor<f64>) {
-  %r3 = optim.lr_schedule %step total_steps = 7000 warmup_steps = 250
+  %r3 = optim.lr_schedule %step over %total compiled_steps = 7000 warmup_steps = 250
       decay_steps = 2000 floor = 0.0
-  %r19 = optim.lr_schedule %step total_steps = 1770 warmup_steps = 0
+  %r19 = optim.lr_schedule %step over %total compiled_steps = 1770 warmup_steps = 0
       decay_fraction = 0.4 floor = 0.1
-  %flat = optim.lr_schedule %step total_steps = 100 warmup_steps = 10
+  %flat = optim.lr_schedule %step over %total compiled_steps = 100 warmup_steps = 10
       floor = 0.0
   return %r3, %r19, %flat : tensor<f64>, tensor<f64>, tensor<f64>
 }
 
 // CHECK-LABEL: func.func @momentum_warmup
-// CHECK: optim.momentum_warmup %{{.*}} start = 8.500000e-01 end = 0.94999999999999996 steps = 300
-func.func @momentum_warmup(%step: tensor<i64>) -> tensor<f64> {
-  %m = optim.momentum_warmup %step start = 0.85 end = 0.95 steps = 300
+// CHECK: optim.momentum_warmup %{{.*}} over %{{.*}} compiled_steps = 1000 start = 8.500000e-01 end = 0.94999999999999996 steps = 300
+func.func @momentum_warmup(%step: tensor<i64>, %total: tensor<i64>) -> tensor<f64> {
+  %m = optim.momentum_warmup %step over %total compiled_steps = 1000 start = 0.85 end = 0.95 steps = 300
   return %m : tensor<f64>
 }
 
 // R13 (floor to 64 tokens) and R19+ (next multiple of 128).
 // CHECK-LABEL: func.func @window_schedule
-// CHECK: optim.window_schedule %{{.*}} total_steps = 3200 start = 64 end = 1792 granularity = 64 rounding = floor
-// CHECK: optim.window_schedule %{{.*}} total_steps = 1770 start = 0 end = 1728 granularity = 128 rounding = ceil
-func.func @window_schedule(%step: tensor<i64>) -> (tensor<i64>, tensor<i64>) {
-  %r13 = optim.window_schedule %step total_steps = 3200 start = 64
+// CHECK: optim.window_schedule %{{.*}} over %{{.*}} start = 64 end = 1792 granularity = 64 rounding = floor
+// CHECK: optim.window_schedule %{{.*}} over %{{.*}} start = 0 end = 1728 granularity = 128 rounding = ceil
+func.func @window_schedule(%step: tensor<i64>, %total: tensor<i64>) -> (tensor<i64>, tensor<i64>) {
+  %r13 = optim.window_schedule %step over %total start = 64
       end = 1792 granularity = 64 rounding = floor
-  %r19 = optim.window_schedule %step total_steps = 1770 start = 0 end = 1728
+  %r19 = optim.window_schedule %step over %total start = 0 end = 1728
       granularity = 128 rounding = ceil
   return %r13, %r19 : tensor<i64>, tensor<i64>
 }
@@ -168,11 +168,11 @@ func.func @window_schedule(%step: tensor<i64>) -> (tensor<i64>, tensor<i64>) {
 // CHECK: %[[M:.*]] = optim.momentum_warmup
 // CHECK: optim.muon %{{.*}}, %{{.*}}, %{{.*}}, %[[LR]], %[[M]]
 func.func @schedules_feed_muon(%p: tensor<64x64xf32>, %g: tensor<64x64xf32>,
-                               %buf: tensor<64x64xf32>, %step: tensor<i64>)
+                               %buf: tensor<64x64xf32>, %step: tensor<i64>, %total: tensor<i64>)
     -> (tensor<64x64xf32>, tensor<64x64xf32>) {
-  %lr = optim.lr_schedule %step total_steps = 1000 warmup_steps = 0
+  %lr = optim.lr_schedule %step over %total compiled_steps = 1000 warmup_steps = 0
       decay_fraction = 0.4 floor = 0.1
-  %m = optim.momentum_warmup %step start = 0.85 end = 0.95 steps = 300
+  %m = optim.momentum_warmup %step over %total compiled_steps = 1000 start = 0.85 end = 0.95 steps = 300
   %p1, %b1 = optim.muon %p, %g, %buf, %lr, %m momentum_form = lerp nesterov
       update_scale = sqrt_max_1_ratio backend = newton_schulz steps = 5
       coefficients = [3.4445, -4.7750, 2.0315] eps = 1.0e-7

@@ -381,48 +381,60 @@ func.func @ns_batched_f32(%g: tensor<2x16x4xbf16>) -> tensor<2x16x4xbf16> {
 // Schedules
 //===----------------------------------------------------------------------===//
 
-// Warm-up 250, decay over the last 2000 of 7000 steps to 0:
-// w = min((7000 - s) / 2000, 1), mult = w (1 - 0) + 0, and while s < 250 the
-// warm-up (s + 1) / 250 is selected.
+// Warm-up 250, decay over the last 2000 of 7000 steps to 0, as shares of
+// the run: with N the run's length and r = N / 7000, W = 250 r, D = 2000 r;
+// w = min((N - s) / D, 1), mult = w (1 - 0) + 0, and while s < W the
+// warm-up min((s + 1) / W, 1) is selected (at most 1 when a short run scales
+// W below a step). A run of 7000 steps has r = 1 exactly.
 // CHECK-LABEL: func.func @lr_warmup_decay
-// CHECK-SAME: (%[[STEP:[a-z0-9_]+]]: tensor<i64>)
-// Past the end the step is held at total_steps (the multiplier stays at its
-// floor, never negative).
+// CHECK-SAME: (%[[STEP:[a-z0-9_]+]]: tensor<i64>, %[[TOTAL:[a-z0-9_]+]]: tensor<i64>)
+// CHECK-NEXT: %[[N:.*]] = gpt.cast %[[TOTAL]] : tensor<i64> to tensor<f64>
+// CHECK-NEXT: %[[C:.*]] = gpt.constant dense<7.000000e+03> : tensor<f64>
+// CHECK-NEXT: %[[R:.*]] = gpt.div %[[N]], %[[C]]
 // CHECK-NEXT: %[[S0:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f64>
-// CHECK: %[[N:.*]] = gpt.constant dense<7.000000e+03> : tensor<f64>
+// CHECK: %[[D:.*]] = gpt.mul_scalar %[[R]], 2.000000e+03
+// Past the end the step is held at N (the multiplier stays at its floor,
+// never negative).
 // CHECK-NEXT: %[[BEFORE:.*]] = gpt.compare lt, %[[S0]], %[[N]]
 // CHECK-NEXT: %[[S:.*]] = gpt.select %[[BEFORE]], %[[S0]], %[[N]]
-// CHECK-NEXT: %[[NS:.*]] = gpt.mul_scalar %[[S]], -1.000000e+00
-// CHECK-NEXT: %[[LEFT:.*]] = gpt.add_scalar %[[NS]], 7.000000e+03
-// CHECK-NEXT: %[[W:.*]] = gpt.mul_scalar %[[LEFT]], 5.000000e-04
+// CHECK-NEXT: %[[LEFT:.*]] = gpt.sub %[[N]], %[[S]]
+// CHECK-NEXT: %[[W:.*]] = gpt.div %[[LEFT]], %[[D]]
 // CHECK-NEXT: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f64>
 // CHECK-NEXT: %[[LT:.*]] = gpt.compare lt, %[[W]], %[[ONE]]
 // CHECK-NEXT: %[[WMIN:.*]] = gpt.select %[[LT]], %[[W]], %[[ONE]]
 // CHECK-NEXT: %[[WS:.*]] = gpt.mul_scalar %[[WMIN]], 1.000000e+00
 // CHECK-NEXT: %[[MULT:.*]] = gpt.add_scalar %[[WS]], 0.000000e+00
+// CHECK-NEXT: %[[WARMUP:.*]] = gpt.mul_scalar %[[R]], 2.500000e+02
 // CHECK-NEXT: %[[S1:.*]] = gpt.add_scalar %[[S0]], 1.000000e+00
-// CHECK-NEXT: %[[WARM:.*]] = gpt.mul_scalar %[[S1]], 4.000000e-03
-// CHECK-NEXT: %[[W250:.*]] = gpt.constant dense<250> : tensor<i64>
-// CHECK-NEXT: %[[IN:.*]] = gpt.compare lt, %[[STEP]], %[[W250]] : tensor<i64> -> tensor<i1>
-// CHECK-NEXT: %[[R:.*]] = gpt.select %[[IN]], %[[WARM]], %[[MULT]] : tensor<i1>, tensor<f64>
-// CHECK-NEXT: return %[[R]]
-func.func @lr_warmup_decay(%step: tensor<i64>) -> tensor<f64> {
-  %r = optim.lr_schedule %step total_steps = 7000 warmup_steps = 250
+// CHECK-NEXT: %[[RAMP:.*]] = gpt.div %[[S1]], %[[WARMUP]]
+// CHECK-NEXT: %[[ONE1:.*]] = gpt.constant dense<1.000000e+00> : tensor<f64>
+// CHECK-NEXT: %[[BELOW:.*]] = gpt.compare lt, %[[RAMP]], %[[ONE1]]
+// CHECK-NEXT: %[[WARM:.*]] = gpt.select %[[BELOW]], %[[RAMP]], %[[ONE1]]
+// CHECK-NEXT: %[[IN:.*]] = gpt.compare lt, %[[S0]], %[[WARMUP]] : tensor<f64> -> tensor<i1>
+// CHECK-NEXT: %[[RES:.*]] = gpt.select %[[IN]], %[[WARM]], %[[MULT]] : tensor<i1>, tensor<f64>
+// CHECK-NEXT: return %[[RES]]
+func.func @lr_warmup_decay(%step: tensor<i64>, %total: tensor<i64>) -> tensor<f64> {
+  %r = optim.lr_schedule %step over %total compiled_steps = 7000 warmup_steps = 250
       decay_steps = 2000 floor = 0.0
   return %r : tensor<f64>
 }
 
-// No warm-up (must not fire: no warm-up select), the last 40% of 1000 steps
-// decay to 0.1: w = min((1000 - s) / 400, 1), mult = 0.9 w + 0.1.
+// No warm-up (must not fire: no warm-up select), the last 40% of the run
+// decays to 0.1: D = 0.4 x 1000 r, w = min((N - s) / D, 1),
+// mult = 0.9 w + 0.1.
 // CHECK-LABEL: func.func @lr_decay_fraction
-// CHECK: gpt.add_scalar %{{.*}}, 1.000000e+03
-// CHECK-NEXT: gpt.mul_scalar %{{.*}}, 2.500000e-03
-// CHECK: %[[WMIN:.*]] = gpt.select
+// CHECK: %[[R:.*]] = gpt.div
+// CHECK: gpt.mul_scalar %[[R]], 4.000000e+02
+// CHECK: gpt.sub
+// CHECK-NEXT: gpt.div
+// CHECK-NEXT: gpt.constant dense<1.000000e+00>
+// CHECK-NEXT: gpt.compare lt
+// CHECK-NEXT: %[[WMIN:.*]] = gpt.select
 // CHECK-NEXT: %[[WS:.*]] = gpt.mul_scalar %[[WMIN]], 9.000000e-01
 // CHECK-NEXT: %[[MULT:.*]] = gpt.add_scalar %[[WS]], 1.000000e-01
 // CHECK-NEXT: return %[[MULT]]
-func.func @lr_decay_fraction(%step: tensor<i64>) -> tensor<f64> {
-  %r = optim.lr_schedule %step total_steps = 1000 warmup_steps = 0
+func.func @lr_decay_fraction(%step: tensor<i64>, %total: tensor<i64>) -> tensor<f64> {
+  %r = optim.lr_schedule %step over %total compiled_steps = 1000 warmup_steps = 0
       decay_fraction = 0.4 floor = 0.1
   return %r : tensor<f64>
 }
@@ -434,25 +446,29 @@ func.func @lr_decay_fraction(%step: tensor<i64>) -> tensor<f64> {
 // NOOPTIM-LABEL: func.func @lr_constant
 // NOOPTIM-NOT: gpt.select
 // NOOPTIM: return
-func.func @lr_constant(%step: tensor<i64>) -> tensor<f64> {
-  %r = optim.lr_schedule %step total_steps = 100 warmup_steps = 0 floor = 0.0
+func.func @lr_constant(%step: tensor<i64>, %total: tensor<i64>) -> tensor<f64> {
+  %r = optim.lr_schedule %step over %total compiled_steps = 100 warmup_steps = 0 floor = 0.0
   return %r : tensor<f64>
 }
 
-// Momentum 0.85 -> 0.95 over 300 steps: f = min(s / 300, 1),
-// m = 0.85 + 0.1 f.
+// Momentum 0.85 -> 0.95 over 300 of 1000 steps, a share of the run:
+// f = min(s / (300 r), 1), r = N / 1000, m = 0.85 + 0.1 f.
 // CHECK-LABEL: func.func @momentum_warmup
-// CHECK-SAME: (%[[STEP:[a-z0-9_]+]]: tensor<i64>)
+// CHECK-SAME: (%[[STEP:[a-z0-9_]+]]: tensor<i64>, %[[TOTAL:[a-z0-9_]+]]: tensor<i64>)
+// CHECK-NEXT: %[[N:.*]] = gpt.cast %[[TOTAL]] : tensor<i64> to tensor<f64>
+// CHECK-NEXT: %[[C:.*]] = gpt.constant dense<1.000000e+03> : tensor<f64>
+// CHECK-NEXT: %[[R:.*]] = gpt.div %[[N]], %[[C]]
+// CHECK-NEXT: %[[SPAN:.*]] = gpt.mul_scalar %[[R]], 3.000000e+02
 // CHECK-NEXT: %[[S:.*]] = gpt.cast %[[STEP]] : tensor<i64> to tensor<f64>
-// CHECK-NEXT: %[[F:.*]] = gpt.mul_scalar %[[S]], 0.0033333333333333335
+// CHECK-NEXT: %[[F:.*]] = gpt.div %[[S]], %[[SPAN]]
 // CHECK-NEXT: %[[ONE:.*]] = gpt.constant dense<1.000000e+00> : tensor<f64>
 // CHECK-NEXT: %[[LT:.*]] = gpt.compare lt, %[[F]], %[[ONE]]
 // CHECK-NEXT: %[[FMIN:.*]] = gpt.select %[[LT]], %[[F]], %[[ONE]]
 // CHECK-NEXT: %[[D:.*]] = gpt.mul_scalar %[[FMIN]], 0.099999999999999978
 // CHECK-NEXT: %[[M:.*]] = gpt.add_scalar %[[D]], 8.500000e-01
 // CHECK-NEXT: return %[[M]]
-func.func @momentum_warmup(%step: tensor<i64>) -> tensor<f64> {
-  %m = optim.momentum_warmup %step start = 0.85 end = 0.95 steps = 300
+func.func @momentum_warmup(%step: tensor<i64>, %total: tensor<i64>) -> tensor<f64> {
+  %m = optim.momentum_warmup %step over %total compiled_steps = 1000 start = 0.85 end = 0.95 steps = 300
   return %m : tensor<f64>
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # usage: split-run.sh BUNDLE OUT TRAIN_GLOB VAL_GLOB
-# Trains BUNDLE 8 steps in one run (OUT/whole) and as 5 steps plus a run
+# Trains BUNDLE 8 steps in one run (OUT/whole) and as its first 5 steps
+# (--stop-after 5: the schedules span the 8) plus a run
 # resumed from the step-5 checkpoint (OUT/split); prints both runs' lines
 # (prefixed), then whether the losses of steps 1-8 and the two step_8
 # checkpoints' files are the same.
@@ -10,7 +11,7 @@ rm -rf "$out" && mkdir -p "$out"
 common=(--data "$train" --val "$val" --val-tokens 4096 --val-every 3)
 gptc train "$bundle" "${common[@]}" --steps 8 --checkpoint-dir "$out/whole" \
   > "$out/whole.log"
-gptc train "$bundle" "${common[@]}" --steps 5 --save-every 5 \
+gptc train "$bundle" "${common[@]}" --steps 8 --stop-after 5 --save-every 5 \
   --checkpoint-dir "$out/split" > "$out/first.log"
 gptc train "$bundle" "${common[@]}" --steps 8 --resume "$out/split" \
   --checkpoint-dir "$out/split" > "$out/resumed.log"
