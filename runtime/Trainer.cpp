@@ -389,6 +389,13 @@ bool Loop::restore(std::string &error) {
   line(("resumed from " + config.resumePath + " (step " +
         std::to_string(resumed.step) + ")")
            .c_str());
+  // Its schedules spanned the run it was saved in; from here they span
+  // this one's --steps.
+  if (resumed.runSteps > 0 && resumed.runSteps != config.steps)
+    line(("note: the checkpoint's run was " + std::to_string(resumed.runSteps) +
+          " steps; the schedules now span --steps " +
+          std::to_string(config.steps))
+             .c_str());
   firstStep = resumed.step;
   savedStep = firstStep;
   if (firstStep > config.steps) {
