@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <csignal>
+
 namespace gptc::cli {
 
 std::string commandsHelp(const std::vector<Command> &commands) {
@@ -50,5 +52,7 @@ void reportUnknownCommand(const std::vector<Command> &commands,
         << commands[i].name;
   err << "; see gptc --help)\n";
 }
+
+void ignoreFileSizeSignal() { std::signal(SIGXFSZ, SIG_IGN); }
 
 } // namespace gptc::cli

@@ -49,6 +49,12 @@ const Command *findCommand(const std::vector<Command> &commands,
 /// rewrites argc and argv (into `storage`) when argv[1] is "help".
 void helpAsFlag(int &argc, char **&argv, std::vector<char *> &storage);
 
+/// Writes past a file-size limit (ulimit -f) fail with EFBIG, reported as
+/// the refused writes they are (a warning for a periodic checkpoint, one
+/// error line for an output), instead of SIGXFSZ killing the process at
+/// the first one. Called first by every gptc program.
+void ignoreFileSizeSignal();
+
 void reportUnknownCommand(const std::vector<Command> &commands,
                           const std::string &name, std::ostream &err);
 

@@ -76,6 +76,14 @@ bool isTrustedBundle(const std::string &dir, std::string &why) {
          isPrivateToUser(dir + "/manifest.json", why);
 }
 
+std::vector<std::string> compileCacheDirectories() {
+  std::vector<std::string> dirs = {"."};
+  std::string error, user = userCacheDir(/*create=*/false, error);
+  if (!user.empty())
+    dirs.push_back(user);
+  return dirs;
+}
+
 std::string compileCacheDirectory(bool create, std::string &error) {
   return ::access(".", W_OK) == 0 ? "." : userCacheDir(create, error);
 }

@@ -14,6 +14,7 @@
 #define GPTC_COMMANDS_COMPILECACHE_H
 
 #include <string>
+#include <vector>
 
 namespace gptc {
 namespace commands {
@@ -29,6 +30,10 @@ std::string compileCacheBundleDir(const std::string &specPath,
 /// directory is writable, else the user's cache directory (made if missing
 /// and `create`). Empty and `error` when neither can be used.
 std::string compileCacheDirectory(bool create, std::string &error);
+
+/// The directories a spec's bundles may be in: the working directory, and
+/// the user's cache directory (not made here).
+std::vector<std::string> compileCacheDirectories();
 
 /// True if `path` (not followed: a symlink is not trusted) is owned by this
 /// user and writable by no other: not by others, and by its group only

@@ -10,6 +10,7 @@
 #include "runtime/data/Shard.h"
 #include "runtime/data/TextToShards.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +21,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 namespace gptc::commands {
@@ -66,22 +71,81 @@ static std::string readAll(const std::string &path) {
   return text.str();
 }
 
-/// --train-bpe: learns `ids` - 1 ranks from the texts at `inputs` and
-/// writes them to `path` (its directory created if missing).
-static bool learnVocabulary(const std::vector<std::string> &inputs, int64_t ids,
-                            const std::string &path, std::ostream &out,
-                            std::string &error) {
-  std::vector<std::string> texts;
-  int64_t bytes = 0;
+/// A progress line on `err` every 2 s of a long run: bytes read (of the
+/// total, when every input is a regular file) and the rate.
+static std::function<void(uint64_t)>
+progressPrinter(const std::vector<std::string> &inputs, std::ostream &err) {
+  uint64_t total = 0;
   for (const std::string &input : inputs) {
+    struct stat st;
+    if (::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      total = 0;
+      break;
+    }
+    total += uint64_t(st.st_size);
+  }
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  auto last = std::make_shared<Clock::time_point>(start);
+  return [total, start, last, &err](uint64_t read) {
+    auto now = Clock::now();
+    if (now - *last < std::chrono::seconds(2))
+      return;
+    *last = now;
+    double seconds = std::chrono::duration<double>(now - start).count();
+    char line[160];
+    if (total > 0)
+      std::snprintf(line, sizeof line,
+                    "gptc data: %.1f of %.1f MB read (%.0f%%), %.1f MB/s\n",
+                    double(read) / 1e6, double(total) / 1e6,
+                    100.0 * double(read) / double(total),
+                    double(read) / 1e6 / seconds);
+    else
+      std::snprintf(line, sizeof line, "gptc data: %.1f MB read, %.1f MB/s\n",
+                    double(read) / 1e6, double(read) / 1e6 / seconds);
+    err << line << std::flush;
+  };
+}
+
+/// Reads each of `inputs` whole into `texts`, once (a pipe can be read only
+/// once): --train-bpe learns from them and then shards them.
+static bool readInputs(const std::vector<std::string> &inputs,
+                       std::vector<std::string> &texts, std::string &error) {
+  for (const std::string &input : inputs) {
+    if (!checkTextInput(input, error))
+      return false;
     std::ifstream in(input, std::ios::binary);
-    std::ostringstream text;
-    if (!in || !(text << in.rdbuf())) {
-      error = input + ": cannot read: " + std::strerror(errno);
+    if (!in) {
+      error = input + ": cannot open: " + std::strerror(errno);
       return false;
     }
-    texts.push_back(text.str());
-    bytes += int64_t(texts.back().size());
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    if (in.bad()) {
+      error = input + ": read error";
+      return false;
+    }
+    texts.push_back(std::move(text));
+  }
+  return true;
+}
+
+/// --train-bpe: learns `ids` - 1 ranks from `texts` (read from `inputs`)
+/// and writes them to `path` (its directory created if missing); `created`
+/// says whether this run wrote the file (removed again if the run fails).
+static bool learnVocabulary(const std::vector<std::string> &inputs,
+                            const std::vector<std::string> &texts, int64_t ids,
+                            const std::string &path, std::ostream &out,
+                            bool &created, std::string &error) {
+  created = false;
+  int64_t bytes = 0;
+  for (size_t i = 0; i < texts.size(); ++i)
+    bytes += int64_t(texts[i].size());
+  if (bytes == 0) {
+    error = (inputs.size() == 1 ? inputs[0] + " is empty"
+                                : std::string("the inputs are empty")) +
+            " (no text to learn a vocabulary from)";
+    return false;
   }
   std::vector<std::string_view> views(texts.begin(), texts.end());
   auto start = std::chrono::steady_clock::now();
@@ -93,7 +157,15 @@ static bool learnVocabulary(const std::vector<std::string> &inputs, int64_t ids,
                                       ec);
   // A vocabulary already there is kept unless it is this one: it may be
   // someone's, and the shards beside it were made with it.
-  if (std::filesystem::exists(path, ec)) {
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+    // Compared only if it is a file: a FIFO would block the read, a device
+    // never end it.
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      error = path + ": exists and is not a regular file; not replacing it "
+                     "(remove it, or choose another -o or --prefix)";
+      return false;
+    }
     std::string fresh = path + ".learned-" + std::to_string(::getpid());
     bool same = writeTiktoken(fresh, learned.tokens, error) &&
                 readAll(fresh) == readAll(path);
@@ -107,6 +179,8 @@ static bool learnVocabulary(const std::vector<std::string> &inputs, int64_t ids,
     }
   } else if (!writeTiktoken(path, learned.tokens, error)) {
     return false;
+  } else {
+    created = true;
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -178,6 +252,9 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
   std::string error;
   BpeTokenizer bpe;
   std::optional<std::string> tokenizer = parsed.get("--tokenizer");
+  std::vector<std::string> texts;
+  bool learnedFile = false;
+  options.progress = progressPrinter(inputs, err);
   if (auto v = parsed.get("--train-bpe")) {
     if (tokenizer) {
       err << me << "error: --train-bpe and --tokenizer: choose one (a "
@@ -193,11 +270,25 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
       return 2;
     }
     tokenizer = outDir + "/" + options.prefix + ".tiktoken";
-    if (!learnVocabulary(inputs, *n, *tokenizer, out, error)) {
+    if (!readInputs(inputs, texts, error) ||
+        !learnVocabulary(inputs, texts, *n, *tokenizer, out, learnedFile,
+                         error)) {
       err << me << "error: " << error << "\n";
       return 1;
     }
+    options.texts = &texts;
   }
+  // A vocabulary this run learned goes again if the run fails: left, it
+  // would block the corrected run (another vocabulary at that name).
+  struct RemoveIfFailed {
+    const std::optional<std::string> &path;
+    bool &created;
+    bool succeeded = false;
+    ~RemoveIfFailed() {
+      if (created && !succeeded && path)
+        std::remove(path->c_str());
+    }
+  } cleanup{tokenizer, learnedFile};
   if (auto path = tokenizer) {
     if (!bpe.load(*path, error)) {
       err << me << "error: " << error << "\n";
@@ -220,6 +311,7 @@ int runDataCommand(const std::vector<std::string> &args, std::ostream &out,
     err << me << "error: " << error << "\n";
     return 1;
   }
+  cleanup.succeeded = true;
   out << "gptc data: " << r.documents << " documents (" << r.trainDocuments
       << " train, " << r.valDocuments << " val), " << r.tokens << " tokens ("
       << r.trainTokens << " train, " << r.valTokens << " val), "

@@ -7,6 +7,7 @@
 
 #include "runtime/Checkpoint.h"
 #include "runtime/Files.h"
+#include "runtime/HostMemory.h"
 #include "runtime/ParamNames.h"
 #include "runtime/SafeTensors.h"
 
@@ -168,6 +169,9 @@ bool openModel(const std::string &checkpoint, SafeTensorsFile &model,
   if (!readCheckpointFileSha256(checkpoint, kCheckpointModelFile, want,
                                 error) ||
       !checkRegularFile(path, "safetensors file", error) ||
+      (availableMemoryBytes() > 0 &&
+       !checkFileSizeAtMost(path, availableMemoryBytes(),
+                            "the memory available now", error)) ||
       !sha256File(path, got, bytes, error))
     return false;
   if (got != want) {

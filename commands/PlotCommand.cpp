@@ -9,6 +9,7 @@
 
 #include "llvm/Support/Program.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -227,6 +228,38 @@ bool isOneOfTheLogs(const std::string &path,
   return false;
 }
 
+/// Puts the PNG gnuplot drew at `drawn` in place at `png` when it is
+/// whole (its last chunk IEND, and synced to disk): gnuplot's exit status
+/// does not say whether its writes fit.
+bool commitWholePng(const std::string &drawn, const std::string &png,
+                    std::string &error) {
+  static const unsigned char kIend[12] = {0,   0,   0,    0,    'I',  'E',
+                                          'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+  int fd = ::open(drawn.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  unsigned char tail[12] = {};
+  bool whole = fd >= 0 && ::fstat(fd, &st) == 0 && st.st_size >= 12 &&
+               ::pread(fd, tail, 12, st.st_size - 12) == 12 &&
+               std::memcmp(tail, kIend, 12) == 0;
+  bool synced = whole && ::fsync(fd) == 0;
+  int syncErrno = errno;
+  if (fd >= 0)
+    ::close(fd);
+  if (!whole) {
+    error = png + ": gnuplot's PNG is incomplete (" +
+            (fd >= 0 ? std::to_string(st.st_size) + " bytes written"
+                     : std::string("none written")) +
+            "; is the disk full?); " + "the file there was left as it was";
+    return false;
+  }
+  if (!synced || ::rename(drawn.c_str(), png.c_str()) != 0) {
+    error =
+        png + ": cannot write: " + std::strerror(synced ? errno : syncErrno);
+    return false;
+  }
+  return true;
+}
+
 /// One log's PNG: LOG with .png for its extension.
 std::string defaultPng(const std::string &log) {
   size_t dot = log.find_last_of('.');
@@ -318,11 +351,15 @@ int runPlotCommand(const std::vector<std::string> &args, std::ostream &out,
                           : std::to_string(series.size()) + " runs";
   if (smooth > 1)
     title += " (train: mean of " + std::to_string(smooth) + " steps)";
-  std::string program = script(png, title, series);
+  // gnuplot draws into a sibling that replaces the PNG only when it is
+  // whole: a full disk or a limit leaves the old one (or none), never a
+  // truncated PNG reported as written.
+  const std::string drawn = png + ".partial-" + std::to_string(::getpid());
+  std::string program = script(drawn, title, series);
   std::string error;
   if (std::optional<std::string> file = o.get("--script")) {
     std::ofstream s(*file);
-    s << program;
+    s << script(png, title, series);
     s.close();
     if (!s) {
       err << kMe << "error: " << *file << ": cannot write the program\n";
@@ -335,7 +372,9 @@ int runPlotCommand(const std::vector<std::string> &args, std::ostream &out,
         << "gnuplot-nox)\n";
     return 1;
   }
-  if (!runGnuplot(gnuplot, program, error)) {
+  if (!runGnuplot(gnuplot, program, error) ||
+      !commitWholePng(drawn, png, error)) {
+    std::remove(drawn.c_str());
     err << kMe << "error: " << error << "\n";
     return 1;
   }

@@ -7,7 +7,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -151,30 +151,41 @@ int runRankLauncher(const std::vector<std::string> &command,
   cargv.push_back(nullptr);
   std::fflush(stdout);
 
-  // Out of the terminal's foreground group, mpirun must not read it
-  // (SIGTTIN would stop the job): its stdin is /dev/null.
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
   struct sigaction sa = {}, old[3];
   sa.sa_handler = forwardStop;
   sigemptyset(&sa.sa_mask);
   const int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
   for (int i = 0; i < 3; ++i)
     sigaction(forwarded[i], &sa, &old[i]);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, argv[0].c_str(), &actions, &attributes,
-                       cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (rc != 0) {
+  // fork + exec rather than posix_spawn: the child must be tied to this
+  // process's life. A launcher killed outright (SIGKILL: no handler runs)
+  // would leave mpirun and its ranks training, out of reach of Ctrl-C in
+  // their own process group; PR_SET_PDEATHSIG sends mpirun SIGTERM then,
+  // which ends the job. Only async-signal-safe calls between the two.
+  const pid_t launcher = ::getpid();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // Out of the terminal's foreground group, mpirun must not read it
+    // (SIGTTIN would stop the job): its stdin is /dev/null.
+    ::setpgid(0, 0);
+    int devNull = ::open("/dev/null", O_RDONLY);
+    if (devNull >= 0 && devNull != 0) {
+      ::dup2(devNull, 0);
+      ::close(devNull);
+    }
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != launcher) // died before the line above
+      ::_exit(128 + SIGTERM);
     for (int i = 0; i < 3; ++i)
       sigaction(forwarded[i], &old[i], nullptr);
-    error = "--ranks: cannot run " + argv[0] + ": " + std::strerror(rc);
+    ::execve(cargv[0], cargv.data(), environ);
+    ::_exit(127);
+  }
+  if (pid < 0) {
+    int why = errno;
+    for (int i = 0; i < 3; ++i)
+      sigaction(forwarded[i], &old[i], nullptr);
+    error = "--ranks: cannot run " + argv[0] + ": " + std::strerror(why);
     return -1;
   }
   launchedMpirun = pid;

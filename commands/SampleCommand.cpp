@@ -2,11 +2,13 @@
 
 #include "commands/SampleCommand.h"
 
+#include "commands/BundleByDigest.h"
 #include "commands/CommandOptions.h"
 
 #include "runtime/Arena.h"
 #include "runtime/Bundle.h"
 #include "runtime/Checkpoint.h"
+#include "runtime/Files.h"
 #include "runtime/OpenStepDevice.h"
 #include "runtime/StepDevice.h"
 #include "runtime/StepLibrary.h"
@@ -48,8 +50,10 @@ const char *sampleCommandUsage() {
          "                     (default: the one the checkpoint records,\n"
          "                     from gptc data's PREFIX.tokenizer; bytes\n"
          "                     for data without a record)\n"
-         "  --bundle DIR       the bundle (default: the one the checkpoint\n"
-         "                     names)\n"
+         "  --bundle DIR       the bundle (default: the one in this user's\n"
+         "                     compile cache whose step library the\n"
+         "                     checkpoint was saved with; the path a\n"
+         "                     checkpoint records is never opened)\n"
          "  --ids              also print the generated token ids\n";
 }
 
@@ -196,12 +200,21 @@ Exit openCheckpoint(const SampleSettings &s, std::ostream &err,
   std::string error;
   if (!findCheckpoint(o.positionals[0], c.checkpoint, error))
     return fail(err, error);
-  std::string librarySha256;
+  // Code runs only from a bundle the user names or from the user's own
+  // compile cache, found by the digest the checkpoint records
+  // (BundleByDigest.h): never from the path a checkpoint names.
+  std::string librarySha256, recorded;
   if (auto b = o.get("--bundle"))
     c.state.bundle = *b;
-  else if (!readCheckpointBundle(c.checkpoint, c.state.bundle, librarySha256,
-                                 error))
+  else if (!readCheckpointBundle(c.checkpoint, recorded, librarySha256, error))
     return fail(err, error + "; give the bundle with --bundle DIR");
+  else if (!findCachedBundle(librarySha256, c.state.bundle))
+    return fail(err, c.checkpoint + " was saved from the bundle " + recorded +
+                         " (step library SHA-256 " +
+                         librarySha256.substr(0, 12) +
+                         "...), which is not in this user's compile cache; "
+                         "gptc runs no code a checkpoint names: give the "
+                         "bundle with --bundle DIR");
   else if (!checkBundleOfCheckpoint(c.checkpoint, c.state.bundle, error))
     return fail(err, error);
   c.device = openStepDevice(c.state.bundle, error);
@@ -295,11 +308,12 @@ Exit readPrompt(const SampleSettings &s, const LoadedCheckpoint &c,
   p.context = {uint16_t(p.bos)};
   p.text = s.options.get("--prompt").value_or("");
   if (auto file = s.options.get("--prompt-file")) {
-    std::ifstream in(*file, std::ios::binary);
-    std::ostringstream text;
-    if (!in || !(text << in.rdbuf()))
-      return fail(err, *file + ": cannot read the prompt (--prompt-file)");
-    p.text = text.str();
+    std::string error;
+    if (!readRegularFile(*file, "prompt file (--prompt-file)", 64 << 20, p.text,
+                         error))
+      return fail(err, error);
+    if (p.text.empty())
+      return fail(err, *file + ": the prompt file (--prompt-file) is empty");
   }
   if (p.usesBpe)
     p.bpe.encode(p.text, p.context);

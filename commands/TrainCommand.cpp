@@ -2,6 +2,7 @@
 
 #include "commands/TrainCommand.h"
 
+#include "commands/CheckpointOwnership.h"
 #include "commands/CommandOptions.h"
 #include "commands/CompileCache.h"
 #include "commands/PeakFlops.h"
@@ -25,6 +26,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -138,40 +140,6 @@ int64_t countParameters(const Manifest &m) {
   return n;
 }
 
-/// --resume, --init and the checkpoint directory, before the run: the
-/// checkpoint found (config.resumePath), the weights file a regular file,
-/// the directory writable.
-bool checkCheckpointOptions(const cli::ParsedOptions &o, bool leader,
-                            TrainConfig &config, std::string &error) {
-  if (o.has("--resume") && o.has("--init")) {
-    error = "--resume and --init both set the weights; give one";
-    return false;
-  }
-  if (auto r = o.get("--resume");
-      r && !findCheckpoint(*r, config.resumePath, error)) {
-    error = "--resume: " + error;
-    return false;
-  }
-  if (!config.initPath.empty() &&
-      !checkRegularFile(config.initPath, "--init weights file", error))
-    return false;
-  bool saving = config.saveEvery > 0 || config.saveAtEnd;
-  if (leader && saving &&
-      (!makeDirectories(config.checkpointDir, error) ||
-       !checkWritableDestination(config.checkpointDir + "/checkpoint.json",
-                                 error))) {
-    error = "--checkpoint-dir: " + error;
-    return false;
-  }
-  // A directory of checkpoints belongs to the run that wrote them.
-  if (leader && saving && !o.has("--resume") && !o.has("--force") &&
-      !checkNoOtherRun(config.checkpointDir, error)) {
-    error = "--checkpoint-dir: " + error;
-    return false;
-  }
-  return true;
-}
-
 /// The configuration of the run: the command line (its numbers checked
 /// already) over the manifest's defaults.
 TrainConfig makeConfig(const cli::ParsedOptions &o, const Manifest &m) {
@@ -235,6 +203,9 @@ void printHeader(const Manifest &manifest, const TrainConfig &config,
     out << kMe << "mfu: "
         << describeStepFlops(manifest, config.worldSize, config.peakSource)
         << "\n";
+  if (!config.checkpointDirClaimed)
+    out << kMe << "note: a stop by signal will save no checkpoint: "
+        << config.unclaimedReason << "\n";
   if (std::string note = scheduleSpanNote(manifest, config.steps);
       !note.empty())
     out << note << "\n";
@@ -480,6 +451,10 @@ Exit joinJob(TrainRun &run) {
   // end of the first step.
   if (run.job)
     runtime::catchEarlyStopSignal();
+  // A rank outlives no launcher: its mpirun (or orted) killed outright,
+  // it stops as on SIGTERM (saving at the end of its step).
+  if (comm::startedAsRank())
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (auto r = o.get("--ranks");
       r && *cli::parseCount(*r, true) != ranks.size()) {
     std::optional<comm::SlurmStep> step = comm::slurmStep();
@@ -662,6 +637,7 @@ struct OpenedRun {
   StepLibrary step;
   std::unique_ptr<StepDevice> device;
   TrainConfig config;
+  RunClaim claim; ///< rank 0's hold on the checkpoint directory
 };
 
 /// Opens the bundle on the device its target runs on and checks the run's
@@ -692,7 +668,7 @@ Exit openRun(TrainRun &run, const std::string &bundle, OpenedRun &opened) {
   if (run.leader && !config.saveParamsPath.empty() &&
       !checkWritableDestination(config.saveParamsPath, error))
     return run.fail("--save-params: " + error);
-  if (!checkCheckpointOptions(run.options, run.leader, config, error))
+  if (!settleCheckpoints(run.options, run.leader, config, opened.claim, error))
     return run.fail(error);
   if (run.leader && !config.logPath.empty() &&
       !checkWritableDestination(config.logPath, error))

@@ -80,10 +80,10 @@ bool printMemoryEstimate(mlir::MLIRContext &ctx, const ModelSpec &spec,
   os << "\n";
   if (target == Target::CUDA)
     os << "             " << h100Fit(need) << "\n";
-  if (int64_t available = availableMemoryBytes();
-      available > 0 && target == Target::CPU) {
-    os << "             this machine has " << gib(available) << " available";
-    if (need > available)
+  if (runtime::AvailableMemory memory = runtime::availableMemory();
+      memory.bytes >= 0 && target == Target::CPU) {
+    os << "             " << memory.described;
+    if (need > memory.bytes)
       os << ": the run does not fit (fewer tokens per rank: "
             "training.device_batch or training.seq_len; or more ranks)";
     os << "\n";

@@ -82,6 +82,11 @@ extern "C" {
 CUresult cuInit(unsigned int flags) {
   if (flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
+  std::string error;
+  if (!gptc::emu::checkEnvironment(error)) {
+    std::fprintf(stderr, "gptc emulated device: error: %s\n", error.c_str());
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   initialized = true;
   return CUDA_SUCCESS;
 }

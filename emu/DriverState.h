@@ -15,6 +15,7 @@
 #include <cuda.h>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 struct CUctx_st {
@@ -65,6 +66,9 @@ namespace gptc::emu {
 
 /// Fails with CUDA_ERROR_NOT_INITIALIZED before cuInit.
 bool driverInitialized();
+/// Every GPTC_EMU_* variable a setting the device knows, with a value it
+/// can use; else false and one line naming it (DriverEnvironment.cpp).
+bool checkEnvironment(std::string &error);
 /// The error of the last failed launch, returned once by the next
 /// synchronisation (cuCtxSynchronize, cuStreamSynchronize, ...).
 CUresult takeDeferredError();

@@ -1,6 +1,7 @@
 //===- Checkpoint.cpp - Saving and resuming a training run ----------------===//
 
 #include "runtime/Checkpoint.h"
+#include "runtime/RunClaim.h"
 
 #include "runtime/Files.h"
 #include "runtime/ParamNames.h"
@@ -47,8 +48,9 @@ std::string bundleDirectory(const Manifest &m) {
   return out;
 }
 
-/// The step of a "step_S" name, or -1.
-int64_t stepOfName(const std::string &name) {
+} // namespace
+
+int64_t checkpointStepOfName(const std::string &name) {
   if (name.compare(0, 5, "step_") != 0 || name.size() == 5 ||
       name.size() > 5 + 18)
     return -1;
@@ -61,14 +63,12 @@ int64_t stepOfName(const std::string &name) {
   return v;
 }
 
-/// The complete checkpoints of `dir` (step_S directories with a
-/// checkpoint.json), by step.
 std::vector<std::pair<int64_t, std::string>>
 listCheckpoints(const std::string &dir) {
   std::vector<std::pair<int64_t, std::string>> found;
   if (DIR *d = ::opendir(dir.c_str())) {
     while (dirent *e = ::readdir(d)) {
-      int64_t s = stepOfName(e->d_name);
+      int64_t s = checkpointStepOfName(e->d_name);
       std::string path = dir + "/" + e->d_name;
       if (s >= 0 && exists(path + "/" + kStateFile))
         found.push_back({s, path});
@@ -78,6 +78,8 @@ listCheckpoints(const std::string &dir) {
   std::sort(found.begin(), found.end());
   return found;
 }
+
+namespace {
 
 /// Holds an exclusive flock on DIR/.lock while alive (best effort: a file
 /// system without locks saves unlocked).
@@ -113,6 +115,17 @@ void removeKilledSaves(const std::string &dir) {
   }
   for (const std::string &p : partial)
     removeTree(p);
+}
+
+/// The largest tensor file `file` (model or optimizer) of a checkpoint of
+/// `m` can be: its slots' bytes, a safetensors header and its length.
+int64_t maxTensorFileBytes(const Manifest &m, const std::string &file) {
+  const std::string prefix = file == kModelFile ? "param." : "state.";
+  int64_t bytes = 0;
+  for (const Slot &s : m.slots)
+    if (s.name.compare(0, prefix.size(), prefix) == 0)
+      bytes += s.numBytes();
+  return SafeTensorsFile::maxFileBytes(bytes);
 }
 
 /// The `prefix` slots of `arena` as tensors named without `strip`.
@@ -185,8 +198,8 @@ bool restoreSlots(const Manifest &m, Arena &arena, const SafeTensorsFile &file,
 
 bool saveCheckpoint(const Manifest &m, const Arena &arena,
                     const CheckpointState &state, const std::string &dir,
-                    int64_t keep, std::string &written, std::string &laterNote,
-                    std::string &error) {
+                    int64_t keep, bool keepUnrecorded, std::string &written,
+                    std::string &laterNote, std::string &error) {
   laterNote.clear();
   if (!makeDirectories(dir, error))
     return false;
@@ -220,6 +233,8 @@ bool saveCheckpoint(const Manifest &m, const Arena &arena,
       j.attribute("spec_name", m.specName);
       j.attribute("bundle", bundleDirectory(m));
       j.attribute("step", state.step);
+      if (!state.runId.empty())
+        j.attribute("run_id", state.runId);
       if (state.runSteps > 0)
         j.attribute("run_steps", state.runSteps);
       j.attribute("seed", int64_t(state.seed));
@@ -269,14 +284,18 @@ bool saveCheckpoint(const Manifest &m, const Arena &arena,
     return false;
   }
   written = target;
-  // --keep: the newest `keep` up to this step stay. Later steps are another
-  // run's (this one resumed from an earlier checkpoint): left, and named.
+  // --keep: the newest `keep` of this run's up to this step stay. Later
+  // steps are another run's, or this run's before it resumed from an
+  // earlier checkpoint: left, and named. Another run's are never removed.
   std::vector<std::pair<int64_t, std::string>> older;
   for (const auto &c : listCheckpoints(dir)) {
-    if (c.first < state.step)
-      older.push_back(c);
-    else if (c.first > state.step)
+    if (c.first > state.step)
       laterNote = c.second;
+    if (c.first >= state.step || keep <= 0)
+      continue;
+    std::string id = checkpointRunId(c.second);
+    if (id == state.runId || (id.empty() && keepUnrecorded))
+      older.push_back(c);
   }
   if (keep > 0)
     for (size_t i = 0; i + size_t(keep) - 1 < older.size(); ++i) {
@@ -308,22 +327,6 @@ bool findCheckpoint(const std::string &path, std::string &found,
   }
   found = all.back().second;
   return true;
-}
-
-bool checkNoOtherRun(const std::string &dir, std::string &error) {
-  auto found = listCheckpoints(dir);
-  if (found.empty())
-    return true;
-  std::string names;
-  for (size_t i = 0; i < found.size() && i < 3; ++i)
-    names += (i ? ", step_" : "step_") + std::to_string(found[i].first);
-  if (found.size() > 3)
-    names += " and " + std::to_string(found.size() - 3) + " more";
-  error = dir + " holds the checkpoints of another run (" + names +
-          "); continue that run with --resume " + dir +
-          ", save elsewhere with --checkpoint-dir, or pass --force to let "
-          "this run replace them";
-  return false;
 }
 
 bool checkBundleOfCheckpoint(const std::string &dir, const std::string &bundle,
@@ -360,6 +363,8 @@ bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
     std::string got;
     int64_t bytes = 0;
     if (!checkRegularFile(dir + "/" + file, "safetensors file", error) ||
+        !checkFileSizeAtMost(dir + "/" + file, maxTensorFileBytes(m, file),
+                             "a checkpoint of this bundle holds", error) ||
         !sha256File(dir + "/" + file, got, bytes, error))
       return false;
     if (got != want) {
@@ -370,8 +375,10 @@ bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
     }
   }
   SafeTensorsFile model, optimizer;
-  if (!model.open(dir + "/" + kModelFile, error) ||
-      !optimizer.open(dir + "/" + kOptimizerFile, error) ||
+  if (!model.open(dir + "/" + kModelFile, error,
+                  maxTensorFileBytes(m, kModelFile)) ||
+      !optimizer.open(dir + "/" + kOptimizerFile, error,
+                      maxTensorFileBytes(m, kOptimizerFile)) ||
       !restoreSlots(m, arena, model, "param.", /*strip=*/true, error) ||
       !restoreSlots(m, arena, optimizer, "state.", /*strip=*/false, error))
     return false;
@@ -386,8 +393,13 @@ bool loadCheckpoint(const Manifest &m, Arena &arena, const std::string &dir,
 
 bool loadInitialWeights(const Manifest &m, Arena &arena,
                         const std::string &path, std::string &error) {
+  // At most every parameter in f64 (the widest dtype taken).
+  int64_t elements = 0;
+  for (const Slot &s : m.slots)
+    if (s.name.compare(0, 6, "param.") == 0)
+      elements += s.numElements();
   SafeTensorsFile file;
-  if (!file.open(path, error))
+  if (!file.open(path, error, SafeTensorsFile::maxFileBytes(elements * 8)))
     return false;
   // The file's tensors by gptc name (modded-nanogpt's names translated).
   std::map<std::string, const SafeTensorsFile::Tensor *> byName;

@@ -40,6 +40,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gptc::runtime {
 
@@ -52,6 +54,9 @@ constexpr const char *kCheckpointStateFile = "checkpoint.json";
 
 struct CheckpointState {
   int64_t step = 0; ///< optimizer steps done
+  /// The run that wrote it (runtime/RunClaim.h); "" in checkpoints written
+  /// before they recorded it.
+  std::string runId;
   /// The run's length, which its schedules span (0: not recorded, the
   /// bundle's training.steps).
   int64_t runSteps = 0;
@@ -70,19 +75,24 @@ struct CheckpointState {
   double firstLoss = 0.0;
 };
 
+/// The step of a "step_S" name, or -1.
+int64_t checkpointStepOfName(const std::string &name);
+
+/// The complete checkpoints of `dir` (step_S directories with a
+/// checkpoint.json), by step.
+std::vector<std::pair<int64_t, std::string>>
+listCheckpoints(const std::string &dir);
+
 /// Writes DIR/step_S (S = state.step) from `arena`'s param.* and state.*
 /// slots; then, when keep > 0, removes all but the newest `keep` step_*
-/// directories of DIR up to S. Sets `written` to the directory, and
-/// `later` to a checkpoint of DIR past S (another run's) if there is one.
+/// directories of DIR up to S that this run wrote (state.runId; with
+/// `keepUnrecorded`, also those that record no run). Sets `written` to the
+/// directory, and `later` to a checkpoint of DIR past S (another run's) if
+/// there is one.
 bool saveCheckpoint(const Manifest &manifest, const Arena &arena,
                     const CheckpointState &state, const std::string &dir,
-                    int64_t keep, std::string &written, std::string &later,
-                    std::string &error);
-
-/// A new run (no --resume) saving into `dir`: false and `error` when `dir`
-/// holds checkpoints (another run's: its step_S would be replaced or,
-/// with --keep, removed), naming them.
-bool checkNoOtherRun(const std::string &dir, std::string &error);
+                    int64_t keep, bool keepUnrecorded, std::string &written,
+                    std::string &later, std::string &error);
 
 /// The checkpoint `path` names: itself when it holds checkpoint.json,
 /// else the newest complete step_S inside it. False with `error`.

@@ -157,6 +157,13 @@ bool parseCheckpointJson(const std::string &text, const std::string &jsonPath,
   if (o->get("run_steps") && (!runSteps || *runSteps < 1))
     return bad("run_steps", "not a positive integer");
   state.runSteps = runSteps.value_or(0);
+  if (const llvm::json::Value *id = o->get("run_id")) {
+    std::optional<llvm::StringRef> text = id->getAsString();
+    if (!text || text->size() != 32 ||
+        text->find_first_not_of("0123456789abcdef") != llvm::StringRef::npos)
+      return bad("run_id", "not 32 hex digits");
+    state.runId = text->str();
+  }
   state.haveFirstLoss = first.has_value();
   state.firstLoss = first.value_or(0.0);
   return true;

@@ -3,6 +3,7 @@
 #include "runtime/Divergence.h"
 #include "runtime/cpu/Bf16.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -69,10 +70,15 @@ DivergenceGuard::DivergenceGuard(const Manifest &manifest, Arena &arena)
       sums[g] += sumOfSquares(arena, *s);
     }
   }
-  for (size_t g = 0; g < groups.size(); ++g)
+  for (size_t g = 0; g < groups.size(); ++g) {
     groups[g].rms = groups[g].elements
                         ? std::sqrt(sums[g] / double(groups[g].elements))
                         : 0.0;
+    groups[g].floor = kRmsFloor;
+    for (const Manifest::GroupRate &r : manifest.groupRates)
+      if (r.name == groups[g].name)
+        groups[g].floor = std::clamp(r.lr, kRmsFloor, kRmsFloorMax);
+  }
   const Slot *s = manifest.findSlot("param_sq_norms");
   if (s && s->dtype == SlotType::F32 &&
       s->numElements() == int64_t(groups.size()))
@@ -93,7 +99,7 @@ bool DivergenceGuard::check(int64_t step, double loss, std::string &error) {
   }
   // The group to name: a non-finite one first, else the largest growth.
   auto growth = [](const Group &g) {
-    return g.previousRms > 0 ? g.rms / g.previousRms : 0.0;
+    return g.rms / std::max(g.previousRms, g.floor);
   };
   const Group *worst = nullptr;
   for (const Group &g : groups) {
@@ -120,10 +126,17 @@ bool DivergenceGuard::check(int64_t step, double loss, std::string &error) {
     if (!std::isfinite(worst->rms))
       why = "loss " + num(loss) + ", parameters of group '" + worst->name +
             "' are not finite";
-    else if (growth(*worst) > kGrowth)
+    else if (factor > 0 && growth(*worst) > kGrowth)
       why = "the parameters of group '" + worst->name + "' grew from RMS " +
             num(worst->previousRms) + " to " + num(worst->rms) +
-            " in one step (more than " + num(kGrowth) + "x)";
+            " in one step (more than " + num(kGrowth) + "x" +
+            (worst->previousRms >= worst->floor
+                 ? std::string()
+                 : " " + num(worst->floor) +
+                       ", the least RMS growth is judged from: the group's "
+                       "learning rate within [" +
+                       num(kRmsFloor) + ", " + num(kRmsFloorMax) + "]") +
+            "; training.divergence_factor=0 turns this test off)";
   }
   if (why.empty())
     return true;

@@ -9,7 +9,16 @@
 //   - a parameter group's parameters are no longer finite, or
 //   - a group's parameter RMS grew more than kGrowth-fold in one step
 //     (an optimizer gone wild: Muon's orthogonalised updates keep the loss
-//     at ln V while the weights explode, which no loss test sees).
+//     at ln V while the weights explode, which no loss test sees). Growth
+//     is judged from a floor, not from zero: from max(previous RMS, the
+//     group's learning rate clamped to [0.01, 1]), since one step may move
+//     every parameter by about the learning rate (Adam's first step does), so a
+//     small init (embedding_init_std 0.001 -> RMS 0.08 after step 1) is
+//     training, not diverging.
+//
+// training.divergence_factor 0 turns the loss-ratio and growth tests off;
+// a loss that is not finite or not positive still stops the run (no step
+// after it can mean anything).
 //
 // The guard then writes one line naming the step, the reason and the group
 // whose RMS grew the most, e.g.
@@ -42,6 +51,10 @@ class DivergenceGuard {
 public:
   /// A group's parameter RMS may grow at most this many times in one step.
   static constexpr double kGrowth = 10.0;
+  /// The least RMS growth is measured from: the group's learning rate,
+  /// clamped to [kRmsFloor, kRmsFloorMax] (a learning rate above 1 is no
+  /// excuse: lr 1e6 on Muon's matrices is the divergence to catch).
+  static constexpr double kRmsFloor = 0.01, kRmsFloorMax = 1.0;
 
   /// Watches the loss and, through the slot param_sq_norms of `arena`
   /// (allocated, its parameters initialised or restored), each optimizer
@@ -73,6 +86,8 @@ private:
     std::string name;
     int64_t elements = 0;
     double rms = 0.0, previousRms = 0.0;
+    /// The RMS growth is measured from at least this (the group's lr).
+    double floor = 0.0;
   };
 
   Arena &arena;

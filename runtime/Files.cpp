@@ -136,6 +136,24 @@ bool readRegularFile(const std::string &path, const char *what,
   return ok;
 }
 
+bool checkFileSizeAtMost(const std::string &path, int64_t maxBytes,
+                         const std::string &bound, std::string &error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || st.st_size <= maxBytes)
+    return true; // what is missing is said by the read that follows
+  auto size = [](int64_t b) {
+    char text[64];
+    if (b >= (int64_t(1) << 30))
+      std::snprintf(text, sizeof text, "%.2f GiB", double(b) / (1 << 30));
+    else
+      std::snprintf(text, sizeof text, "%.1f MiB", double(b) / (1 << 20));
+    return std::string(text);
+  };
+  error = path + ": " + size(int64_t(st.st_size)) + ", more than " + bound +
+          " (at most " + size(maxBytes) + "); not reading it";
+  return false;
+}
+
 bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
                 std::string &error) {
   // A FIFO or device is named, never read (a read would wait or not end).

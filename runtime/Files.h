@@ -44,6 +44,13 @@ bool checkRegularFile(const std::string &path, const char *what,
 bool readRegularFile(const std::string &path, const char *what,
                      uint64_t maxBytes, std::string &text, std::string &error);
 
+/// False with `error` = "PATH: N GiB, more than BOUND (at most M); not
+/// reading it" when the file at `path` is larger than `maxBytes`: checked
+/// before a file is read or hashed whole, so a huge (or sparse) file is one
+/// line, not minutes of hashing or std::bad_alloc.
+bool checkFileSizeAtMost(const std::string &path, int64_t maxBytes,
+                         const std::string &bound, std::string &error);
+
 /// The SHA-256 (64 lowercase hex digits) and size of the file at `path`.
 bool sha256File(const std::string &path, std::string &hex, int64_t &bytes,
                 std::string &error);

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gptc {
 namespace runtime {
@@ -24,8 +25,23 @@ namespace runtime {
 /// at 113.7 MiB of RSS with a 12.8 MiB arena.
 constexpr int64_t kRuntimeOverheadBytes = int64_t(100) << 20;
 
-/// Bytes of memory this machine has available now (/proc/meminfo's
-/// MemAvailable); 0 when unknown.
+/// The memory a run can have now, and what sets it.
+struct AvailableMemory {
+  int64_t bytes = -1; ///< -1 when unknown
+  /// "this machine has 22.99 GiB available", or "this process's memory
+  /// cgroup (limit 600.0 MiB, /sys/fs/cgroup/...) leaves 512.3 MiB".
+  std::string described;
+};
+
+/// The least of /proc/meminfo's MemAvailable and, for this process's
+/// memory cgroup and every cgroup above it, its limit less its usage
+/// (page cache it can reclaim, inactive_file, not counted as used): v2's
+/// memory.max and memory.current, v1's memory.limit_in_bytes and
+/// memory.usage_in_bytes. A container's memory limit is such a cgroup.
+/// `root` prefixes every path read (tests give a fake /proc and /sys).
+AvailableMemory availableMemory(const std::string &root = "");
+
+/// availableMemory().bytes (-1 when unknown).
 int64_t availableMemoryBytes();
 
 /// "1.2 GiB" or "340.5 MiB".

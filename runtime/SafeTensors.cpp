@@ -1,6 +1,7 @@
 //===- SafeTensors.cpp - The safetensors file format ----------------------===//
 
 #include "runtime/SafeTensors.h"
+#include "runtime/HostMemory.h"
 
 #include "runtime/Files.h"
 
@@ -105,11 +106,24 @@ bool writeSafeTensors(std::FILE *f, const std::string &path,
   return ok;
 }
 
-bool SafeTensorsFile::open(const std::string &path, std::string &error) {
+int64_t SafeTensorsFile::maxFileBytes(int64_t dataBytes) {
+  return 8 + int64_t(kMaxHeaderBytes) + dataBytes;
+}
+
+bool SafeTensorsFile::open(const std::string &path, std::string &error,
+                           int64_t maxBytes) {
   filePath = path;
   list.clear();
   meta.clear();
   if (!checkRegularFile(path, "safetensors file", error))
+    return false;
+  int64_t limit = maxBytes;
+  std::string bound = "this bundle's tensors can fill";
+  if (limit <= 0) {
+    limit = availableMemory().bytes;
+    bound = "the memory available now";
+  }
+  if (limit > 0 && !checkFileSizeAtMost(path, limit, bound, error))
     return false;
   std::FILE *f = std::fopen(path.c_str(), "rb");
   if (!f) {

@@ -62,8 +62,13 @@ public:
     int64_t numElements() const;
   };
 
-  /// Reads and checks `path`. False with `error` = "PATH: what is wrong".
-  bool open(const std::string &path, std::string &error);
+  /// Reads and checks `path`. False with `error` = "PATH: what is wrong";
+  /// a file larger than `maxBytes` (0: the memory available now,
+  /// runtime/HostMemory.h) is refused before it is read.
+  bool open(const std::string &path, std::string &error, int64_t maxBytes = 0);
+  /// The largest safetensors file of tensors holding `dataBytes` in all:
+  /// the 8-byte length, the longest header accepted, the data.
+  static int64_t maxFileBytes(int64_t dataBytes);
   /// Checks the bytes of a safetensors file called `name` (open's work
   /// after reading; the fuzzer's entry).
   bool parse(std::vector<uint8_t> contents, const std::string &name,

@@ -2,6 +2,7 @@
 
 #include "runtime/StepLibrary.h"
 
+#include "runtime/ElfCheck.h"
 #include "runtime/StepLayout.h"
 
 #include <dlfcn.h>
@@ -30,6 +31,11 @@ bool StepLibrary::load(const std::string &path, std::string &error) {
   char *real = realpath(path.c_str(), nullptr);
   if (!real) {
     error = "cannot load " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  // A truncated library would be mapped past its end: SIGBUS, no word.
+  if (!checkCompleteSharedObject(real, error)) {
+    std::free(real);
     return false;
   }
   dlerror();

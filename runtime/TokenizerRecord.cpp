@@ -2,6 +2,7 @@
 
 #include "runtime/TokenizerRecord.h"
 
+#include "runtime/Files.h"
 #include "runtime/Sha256.h"
 
 #include <cerrno>
@@ -44,9 +45,10 @@ bool mayWriteTokenizerRecord(const std::string &dir, const std::string &prefix,
   const std::string path = tokenizerRecordPath(dir, prefix);
   if (::access(path.c_str(), F_OK) != 0)
     return true;
-  std::ifstream in(path);
-  std::string first;
-  if (std::getline(in, first) && first == recordHeader(prefix))
+  std::string text;
+  if (!readRegularFile(path, "tokenizer record", 1 << 16, text, error))
+    return false;
+  if (text.substr(0, text.find('\n')) == recordHeader(prefix))
     return true;
   error = path + ": a file gptc data did not write; not replacing it (move "
                  "it, or choose another -o or --prefix)";
@@ -92,7 +94,12 @@ TokenizerRecord tokenizerRecordOfShard(const std::string &shardPath) {
   std::string path = tokenizerRecordPathOfShard(shardPath);
   if (path.empty())
     return record;
-  std::ifstream in(path);
+  // A FIFO or device at PREFIX.tokenizer is not read (it would block or
+  // never end): no record.
+  std::string text, error;
+  if (!readRegularFile(path, "tokenizer record", 1 << 16, text, error))
+    return record;
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#')
@@ -115,13 +122,10 @@ TokenizerRecord tokenizerRecordOfShard(const std::string &shardPath) {
 
 bool bpeRecordOf(const std::string &file, TokenizerRecord &record,
                  std::string &error) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream bytes;
-  if (!in || !(bytes << in.rdbuf())) {
-    error = file + ": cannot read: " + std::strerror(errno);
+  std::string text;
+  if (!readRegularFile(file, "BPE vocabulary", kMaxVocabularyFileBytes, text,
+                       error))
     return false;
-  }
-  std::string text = bytes.str();
   char *absolute = ::realpath(file.c_str(), nullptr);
   record.kind = TokenizerRecord::Kind::bpe;
   record.file = absolute ? absolute : file;

@@ -19,6 +19,7 @@
 #ifndef GPTC_RUNTIME_TOKENIZERRECORD_H
 #define GPTC_RUNTIME_TOKENIZERRECORD_H
 
+#include <cstdint>
 #include <string>
 
 namespace gptc {
@@ -57,6 +58,9 @@ std::string tokenizerRecordPathOfShard(const std::string &shardPath);
 TokenizerRecord tokenizerRecordOfShard(const std::string &shardPath);
 
 /// The record of the vocabulary at `file`: its absolute path and SHA-256.
+/// The largest BPE vocabulary file gptc reads (cl100k_base is 1.7 MB).
+constexpr uint64_t kMaxVocabularyFileBytes = uint64_t(256) << 20;
+
 bool bpeRecordOf(const std::string &file, TokenizerRecord &record,
                  std::string &error);
 

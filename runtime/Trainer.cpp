@@ -3,6 +3,7 @@
 #include "runtime/Trainer.h"
 #include "runtime/DocumentSeparator.h"
 #include "runtime/ParamFile.h"
+#include "runtime/StopSignals.h"
 #include "runtime/TrainerText.h"
 
 #include "runtime/Arena.h"
@@ -43,68 +44,6 @@ int64_t peakRssKiB() {
   return int64_t(ru.ru_maxrss); // KiB on Linux
 }
 
-/// The signal that asked the run to stop, or 0.
-std::atomic<int> stopRequest{0};
-
-/// What stops a run at the end of its step, with a checkpoint: Ctrl-C,
-/// kill, the terminal closing (SIGHUP), the reader of its output going
-/// away (SIGPIPE, e.g. `gptc train ... | head`) and SIGUSR1, which mpirun
-/// forwards to every rank (how `gptc train --ranks N` passes a Ctrl-C on).
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1};
-
-void requestStop(int signal) {
-  stopRequest.store(signal);
-  if (signal == SIGPIPE) {
-    // Output is gone: later writes fail with EPIPE instead of a signal,
-    // and the checkpoint is still written.
-    ::signal(SIGPIPE, SIG_IGN);
-    return;
-  }
-  // A second signal from a person ends the process the default way.
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
-  ::signal(SIGHUP, SIG_DFL);
-}
-
-} // namespace
-
-void catchEarlyStopSignal() {
-  struct sigaction sa = {};
-  sa.sa_handler = requestStop;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGUSR1, &sa, nullptr);
-}
-
-namespace {
-
-/// While alive: kStopSignals set stopRequest (a second SIGINT, SIGTERM or
-/// SIGHUP ends the process the default way).
-class StopOnSignal {
-public:
-  // A stop asked before (catchEarlyStopSignal) stands.
-  explicit StopOnSignal(bool enable) : enabled(enable) {
-    if (!enabled)
-      return;
-    struct sigaction sa = {};
-    sa.sa_handler = requestStop;
-    sa.sa_flags = 0;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < std::size(kStopSignals); ++i)
-      sigaction(kStopSignals[i], &sa, &old[i]);
-  }
-  ~StopOnSignal() {
-    stopRequest.store(0);
-    if (!enabled)
-      return;
-    for (size_t i = 0; i < std::size(kStopSignals); ++i)
-      sigaction(kStopSignals[i], &old[i], nullptr);
-  }
-
-private:
-  bool enabled;
-  struct sigaction old[std::size(kStopSignals)] = {};
-};
-
 /// The loop's state: the arena, the loaders and the slots it touches.
 class Loop {
 public:
@@ -135,7 +74,7 @@ private:
   bool zeroGradients(std::string &error);
   /// The stop signal any rank received (0: none), the same on every rank.
   bool agreedStop(int &signal, std::string &error) {
-    signal = stopRequest.load();
+    signal = stopRequested();
     if (config.worldSize == 1)
       return true;
     int64_t max = 0;
@@ -146,8 +85,9 @@ private:
   }
   /// Restores --resume's checkpoint or --init's weights into the arena.
   bool restore(std::string &error);
-  /// Writes checkpointDir/step_`done` (rank 0).
+  /// Writes checkpointDir/step_`done` (rank 0; every rank calls it).
   bool saveCheckpoint(int64_t done, std::string &error);
+  bool writeCheckpoint(int64_t done, std::string &error);
   bool call(void (StepLibrary::*entry)(gptc_arena_ref *) const,
             const char *name, std::string &error) {
     return device.run(name, [&] { (step.*entry)(device.ref()); }, error);
@@ -408,12 +348,47 @@ bool Loop::restore(std::string &error) {
 }
 
 bool Loop::saveCheckpoint(int64_t done, std::string &error) {
-  if (config.rank != 0 || done == savedStep)
+  // Every rank comes here at the same steps and agrees on whether rank 0's
+  // write worked (a failed one is tried again at the next chance); the
+  // others wait for it outside the collective watchdog (a slow disk is no
+  // dead rank).
+  if (done == savedStep)
     return true;
+  bool ok = config.rank != 0 || writeCheckpoint(done, error);
+  if (config.worldSize > 1) {
+    bool anyFailed = false;
+    std::string waitError;
+    if (!comm::Collectives::get().waitForCheckpointWrite(!ok, anyFailed,
+                                                         waitError)) {
+      error = waitError;
+      saveFailedOnDisk = false;
+      return false;
+    }
+    if (config.rank != 0) {
+      // Rank 0 says the rest (a warning, or the run's error).
+      saveFailedOnDisk = anyFailed;
+      if (anyFailed && error.empty())
+        error = "rank 0 could not save the checkpoint of step " +
+                std::to_string(done);
+      ok = !anyFailed;
+    }
+  }
+  if (ok)
+    savedStep = done;
+  return ok;
+}
+
+bool Loop::writeCheckpoint(int64_t done, std::string &error) {
+  if (!config.checkpointDirClaimed) {
+    line(("not saving a checkpoint: " + config.unclaimedReason).c_str());
+    savedStep = done;
+    return true;
+  }
   if (!getParameters(error) || !getSlots("state.", error))
     return false;
   CheckpointState state;
   state.step = done;
+  state.runId = config.runId;
   state.runSteps = config.steps;
   state.seed = config.seed;
   state.data = trainLoader.nextPosition();
@@ -425,7 +400,8 @@ bool Loop::saveCheckpoint(int64_t done, std::string &error) {
   std::string written, later;
   saveFailedOnDisk = false;
   if (!runtime::saveCheckpoint(m, arena, state, config.checkpointDir,
-                               config.keep, written, later, error)) {
+                               config.keep, config.keepUnrecorded, written,
+                               later, error)) {
     saveFailedOnDisk = true;
     return false;
   }
@@ -671,7 +647,10 @@ bool Loop::run(TrainResult &result, std::string &error) {
             (savedStep >= 0 ? "this run's last checkpoint is step_" +
                                   std::to_string(savedStep)
                             : std::string("this run has saved none yet")) +
-            ", next try at step " + std::to_string(done + config.saveEvery))
+            (done + config.saveEvery <= end
+                 ? ", next try at step " +
+                       std::to_string(done + config.saveEvery)
+                 : std::string(", next try at the run's end")))
                .c_str());
       error.clear();
     }
@@ -686,7 +665,7 @@ bool Loop::run(TrainResult &result, std::string &error) {
       !saveCheckpoint(last, error))
     return false;
   if (!result.stoppedBySignal)
-    result.stoppedBySignal = stopRequest.load(); // during the last save
+    result.stoppedBySignal = stopRequested(); // during the last save
 
   // Mean step time without the warm-up steps; a run too short to have
   // steps after them times all of its steps, and says so.

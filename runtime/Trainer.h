@@ -21,6 +21,7 @@
 #include "runtime/Manifest.h"
 #include "runtime/StepDevice.h"
 #include "runtime/StepLibrary.h"
+#include "runtime/StopSignals.h"
 #include "runtime/TrainerText.h"
 
 #include <cstdint>
@@ -64,6 +65,15 @@ struct TrainConfig {
   std::string checkpointDir = "checkpoints";
   int64_t saveEvery = 0, keep = 0;
   bool saveAtEnd = false;
+  /// The run's identity, recorded in its checkpoints (runtime/RunClaim.h):
+  /// --keep removes only its own, and those recording no run when
+  /// `keepUnrecorded` (a run resumed from one of them).
+  std::string runId;
+  bool keepUnrecorded = false;
+  /// Whether this run holds checkpointDir (rank 0): without it a stop by
+  /// signal saves nothing and says why (`unclaimedReason`).
+  bool checkpointDirClaimed = true;
+  std::string unclaimedReason;
   /// Continue from this checkpoint directory (a step_S), or start from the
   /// weights of this safetensors file.
   std::string resumePath, initPath;
@@ -112,10 +122,6 @@ struct TrainResult {
 /// Trains `step` (laid out by `manifest`) per `config`. Returns false and
 /// sets `error` (one line) on a data error or when the run diverges
 /// (runtime/Divergence.h).
-/// For a rank of a job: SIGUSR1 (mpirun's forward of a stop) that arrives
-/// before training starts stops the run after its first step instead of
-/// ending the process.
-void catchEarlyStopSignal();
 
 bool train(const Manifest &manifest, const StepLibrary &step,
            const TrainConfig &config, std::ostream &out, TrainResult &result,

@@ -159,6 +159,26 @@ if shutil.which("mpirun") and subprocess.run(
         stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("netns")
 
+# A memory cgroup of a test's own (test/Training/Inputs/in-memory-cgroup.sh:
+# root and a writable hierarchy with the memory controller); tests of
+# cgroup limits say `REQUIRES: cgroup-memory` and are UNSUPPORTED where the
+# probe cannot make one.
+in_cgroup = os.path.join(config.gptc_src_root, "test", "Training", "Inputs",
+                         "in-memory-cgroup.sh")
+if subprocess.run(["bash", in_cgroup, "--probe"], stdout=subprocess.DEVNULL,
+                  stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("cgroup-memory")
+
+# A small file system of a test's own, to fill: a tmpfs mounted in a private
+# mount namespace (unshare -m: root, and a kernel and container that allow
+# it); tests of a full disk say `REQUIRES: tmpfs-mount`.
+if shutil.which("unshare") and subprocess.run(
+        ["unshare", "-m", "sh", "-c",
+         "d=$(mktemp -d) && mount -t tmpfs -o size=16k tmpfs \"$d\" && "
+         "umount \"$d\" && rmdir \"$d\""],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("tmpfs-mount")
+
 # An x86 CPU without AVX512-FP16 (every one before Sapphire Rapids, every
 # AMD one so far): code compiled for sapphirerapids is foreign to it.
 try:

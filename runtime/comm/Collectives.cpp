@@ -184,6 +184,17 @@ bool Collectives::maxOverRanks(int64_t value, int64_t &max,
   return true;
 }
 
+bool Collectives::waitForCheckpointWrite(bool failed, bool &anyFailed,
+                                         std::string &error) {
+  // Not under a WaitClock on waitingSinceNs: the watchdog does not see it.
+  int64_t mine = failed ? 1 : 0;
+  std::vector<int64_t> all(static_cast<size_t>(size()));
+  if (!backend->allGather(&mine, all.data(), sizeof(mine), error))
+    return false;
+  anyFailed = *std::max_element(all.begin(), all.end()) != 0;
+  return true;
+}
+
 void Collectives::fail(const std::string &message) {
   std::fprintf(stderr, "gptc: rank %d: error: %s\n", rank(), message.c_str());
   std::fflush(stderr);

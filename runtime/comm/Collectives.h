@@ -65,6 +65,12 @@ public:
   /// calls it): how the ranks agree to stop at the same step. Its wait
   /// counts as the step's, so the --collective-timeout watchdog sees it.
   bool maxOverRanks(int64_t value, int64_t &max, std::string &error);
+  /// Waits until every rank gets here, unwatched: the other ranks wait in
+  /// it while rank 0 writes a checkpoint, which can take longer than any
+  /// collective should (a slow disk) without a rank having died.
+  /// `failed` is this rank's say (rank 0's write failed); `anyFailed` is
+  /// every rank's.
+  bool waitForCheckpointWrite(bool failed, bool &anyFailed, std::string &error);
   /// Prints `message` as this rank's error and ends the job (exit 1).
   [[noreturn]] void fail(const std::string &message);
 

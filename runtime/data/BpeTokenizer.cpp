@@ -6,7 +6,9 @@
 #include <cstring>
 #include <cwctype>
 #include <fstream>
+#include <functional>
 #include <locale.h>
+#include <queue>
 #include <sys/stat.h>
 
 namespace gptc {
@@ -246,27 +248,50 @@ void BpeTokenizer::mergePiece(std::string_view piece,
     out.push_back(uint16_t(r));
     return;
   }
-  // Part k is piece[start[k], start[k + 1]).
-  std::vector<size_t> start(piece.size() + 1);
-  for (size_t k = 0; k <= piece.size(); ++k)
-    start[k] = k;
-  while (start.size() > 2) {
-    int64_t best = -1;
-    size_t at = 0;
-    for (size_t k = 0; k + 2 < start.size(); ++k) {
-      int64_t r = rankOf(piece.substr(start[k], start[k + 2] - start[k]));
-      if (r >= 0 && (best < 0 || r < best)) {
-        best = r;
-        at = k;
-      }
-    }
-    if (best < 0)
-      break;
-    start.erase(start.begin() + long(at) + 1);
+  // The parts are a linked list over their first bytes: part k is
+  // piece[k, next[k]) while alive[k]. Every adjacent pair whose joined
+  // bytes are a token waits in a heap by (rank, first byte): the lowest
+  // rank first, the leftmost on a tie -- the pair a scan of all pairs would
+  // merge -- so a piece of n bytes takes O(n log n), not O(n^2). A merge
+  // makes at most two new pairs; pairs it ended are skipped when popped.
+  const size_t n = piece.size();
+  std::vector<size_t> next(n), prev(n);
+  std::vector<bool> alive(n, true);
+  for (size_t k = 0; k < n; ++k) {
+    next[k] = k + 1;
+    prev[k] = k - 1; // size_t(-1) before the first
   }
-  for (size_t k = 0; k + 1 < start.size(); ++k)
-    out.push_back(
-        uint16_t(rankOf(piece.substr(start[k], start[k + 1] - start[k]))));
+  struct Pair {
+    int64_t rank;
+    size_t left, mid, end; ///< piece[left, mid) + piece[mid, end)
+    bool operator>(const Pair &o) const {
+      return rank != o.rank ? rank > o.rank : left > o.left;
+    }
+  };
+  std::priority_queue<Pair, std::vector<Pair>, std::greater<Pair>> heap;
+  auto consider = [&](size_t left, size_t mid, size_t end) {
+    if (int64_t r = rankOf(piece.substr(left, end - left)); r >= 0)
+      heap.push({r, left, mid, end});
+  };
+  for (size_t k = 0; k + 1 < n; ++k)
+    consider(k, k + 1, k + 2);
+  while (!heap.empty()) {
+    Pair p = heap.top();
+    heap.pop();
+    if (!alive[p.left] || next[p.left] != p.mid || !alive[p.mid] ||
+        next[p.mid] != p.end)
+      continue; // a merge since changed one of its parts
+    alive[p.mid] = false;
+    next[p.left] = p.end;
+    if (p.end < n)
+      prev[p.end] = p.left;
+    if (p.left > 0)
+      consider(prev[p.left], p.left, p.end);
+    if (p.end < n)
+      consider(p.left, p.end, next[p.end]);
+  }
+  for (size_t k = 0; k < n; k = next[k])
+    out.push_back(uint16_t(rankOf(piece.substr(k, next[k] - k))));
 }
 
 void BpeTokenizer::encode(std::string_view text,

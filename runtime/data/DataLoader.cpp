@@ -1,6 +1,7 @@
 //===- DataLoader.cpp - Distributed token loader --------------------------===//
 
 #include "runtime/data/DataLoader.h"
+#include "runtime/data/TextToShards.h"
 
 #include <algorithm>
 
@@ -37,7 +38,7 @@ bool DataLoader::init(const DataLoaderOptions &options, std::string &error) {
   const uint64_t step = uint64_t(tokensPerStep());
   for (const std::string &path : paths) {
     uint64_t n = 0;
-    if (!readShardHeader(path, n, error))
+    if (!checkShardSetComplete(path, error) || !readShardHeader(path, n, error))
       return false;
     if (n < step + 1) {
       error = path + ": " + std::to_string(n) +

@@ -13,8 +13,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
+#include <sstream>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,6 +86,29 @@ bool isBlank(const std::string &line) {
   return true;
 }
 
+} // namespace
+
+bool checkTextInput(const std::string &path, std::string &error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    error = path + ": is a directory (expected a text file)";
+    return false;
+  }
+  // A pipe is read to its end; a device (/dev/zero, a terminal) never ends
+  // or is no text.
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    error = path + ": is a device, not a text file or a pipe";
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
 /// Splits inputs into documents and routes them to the two writers.
 class Splitter {
 public:
@@ -94,6 +121,8 @@ public:
       return true;
     bool toVal = result.documents % stride == 0;
     ++result.documents;
+    if (progress)
+      progress(bytesRead);
     ++(toVal ? result.valDocuments : result.trainDocuments);
     SplitWriter &w = toVal ? val : train;
     if (bpe) {
@@ -113,28 +142,34 @@ public:
     return true;
   }
 
-  bool file(const std::string &path, bool docPerFile, std::string &error) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) {
-      error = path + ": cannot open: " + std::strerror(errno);
-      return false;
+  /// The input `path`, read from the file, or from `preread` when the
+  /// caller read it already (--train-bpe: a pipe is read once).
+  bool file(const std::string &path, bool docPerFile,
+            const std::string *preread, std::string &error) {
+    std::ifstream file;
+    std::istringstream text;
+    if (preread) {
+      text.str(*preread);
+    } else {
+      if (!checkTextInput(path, error))
+        return false;
+      file.open(path, std::ios::binary);
+      if (!file) {
+        error = path + ": cannot open: " + std::strerror(errno);
+        return false;
+      }
     }
-    if (S_ISDIR(st.st_mode)) {
-      error = path + ": is a directory (expected a text file)";
-      return false;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      error = path + ": cannot open: " + std::strerror(errno);
-      return false;
-    }
+    std::istream &in = preread ? static_cast<std::istream &>(text) : file;
+    const uint64_t before = result.documents;
     std::string doc, line;
     if (docPerFile) {
       char buf[1 << 16];
       while (in.read(buf, sizeof(buf)) || in.gcount() > 0)
         doc.append(buf, size_t(in.gcount()));
+      bytesRead += doc.size();
     } else {
       while (std::getline(in, line)) {
+        bytesRead += line.size() + 1;
         if (isBlank(line)) {
           if (!document(doc, error))
             return false;
@@ -150,8 +185,18 @@ public:
       error = path + ": read error";
       return false;
     }
-    return document(doc, error);
+    if (!document(doc, error))
+      return false;
+    if (result.documents == before)
+      emptyInputs.push_back(path);
+    return true;
   }
+
+  /// Called after each document with the bytes read so far.
+  std::function<void(uint64_t)> progress;
+  uint64_t bytesRead = 0;
+  /// Inputs that held no document (empty, or only blank lines).
+  std::vector<std::string> emptyInputs;
 
 private:
   uint64_t stride;
@@ -176,10 +221,19 @@ bool isShardName(const std::string &name, const std::string &prefix) {
   return false;
 }
 
+/// The header of a shard list while gptc data moves new shards in: until
+/// the list is written again without it, the directory holds old and new
+/// shards mixed (a kill in between leaves it so).
+constexpr const char *kSwappingHeader =
+    "# gptc data is swapping in new shards: until this line is gone, old "
+    "and new are mixed";
+
 /// The shard names gptc data wrote into a directory, from its list
-/// (shardListName); empty when there is none.
+/// (shardListName); empty when there is none. `swapping`: the list says a
+/// swap-in did not finish.
 bool readShardList(const fs::path &list, std::set<std::string> &names,
-                   std::string &error) {
+                   bool &swapping, std::string &error) {
+  swapping = false;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(list, ec)))
     return true;
@@ -189,20 +243,25 @@ bool readShardList(const fs::path &list, std::set<std::string> &names,
   }
   std::ifstream in(list);
   std::string line;
-  while (std::getline(in, line))
+  while (std::getline(in, line)) {
+    if (line == kSwappingHeader)
+      swapping = true;
     if (!line.empty() && line[0] != '#')
       names.insert(line);
+  }
   return true;
 }
 
 /// Writes the list of `names` to `list` through a temporary sibling.
 bool writeShardList(const fs::path &list, const std::vector<std::string> &names,
-                    std::string &error) {
+                    bool swapping, std::string &error) {
   std::string tmp = list.string() + ".tmp";
   std::FILE *f = std::fopen(tmp.c_str(), "w");
   bool ok = f && std::fputs("# the shards gptc data wrote here; it replaces "
                             "or removes only these\n",
                             f) >= 0;
+  if (swapping)
+    ok = ok && std::fprintf(f, "%s\n", kSwappingHeader) > 0;
   for (const std::string &n : names)
     ok = ok && std::fprintf(f, "%s\n", n.c_str()) > 0;
   ok = f && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0 && ok;
@@ -213,6 +272,29 @@ bool writeShardList(const fs::path &list, const std::vector<std::string> &names,
     return false;
   }
   return true;
+}
+
+/// Removes the staging directories (PREFIX.partial-XXXXXX) of gptc data
+/// runs that were killed: a live run holds a lock on its own.
+void removeKilledStaging(const std::string &outDir, const std::string &prefix) {
+  std::error_code ec;
+  const std::string head = prefix + ".partial-";
+  std::vector<fs::path> doomed;
+  for (fs::directory_iterator it(outDir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.compare(0, head.size(), head) != 0 ||
+        !fs::is_directory(fs::symlink_status(it->path(), ec)))
+      continue;
+    int fd = ::open(it->path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+      doomed.push_back(it->path());
+    ::close(fd);
+  }
+  for (const fs::path &p : doomed)
+    fs::remove_all(p, ec);
 }
 
 } // namespace
@@ -258,8 +340,10 @@ bool makeShards(const std::vector<std::string> &inputs,
   // written.
   const fs::path list = fs::path(outDir) / shardListName(options.prefix);
   std::set<std::string> ours, present;
-  if (!readShardList(list, ours, error))
+  bool unfinished = false;
+  if (!readShardList(list, ours, unfinished, error))
     return false;
+  removeKilledStaging(outDir, options.prefix);
   for (fs::directory_iterator it(outDir, ec), end; !ec && it != end;
        it.increment(ec)) {
     std::string name = it->path().filename().string();
@@ -287,6 +371,18 @@ bool makeShards(const std::vector<std::string> &inputs,
     return false;
   }
   const fs::path staging = buffer.data();
+  // Held until this run ends: a later run removes the staging directory
+  // only when no one holds it (removeKilledStaging).
+  int stagingLock = ::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (stagingLock >= 0)
+    ::flock(stagingLock, LOCK_EX | LOCK_NB);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0)
+        ::close(fd);
+    }
+  } unlock{stagingLock};
 
   std::vector<std::string> staged, trainFiles;
   SplitWriter val(staging.string(), options.prefix, "val", 0,
@@ -296,11 +392,19 @@ bool makeShards(const std::vector<std::string> &inputs,
   Splitter splitter(valStride(options.valFraction), train, val, result,
                     options.bpe);
 
+  splitter.progress = options.progress;
   bool ok = true;
-  for (const std::string &input : inputs)
-    if (!(ok = splitter.file(input, options.docPerFile, error)))
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!(ok = splitter.file(inputs[i], options.docPerFile,
+                             options.texts ? &(*options.texts)[i] : nullptr,
+                             error)))
       break;
-  if (ok && result.trainDocuments == 0) {
+  if (ok && result.documents == 0) {
+    error = (inputs.size() == 1 ? inputs[0] + " is empty"
+                                : "the inputs are empty") +
+            std::string(" (no text: only blank lines, or no bytes)");
+    ok = false;
+  } else if (ok && result.trainDocuments == 0) {
     error = "found " + std::to_string(result.documents) +
             " document(s) in the input; need at least 2 (one for val, one "
             "for train)";
@@ -324,7 +428,7 @@ bool makeShards(const std::vector<std::string> &inputs,
     names.push_back(fs::path(f).filename().string());
   std::vector<std::string> both(present.begin(), present.end());
   both.insert(both.end(), names.begin(), names.end());
-  if (!writeShardList(list, both, error)) {
+  if (!writeShardList(list, both, /*swapping=*/true, error)) {
     fs::remove_all(staging, ec);
     return false;
   }
@@ -347,7 +451,33 @@ bool makeShards(const std::vector<std::string> &inputs,
       if (fs::remove(p, ec))
         result.removed.push_back(p.string());
     }
-  return writeShardList(list, names, error);
+  (void)unfinished; // a swap a kill interrupted is finished by this one
+  return writeShardList(list, names, /*swapping=*/false, error);
+}
+
+bool checkShardSetComplete(const std::string &shardPath, std::string &error) {
+  fs::path shard(shardPath);
+  std::string name = shard.filename().string();
+  size_t split = name.rfind("_train_");
+  if (split == std::string::npos)
+    split = name.rfind("_val_");
+  if (split == std::string::npos)
+    return true;
+  fs::path dir = shard.has_parent_path() ? shard.parent_path() : fs::path(".");
+  const fs::path list = dir / shardListName(name.substr(0, split));
+  std::set<std::string> names;
+  bool swapping = false;
+  if (!readShardList(list, names, swapping, error))
+    return false;
+  if (swapping) {
+    error = list.string() +
+            ": gptc data stopped while it swapped in new "
+            "shards, so " +
+            dir.string() +
+            " holds old and new shards mixed; run that gptc data again";
+    return false;
+  }
+  return true;
 }
 
 } // namespace data

@@ -24,6 +24,7 @@
 #define GPTC_RUNTIME_DATA_TEXTTOSHARDS_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct MakeShardsOptions {
   /// Tokenise with this BPE vocabulary (documents separated by its
   /// <|endoftext|>) instead of bytes and BOS 256.
   const class BpeTokenizer *bpe = nullptr;
+  /// The inputs' contents when the caller read them already (one string
+  /// per input): --train-bpe reads its inputs once, so a pipe works.
+  const std::vector<std::string> *texts = nullptr;
+  /// Called after each document with the input bytes read so far.
+  std::function<void(uint64_t)> progress;
 };
 
 struct MakeShardsResult {
@@ -60,6 +66,16 @@ uint64_t valStride(double valFraction);
 /// The shard name for split "train" or "val" and index `index`.
 std::string shardFileName(const std::string &prefix, const std::string &split,
                           uint64_t index);
+
+/// False with `error` when the shard at `shardPath` is in a directory whose
+/// shard list says that a gptc data stopped while it swapped in new
+/// shards (old and new mixed): training on them would be silent harm.
+bool checkShardSetComplete(const std::string &shardPath, std::string &error);
+
+/// False with `error` when `path` cannot be a text input: missing, a
+/// directory, or a device (/dev/zero would be read until memory runs
+/// out). A regular file or a pipe is one.
+bool checkTextInput(const std::string &path, std::string &error);
 
 /// The list of the shards gptc data wrote into a directory, beside them:
 /// PREFIX.shards (one file name a line).

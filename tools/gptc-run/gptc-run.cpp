@@ -38,6 +38,7 @@ const std::vector<gptc::cli::Command> kCommands = {
 } // namespace
 
 int main(int argc, char **argv) {
+  gptc::cli::ignoreFileSizeSignal();
   std::string name = argc > 1 ? argv[1] : "";
   if (const gptc::cli::Command *command =
           gptc::cli::findCommand(kCommands, name)) {

@@ -16,7 +16,6 @@
 #include "driver/Compile.h"
 #include "driver/CompileCommand.h"
 #include "driver/PhaseTimes.h"
-
 #include "llvm/Support/InitLLVM.h"
 
 #include <iostream>
@@ -73,6 +72,7 @@ const std::vector<gptc::cli::Command> kCommands = {
 } // namespace
 
 int main(int argc, char **argv) {
+  gptc::cli::ignoreFileSizeSignal();
   std::vector<char *> helpArgv;
   gptc::cli::helpAsFlag(argc, argv, helpArgv);
   std::string name = argc > 1 ? argv[1] : "";

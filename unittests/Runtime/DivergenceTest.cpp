@@ -143,10 +143,47 @@ TEST(Divergence, StopsWhenAGroupsRMSGrowsTenfoldInOneStep) {
                         0),
             0u)
       << error;
-  EXPECT_NE(error.find("in one step (more than 10x); largest growth: group "
-                       "'all' (parameter RMS "),
+  EXPECT_NE(error.find("in one step (more than 10x; "
+                       "training.divergence_factor=0 turns this test off); "
+                       "largest growth: group 'all' (parameter RMS "),
             std::string::npos)
       << error;
+}
+
+TEST(Divergence, ASmallInitGrowsFromAFloorNotFromZero) {
+  // embedding_init_std 0.001: one step moves every parameter by about the
+  // learning rate, so RMS 0.001 -> 0.08 is training (80x from 0.001, 8x
+  // from the floor of 0.01).
+  Fixture f(10);
+  DivergenceGuard guard(f.m, f.arena);
+  std::string error;
+  const double n = FAKE_V * FAKE_V;
+  f.setSumSq(n * 0.001 * 0.001);
+  EXPECT_TRUE(guard.check(1, 2.77, error)) << error;
+  f.setSumSq(n * 0.08 * 0.08);
+  EXPECT_TRUE(guard.check(2, 2.77, error)) << error;
+  // From the floor, more than tenfold is still divergence.
+  f.setSumSq(n * 0.001 * 0.001);
+  EXPECT_TRUE(guard.check(3, 2.77, error)) << error;
+  f.setSumSq(n * 5.0 * 5.0);
+  EXPECT_FALSE(guard.check(4, 2.77, error));
+  EXPECT_NE(error.find("the least RMS growth is judged from: the group's "
+                       "learning rate within [0.01, 1]"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Divergence, FactorZeroTurnsTheGrowthTestOffNotTheNonFiniteOne) {
+  Fixture f(0);
+  DivergenceGuard guard(f.m, f.arena);
+  std::string error;
+  f.setSumSq(f.initialSumSq);
+  EXPECT_TRUE(guard.check(1, 2.77, error)) << error;
+  f.setSumSq(f.initialSumSq * 1e6); // x1000
+  EXPECT_TRUE(guard.check(2, 2.77, error)) << error;
+  f.setSumSq(std::numeric_limits<float>::infinity());
+  EXPECT_FALSE(guard.check(3, 2.77, error));
+  EXPECT_NE(error.find("are not finite"), std::string::npos) << error;
 }
 
 TEST(Divergence, WithoutTheNormsSlotOnlyTheLossIsWatched) {
