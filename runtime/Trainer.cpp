@@ -9,12 +9,14 @@
 #include "runtime/Arena.h"
 #include "runtime/Checkpoint.h"
 #include "runtime/Divergence.h"
+#include "runtime/Files.h"
 #include "runtime/TensorBoardEvents.h"
 #include "runtime/comm/Collectives.h"
 #include "runtime/data/DataLoader.h"
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cerrno>
@@ -243,9 +245,15 @@ bool Loop::init(TrainResult &result, std::string &error) {
 }
 
 bool Loop::continueLog(std::string &error) {
+  struct stat st;
+  if (::stat(config.logPath.c_str(), &st) != 0)
+    return true; // a new log for the resumed run
+  // A FIFO or a device there is not read (it would block or never end).
+  if (!checkRegularFile(config.logPath, "log (--log)", error))
+    return false;
   std::ifstream in(config.logPath);
   if (!in)
-    return true; // a new log for the resumed run
+    return true;
   std::string kept, text;
   double lastElapsed = 0;
   bool dropped = false;

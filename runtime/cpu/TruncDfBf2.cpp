@@ -5,6 +5,10 @@
 // __truncdfbf2. GCC 12's libgcc, which the step library links, has no such
 // function, so the step failed to load ("undefined symbol: __truncdfbf2").
 // The runtime provides it and exports it to step.so like its callbacks.
+// Likewise __truncsfbf2 (f32 -> bf16), GCC 13's: on a CPU without
+// AVX512-BF16 (Zen 3) LLVM lowers an f32 -> bf16 `fptrunc` to that call
+// (with AVX512-BF16 it is one vcvtneps2bf16), and a step of head_dim 128
+// failed to load there ("undefined symbol: __truncsfbf2").
 //
 // Correctly rounded (to nearest, ties to even): the double is first
 // rounded to f32 *to odd* (truncated, the last bit set when inexact), then
@@ -49,6 +53,15 @@ uint16_t f64ToBf16(double d) {
 /// float is; the bf16 bits are the low 16 bits of the float's.
 extern "C" float __truncdfbf2(double d) {
   uint32_t bits = gptc::runtime::f64ToBf16(d);
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+/// f32 -> bf16 to nearest even (NaN kept quiet), in compiler-rt's
+/// signature as above.
+extern "C" float __truncsfbf2(float x) {
+  uint32_t bits = gptc::runtime::f32ToBf16(x);
   float f;
   std::memcpy(&f, &bits, sizeof(f));
   return f;

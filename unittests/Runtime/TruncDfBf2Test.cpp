@@ -10,6 +10,7 @@
 #include <random>
 
 extern "C" float __truncdfbf2(double d);
+extern "C" float __truncsfbf2(float x);
 
 using namespace gptc::runtime;
 
@@ -87,6 +88,20 @@ TEST(TruncDfBf2, TheLibcallReturnsTheBitsInAFloatRegister) {
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof(bits));
   EXPECT_EQ(bits & 0xffffu, 0x3f81u);
+}
+
+TEST(TruncDfBf2, TheF32LibcallRoundsToNearestEven) {
+  // 1 + 2^-8 is halfway between bf16 1 and 1 + 2^-7: ties to even (1);
+  // 1 + 3 * 2^-8 ties up to 1 + 2^-6.
+  auto bitsOf = [](float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, sizeof(b));
+    return b & 0xffffu;
+  };
+  EXPECT_EQ(bitsOf(__truncsfbf2(1.0f + std::ldexp(1.0f, -8))), 0x3f80u);
+  EXPECT_EQ(bitsOf(__truncsfbf2(1.0f + 3 * std::ldexp(1.0f, -8))), 0x3f82u);
+  EXPECT_EQ(bitsOf(__truncsfbf2(-2.0f)), 0xc000u);
+  EXPECT_EQ(bitsOf(__truncsfbf2(std::nanf(""))) & 0x7fc0u, 0x7fc0u);
 }
 
 } // namespace

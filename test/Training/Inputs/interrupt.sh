@@ -7,6 +7,8 @@ log=$1
 shift
 "$@" > "$log" 2>&1 &
 pid=$!
+# Never left running: if this script dies (its reader gone), so does it.
+trap 'kill -KILL $pid 2>/dev/null' EXIT
 for _ in $(seq 600); do
   grep -q '^step [0-9]*/' "$log" && [ "$(grep -c '^step [0-9]*/' "$log")" -ge 3 ] && break
   sleep 0.1

@@ -21,7 +21,7 @@ same() {
 for delay in 0.30 0.35 0.40 0.45 0.50 0.55 0.60 0.65 0.70 0.75 0.80 0.85 \
              0.90 0.95 1.00 1.05 1.10 1.15 1.20; do
   resume=()
-  ls "$out/ckpt"/step_* > /dev/null 2>&1 && resume=(--resume "$out/ckpt")
+  ls "$out/ckpt"/step_*/checkpoint.json > /dev/null 2>&1 && resume=(--resume "$out/ckpt")
   # (in a subshell with its stderr, so bash's "Killed" note stays quiet)
   ( timeout -s KILL "$delay" "${run[@]}" --checkpoint-dir "$out/ckpt" \
       "${resume[@]}" > "$out/killed.log" 2>&1 ) 2>/dev/null

@@ -14,6 +14,8 @@ done
 shift
 "${a[@]}" > "$dir/a.log" 2>&1 &
 pid=$!
+# Never left running: if this script dies (its reader gone), so does it.
+trap 'kill -KILL $pid 2>/dev/null' EXIT
 for _ in $(seq 600); do
   [ "$(grep -c '^step [0-9]*/' "$dir/a.log")" -ge 3 ] && break
   sleep 0.1
