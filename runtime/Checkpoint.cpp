@@ -1,7 +1,6 @@
 //===- Checkpoint.cpp - Saving and resuming a training run ----------------===//
 
 #include "runtime/Checkpoint.h"
-#include "runtime/RunClaim.h"
 
 #include "runtime/Files.h"
 #include "runtime/ParamNames.h"

@@ -105,6 +105,11 @@ bool findCheckpoint(const std::string &path, std::string &found,
 bool readCheckpointBundle(const std::string &dir, std::string &bundle,
                           std::string &stepLibrarySha256, std::string &error);
 
+/// The run that wrote the checkpoint `dir` (checkpoint.json's `run_id`,
+/// its own hash checked; runtime/RunClaim.h): "" when it records none or
+/// cannot be read as gptc wrote it.
+std::string checkpointRunId(const std::string &dir);
+
 /// The SHA-256 that the checkpoint `dir`'s checkpoint.json (its own hash
 /// checked) records for its tensor file `file` (kCheckpointModelFile or
 /// kCheckpointOptimizerFile).

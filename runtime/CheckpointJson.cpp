@@ -205,6 +205,16 @@ bool readCheckpointBundle(const std::string &dir, std::string &bundle,
   return true;
 }
 
+std::string checkpointRunId(const std::string &dir) {
+  std::string path, error;
+  llvm::json::Value value = nullptr;
+  if (!readCheckpointState(dir, path, value, error))
+    return "";
+  const llvm::json::Object *o = value.getAsObject();
+  std::optional<llvm::StringRef> id = o ? o->getString("run_id") : std::nullopt;
+  return id ? id->str() : "";
+}
+
 bool readCheckpointFileSha256(const std::string &dir, const std::string &file,
                               std::string &sha256, std::string &error) {
   std::string path;

@@ -176,25 +176,6 @@ bool RunClaim::take(const std::string &directory, const std::string &runId,
   return false;
 }
 
-std::string checkpointRunId(const std::string &checkpointDir) {
-  std::string text, error;
-  const std::string path =
-      checkpointDir + "/" + std::string(kCheckpointStateFile);
-  if (!readRegularFile(path, "checkpoint file", 1 << 20, text, error) ||
-      !jsonNestingWithin(text, 16))
-    return "";
-  llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
-  if (!v) {
-    llvm::consumeError(v.takeError());
-    return "";
-  }
-  const llvm::json::Object *o = v->getAsObject();
-  if (!o)
-    return "";
-  auto id = o->getString("run_id");
-  return id ? id->str() : "";
-}
-
 CheckpointDirectoryScan scanCheckpointDirectory(const std::string &dir,
                                                 const std::string &runId) {
   CheckpointDirectoryScan scan;

@@ -76,9 +76,6 @@ struct CheckpointDirectoryScan {
 CheckpointDirectoryScan scanCheckpointDirectory(const std::string &dir,
                                                 const std::string &runId);
 
-/// The run id checkpoint.json in `checkpointDir` records ("" when none).
-std::string checkpointRunId(const std::string &checkpointDir);
-
 } // namespace gptc::runtime
 
 #endif // GPTC_RUNTIME_RUNCLAIM_H
