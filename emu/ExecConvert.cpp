@@ -216,8 +216,8 @@ void movPackOp(WarpState &w, const Instr &in, uint32_t mask) {
   FOR_LANES(mask, l) {
     uint64_t r = 0;
     for (unsigned i = 0; i < v.nvec; ++i)
-      if (v.vec[i] >= 0)
-        r |= (w.r(v.vec[i], l) & em) << (eb * i);
+      if (v.vec[i] >= 0 || v.vec[i] == kVecImmediate)
+        r |= (w.vecElement(v, i, l) & em) << (eb * i);
     setReg(w, in.ops[0], l, r);
   }
 }

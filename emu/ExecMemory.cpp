@@ -430,7 +430,7 @@ void stOp(WarpState &w, const Instr &in, uint32_t mask) {
       return;
     for (unsigned i = 0; i < n; ++i)
       storeBits(p + i * size, size,
-                s.kind == Operand::Vec ? w.r(s.vec[i], l) : w.get(s, l));
+                s.kind == Operand::Vec ? w.vecElement(s, i, l) : w.get(s, l));
   }
 }
 

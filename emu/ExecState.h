@@ -130,6 +130,11 @@ struct WarpState {
   uint8_t *cacheHost = nullptr;
 
   uint64_t &r(int slot, unsigned lane) { return regs[slot * 32 + lane]; }
+  /// Element i of a vector operand for `lane`: a register or an immediate.
+  uint64_t vecElement(const Operand &v, unsigned i, unsigned lane) {
+    return v.vec[i] == kVecImmediate ? (uint64_t)v.vecImm[i]
+                                     : r(v.vec[i], lane);
+  }
   /// Reads an operand's bits for `lane` (register, immediate or sreg).
   uint64_t get(const Operand &o, unsigned lane);
   uint64_t sreg(unsigned id, unsigned lane);

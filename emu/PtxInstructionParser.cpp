@@ -104,6 +104,17 @@ bool Parser::parseOperand(Operand &o, Instr &in) {
         o.vec[o.nvec++] = -1;
         continue;
       }
+      if (peek().kind == Token::Number || peek().text == "-") {
+        Operand element;
+        if (!parseOperand(element, in))
+          return false;
+        if (element.kind != Operand::Imm || element.fimm)
+          return fail("a vector element must be a register or a hex or "
+                      "integer immediate");
+        o.vecImm[o.nvec] = element.imm;
+        o.vec[o.nvec++] = kVecImmediate;
+        continue;
+      }
       int r = findReg(peek().text);
       if (r < 0)
         return fail("unknown register '" + peek().text + "'");

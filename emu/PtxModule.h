@@ -119,6 +119,10 @@ enum class Sreg : uint8_t {
 };
 
 /// One operand after decoding.
+/// A vector element that is an immediate (`st.global.v4.b32 [a], {0f00000000,
+/// ...}`: LLVM stores constants so), in Operand::vecImm.
+constexpr int32_t kVecImmediate = -2;
+
 struct Operand {
   enum Kind : uint8_t { None, Reg, Imm, Sreg, Addr, Vec, Sink } kind = None;
   bool neg = false;         ///< `!%p` for predicate operands.
@@ -129,9 +133,10 @@ struct Operand {
   int64_t imm = 0;  ///< immediate bits, or the address offset.
   uint8_t sreg = 0; ///< Sreg id.
   uint8_t nvec = 0; ///< Vec: number of elements.
-  int32_t vec[4] = {-1, -1, -1,
-                    -1};            ///< Vec elements (register slots, -1: `_`).
-  Space addrSpace = Space::Generic; ///< space the symbol base lives in.
+  int32_t vec[4] = {-1, -1, -1, -1}; ///< Vec elements (register slots, -1: `_`,
+                                     ///< kVecImmediate: vecImm[i]).
+  int64_t vecImm[4] = {0, 0, 0, 0};  ///< Vec elements that are immediates.
+  Space addrSpace = Space::Generic;  ///< space the symbol base lives in.
 };
 
 struct Instr;

@@ -371,6 +371,13 @@ void BodyCounter::count(Block &block, double times) {
       count(branch.getElseRegion().front(), times * share);
       continue;
     }
+    // One lane in 32 stores a warp's combined reduction.
+    if (auto leader = dyn_cast<scf::IfOp>(op);
+        leader && leader->hasAttr(gptc::lowering::kWarpLeaderAttr)) {
+      cost.instructions += times * instructionsOf(op);
+      count(leader.getThenRegion().front(), times / 32.0);
+      continue;
+    }
     if (isa<scf::WhileOp>(op))
       cost.approximate = true;
     if (auto alloca = dyn_cast<memref::AllocaOp>(op);
@@ -548,6 +555,7 @@ workItems(gpu::GPUFuncOp func, ArrayRef<std::optional<int64_t>> arguments,
     for (Operation &op : func.getBody().front())
       if (auto guard = dyn_cast<scf::IfOp>(op);
           guard && guard.getElseRegion().empty() &&
+          !guard->hasAttr(gptc::lowering::kWarpLeaderAttr) &&
           !applyGuard(
               guard.getCondition(),
               guard->hasAttr(gptc::lowering::kWorkItemGuardAttr)

@@ -42,6 +42,10 @@ def RegisterAccumulatorsPass : Pass<"gptc-register-accumulators",
   let options = [
     Option<"reassociate", "reassociate", "bool", /*default=*/"true",
            "Mark the combining op fastmath<reassoc> (vectorisable sums)">,
+    Option<"allAccumulations", "all-accumulations", "bool",
+           /*default=*/"false",
+           "Also loops with several accumulators, each to its own memref "
+           "(CUDA: RMSNorm's backward sums two per row)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect",

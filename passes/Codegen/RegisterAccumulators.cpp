@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Codegen/Accumulation.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -39,95 +40,52 @@ using namespace mlir;
 
 namespace {
 
-/// The accumulation of one loop: load, combining op, store.
-struct Accumulation {
-  memref::LoadOp load;
-  Operation *combine;
-  memref::StoreOp store;
-};
+using gptc::codegen::Accumulation;
 
-bool isCombiner(Operation *op) {
-  return isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp,
-             arith::MinimumFOp>(op);
-}
-
-/// The single read-modify-write of one loop-invariant element in `loop`'s
-/// body, whose memref the loop touches nowhere else.
-std::optional<Accumulation> findAccumulation(scf::ForOp loop) {
-  if (loop.getNumResults() != 0)
-    return std::nullopt;
-  std::optional<Accumulation> found;
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    auto store = dyn_cast<memref::StoreOp>(op);
-    if (!store)
-      continue;
-    Operation *combine = store.getValueToStore().getDefiningOp();
-    if (found || !combine || !isCombiner(combine) ||
-        combine->getBlock() != loop.getBody())
-      return std::nullopt;
-    memref::LoadOp load;
-    for (Value operand : combine->getOperands())
-      if (auto l = operand.getDefiningOp<memref::LoadOp>())
-        if (l.getMemRef() == store.getMemRef() &&
-            l.getIndices() == store.getIndices() &&
-            l->getBlock() == loop.getBody())
-          load = l;
-    if (!load || !load->hasOneUse() ||
-        llvm::any_of(
-            store.getIndices(),
-            [&](Value i) { return !loop.isDefinedOutsideOfLoop(i); }) ||
-        !loop.isDefinedOutsideOfLoop(store.getMemRef()))
-      return std::nullopt;
-    found = Accumulation{load, combine, store};
-  }
-  if (!found)
-    return std::nullopt;
-  // Nothing else in the loop (nested regions included) touches the memref.
-  Value acc = found->store.getMemRef();
-  bool other = false;
-  loop.getBody()->walk([&](Operation *op) {
-    if (op == found->load || op == found->store)
-      return;
-    if (llvm::is_contained(op->getOperands(), acc))
-      other = true;
-  });
-  if (other)
-    return std::nullopt;
-  return found;
-}
-
-void registerAccumulator(scf::ForOp loop, Accumulation a, bool reassociate,
-                         RewriterBase &rewriter) {
+void registerAccumulators(scf::ForOp loop, MutableArrayRef<Accumulation> accs,
+                          bool reassociate, RewriterBase &rewriter) {
   Location loc = loop.getLoc();
-  Value acc = a.load.getMemRef();
-  SmallVector<Value> indices(a.load.getIndices());
   rewriter.setInsertionPoint(loop);
-  Value init = memref::LoadOp::create(rewriter, loc, acc, indices);
-  auto newLoop = scf::ForOp::create(rewriter, loc, loop.getLowerBound(),
-                                    loop.getUpperBound(), loop.getStep(),
-                                    ValueRange{init});
+  // Where each accumulator lives (its load and store are erased below).
+  SmallVector<std::pair<Value, SmallVector<Value>>> places;
+  SmallVector<Value> inits;
+  for (Accumulation &a : accs) {
+    places.push_back(
+        {a.store.getMemRef(), SmallVector<Value>(a.store.getIndices())});
+    inits.push_back(memref::LoadOp::create(rewriter, loc, a.load.getMemRef(),
+                                           a.load.getIndices()));
+  }
+  auto newLoop =
+      scf::ForOp::create(rewriter, loc, loop.getLowerBound(),
+                         loop.getUpperBound(), loop.getStep(), inits);
   Block *body = newLoop.getBody();
   // Move the old body in front of the new loop's terminator (if any).
   if (!body->empty())
     rewriter.eraseOp(&body->back());
   Block *old = loop.getBody();
   rewriter.eraseOp(old->getTerminator());
-  rewriter.mergeBlocks(
-      old, body, {newLoop.getInductionVar(), newLoop.getRegionIterArgs()[0]});
-  rewriter.replaceOp(a.load, newLoop.getRegionIterArgs()[0]);
+  SmallVector<Value> args = {newLoop.getInductionVar()};
+  llvm::append_range(args, newLoop.getRegionIterArgs());
+  rewriter.mergeBlocks(old, body, args);
+  SmallVector<Value> next;
+  for (auto [a, arg] : llvm::zip(accs, newLoop.getRegionIterArgs())) {
+    rewriter.replaceOp(a.load, arg);
+    next.push_back(a.combine->getResult(0));
+    rewriter.eraseOp(a.store);
+    // The sum may be formed in any order (vector lanes): reassociation.
+    auto fm = dyn_cast<arith::ArithFastMathInterface>(a.combine);
+    if (reassociate && fm)
+      a.combine->setAttr(
+          fm.getFastMathAttrName(),
+          arith::FastMathFlagsAttr::get(rewriter.getContext(),
+                                        fm.getFastMathFlagsAttr().getValue() |
+                                            arith::FastMathFlags::reassoc));
+  }
   rewriter.setInsertionPointToEnd(body);
-  scf::YieldOp::create(rewriter, loc, a.combine->getResult(0));
-  rewriter.eraseOp(a.store);
-  // The sum may be formed in any order (vector lanes): reassociation.
-  auto fm = dyn_cast<arith::ArithFastMathInterface>(a.combine);
-  if (reassociate && fm)
-    a.combine->setAttr(
-        fm.getFastMathAttrName(),
-        arith::FastMathFlagsAttr::get(rewriter.getContext(),
-                                      fm.getFastMathFlagsAttr().getValue() |
-                                          arith::FastMathFlags::reassoc));
+  scf::YieldOp::create(rewriter, loc, next);
   rewriter.setInsertionPointAfter(newLoop);
-  memref::StoreOp::create(rewriter, loc, newLoop.getResult(0), acc, indices);
+  for (auto [place, result] : llvm::zip(places, newLoop.getResults()))
+    memref::StoreOp::create(rewriter, loc, result, place.first, place.second);
   rewriter.eraseOp(loop);
 }
 
@@ -135,14 +93,17 @@ struct RegisterAccumulatorsPass
     : gptc::impl::RegisterAccumulatorsPassBase<RegisterAccumulatorsPass> {
   using RegisterAccumulatorsPassBase::RegisterAccumulatorsPassBase;
   void runOnOperation() override {
-    SmallVector<std::pair<scf::ForOp, Accumulation>> work;
+    SmallVector<std::pair<scf::ForOp, SmallVector<Accumulation>>> work;
     getOperation().walk([&](scf::ForOp loop) {
-      if (std::optional<Accumulation> a = findAccumulation(loop))
-        work.push_back({loop, *a});
+      SmallVector<Accumulation> accs = gptc::codegen::findAccumulations(loop);
+      // Several accumulations in one loop only where asked (CUDA); the
+      // CPU keeps its single-accumulator loops.
+      if (accs.size() == 1 || (accs.size() > 1 && allAccumulations))
+        work.push_back({loop, std::move(accs)});
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[loop, a] : work)
-      registerAccumulator(loop, a, reassociate, rewriter);
+    for (auto &[loop, accs] : work)
+      registerAccumulators(loop, accs, reassociate, rewriter);
   }
 };
 

@@ -18,10 +18,14 @@ void buildCUDACodegenPipeline(OpPassManager &pm,
                               const TargetDescription &target) {
   // The warp- and block-level ops as gpu and nvvm ops first:
   // convert-parallel-loops-to-gpu only moves ops it knows into a launch.
-  // Then each nest a grid of 256-thread blocks (gptc-thread-blocks), blocks
+  // Elementwise nests 16 bytes a thread (gptc-vector-elementwise), row
+  // reductions a warp per row (gptc-warp-reductions). Then each nest a
+  // grid of 256-thread blocks (gptc-thread-blocks), blocks
   // and threads mapped onto the grid's and the block's x dimension.
   addPipelineText(pm, "func.func(gptc-lower-block-barriers),"
                       "func.func(gptc-lower-warp-mma),"
+                      "func.func(gptc-vector-elementwise),"
+                      "func.func(gptc-warp-reductions),"
                       "func.func(gptc-thread-blocks),"
                       "func.func(gpu-map-parallel-loops),"
                       "func.func(convert-parallel-loops-to-gpu),"
@@ -30,7 +34,8 @@ void buildCUDACodegenPipeline(OpPassManager &pm,
   // A thread's reduction loop carries its accumulator in a register, in
   // the loop's order (the CPU's sums reassociate for its vector lanes).
   pm.addNestedPass<func::FuncOp>(
-      createRegisterAccumulatorsPass({/*reassociate=*/false}));
+      createRegisterAccumulatorsPass({/*reassociate=*/false,
+                                      /*allAccumulations=*/true}));
   if (target.movesHostComputeToDevice())
     pm.addNestedPass<func::FuncOp>(createHostComputeToDevicePass());
   pm.addNestedPass<func::FuncOp>(createSinkGlobalsPass());
@@ -41,7 +46,11 @@ void buildCUDACodegenPipeline(OpPassManager &pm,
 
 void addKernelOutlining(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createNameKernelsPass());
-  addPipelineText(pm, "gpu-kernel-outlining");
+  // Constants (extents, strides, the block size) into the kernels: a
+  // division by a known extent is a multiply and shift, not a 64-bit
+  // division by a kernel parameter, and the guard compares with a literal.
+  addPipelineText(pm, "func.func(gpu-launch-sink-index-computations),"
+                      "gpu-kernel-outlining");
   pm.addPass(createDedupKernelsPass());
 }
 

@@ -98,6 +98,60 @@ def LowerWarpMmaPass : Pass<"gptc-lower-warp-mma", "mlir::func::FuncOp"> {
                            "mlir::NVVM::NVVMDialect"];
 }
 
+def VectorElementwisePass
+    : Pass<"gptc-vector-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Several elements a work item, 16-byte loads and stores (CUDA)";
+  let description = [{
+    CUDA only, at the loops stage, before `gptc-thread-blocks`: an
+    elementwise nest (constant bounds, a straight-line body) whose innermost
+    index is used only as the last index of its loads and stores along
+    contiguous rows takes `w` consecutive elements a work item, `w` =
+    16 bytes over its widest element (4 for f32, 8 for bf16-only nests),
+    halved until it divides the innermost extent and every row access is
+    aligned to `w` elements: the layouts' static offsets and outer strides
+    are multiples of `w`, and every `memref.view` back to the arena shifts
+    by a multiple of the vector's bytes (the buffer plan aligns to 64).
+    Each access along the row becomes one `vector.load` or `vector.store`
+    (`ld.global.v4`: a warp moves 512 contiguous bytes a request), the
+    element math is repeated for the `w` elements, and what does not vary
+    along the row (the other indices, a row's scale) is computed once.
+    Not rewritten: nests with loops or branches, gathers (an index loaded
+    or computed from the innermost one), the innermost index in
+    arithmetic, extents no vector width divides, unaligned views.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect"
+  ];
+}
+
+def WarpReductionsPass : Pass<"gptc-warp-reductions", "mlir::func::FuncOp"> {
+  let summary = "A warp per row for reductions along a row (CUDA)";
+  let description = [{
+    CUDA only, at the loops stage, before `gptc-thread-blocks`: a nest with
+    constant bounds whose work item ends in a reduction loop (at least 32
+    terms, step 1) of one f32 element it loads, combines (addf, mulf,
+    maximumf, minimumf) and stores every iteration, where every load that
+    moves with the loop moves along the last, contiguous dimension of its
+    buffer (a row sum: RMSNorm and QK-norm statistics and their backward
+    sums), gets a 32-lane dimension innermost: lane l sums terms l, l + 32,
+    ... in a register from the combiner's neutral element, a butterfly of
+    `gpu.shuffle xor` (16, 8, 4, 2, 1) combines the lanes, and lane 0
+    combines the total into the element once. `gptc-thread-blocks` then
+    lays the lanes of a work item onto one warp, so a warp's loads are 32
+    consecutive elements of one row (coalesced) instead of one element of
+    32 rows. The order of the sum is fixed (the same bits every run, no
+    atomics); it differs from the single thread's order by rounding. Not
+    rewritten: loops that walk another dimension (a column sum is
+    coalesced across a thread per column already), shorter loops, other
+    stores, nested regions in the loop, non-f32 accumulators.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
 def SplitReductionsPass
     : Pass<"gptc-split-reductions", "mlir::func::FuncOp"> {
   let summary = "Split reductions with few results in two (CUDA)";
@@ -107,8 +161,10 @@ def SplitReductionsPass
     over all activations; the Frobenius norms of Newton-Schulz, one per
     matrix) would be a kernel of that many threads, each summing millions
     of terms. It becomes two reductions: the first computes `parts` partial
-    results per result, each over one contiguous chunk of its longest
-    reduction dimension (a new parallel loop, so results x parts threads),
+    results per result, part s over the elements s, s + parts, s + 2 parts,
+    ... of its longest reduction dimension (a new parallel loop, so results
+    x parts threads; interleaved, so that a warp's consecutive parts read
+    consecutive elements),
     starting from the combiner's neutral element; the second combines the
     partials into the original output, in order. The number of parts is
     the largest divisor of that dimension's extent that keeps at least

@@ -7,10 +7,14 @@
 //
 //   out[] += x[t, d]        (t < 65536, d < 768)
 //     =>
-//   part[s] = 0;  part[s] += x[s * 64 + u, d]   (s < 1024 parallel; u, d)
-//   out[] += part[s]                             (s < 1024, in order)
+//   part[s] = 0;  part[s] += x[u * 1024 + s, d]  (s < 1024 parallel; u, d)
+//   out[] += part[s]                              (s < 1024, in order)
 //
-// Every partial sums a fixed chunk in a fixed order and the partials are
+// The parts interleave: partial s takes every 1024th element from s on, so
+// the threads of a warp (consecutive s) read consecutive elements of the
+// split dimension (coalesced when it is the inputs' innermost; a part of
+// 64 contiguous elements a thread put the lanes 256 bytes apart).
+// Every partial sums a fixed set in a fixed order and the partials are
 // combined in a fixed order: the same bits on every run, whatever the
 // device's scheduling (no atomics). The second reduction is split again
 // while it is still long. See the pass description in passes/GPU/GPUPasses.td.
@@ -83,9 +87,86 @@ struct SplitReductionsPass
     getOperation().walk([&](linalg::GenericOp op) { worklist.push_back(op); });
     while (!worklist.empty()) {
       linalg::GenericOp op = worklist.pop_back_val();
+      if (!choose(op))
+        continue;
+      op = collapseReductionRun(op);
       if (std::optional<Split> split = choose(op))
         worklist.push_back(apply(op, *split));
     }
+  }
+
+  /// `op` with its trailing run of reduction loops collapsed into one (a
+  /// scalar's gradient over [B, T, D]: one loop of B * T * D), when every
+  /// input indexes the run as its trailing dimensions, in order, the
+  /// outputs do not index it and the body reads no loop index: the split
+  /// then interleaves the parts over the flat elements, so that a warp
+  /// reads consecutive ones (split on the tokens alone, a warp's lanes
+  /// were a row apart).
+  linalg::GenericOp collapseReductionRun(linalg::GenericOp op) const {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    const int64_t rank = static_cast<int64_t>(iterators.size());
+    int64_t first = rank;
+    while (first > 0 && linalg::isReductionIterator(iterators[first - 1]))
+      --first;
+    if (rank - first < 2 || !op.getBody()->getOps<linalg::IndexOp>().empty())
+      return op;
+    MLIRContext *ctx = op.getContext();
+    auto runDim = [&](AffineExpr e) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      return d && static_cast<int64_t>(d.getPosition()) >= first;
+    };
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      ArrayRef<AffineExpr> results = op.getMatchingIndexingMap(in).getResults();
+      int64_t n = static_cast<int64_t>(results.size());
+      if (n < rank - first)
+        return op;
+      for (int64_t i = 0; i < n; ++i) {
+        bool tail = i >= n - (rank - first);
+        if (tail != runDim(results[i]) ||
+            (tail && results[i] != getAffineDimExpr(
+                                       first + i - (n - (rank - first)), ctx)))
+          return op;
+      }
+    }
+    for (OpOperand &out : op.getDpsInitsMutable())
+      if (llvm::any_of(op.getMatchingIndexingMap(&out).getResults(), runDim))
+        return op;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      int64_t n = map.getNumResults(), keep = n - (rank - first);
+      SmallVector<ReassociationIndices> groups;
+      SmallVector<AffineExpr> results;
+      for (int64_t i = 0; i < keep; ++i) {
+        groups.push_back({i});
+        results.push_back(map.getResult(i));
+      }
+      ReassociationIndices run;
+      for (int64_t i = keep; i < n; ++i)
+        run.push_back(i);
+      groups.push_back(run);
+      results.push_back(getAffineDimExpr(first, ctx));
+      inputs.push_back(
+          tensor::CollapseShapeOp::create(b, loc, in->get(), groups));
+      maps.push_back(AffineMap::get(first + 1, 0, results, ctx));
+    }
+    for (OpOperand &out : op.getDpsInitsMutable()) {
+      AffineMap map = op.getMatchingIndexingMap(&out);
+      maps.push_back(AffineMap::get(first + 1, 0, map.getResults(), ctx));
+    }
+    SmallVector<utils::IteratorType> newIterators(iterators.begin(),
+                                                  iterators.begin() + first);
+    newIterators.push_back(utils::IteratorType::reduction);
+    auto collapsed =
+        linalg::GenericOp::create(b, loc, op.getResultTypes(), inputs,
+                                  op.getDpsInits(), maps, newIterators);
+    collapsed.getRegion().takeBody(op.getRegion());
+    op.replaceAllUsesWith(collapsed.getResults());
+    op.erase();
+    return collapsed;
   }
 
   /// A split for `op` when it has too few results to fill the device and
@@ -173,9 +254,9 @@ struct SplitReductionsPass
     auto substitute = [&](AffineMap map, bool withPart) {
       SmallVector<AffineExpr> results;
       for (AffineExpr r : map.getResults()) {
+        results.push_back(r.replaceDims(oldDims));
         if (r == getAffineDimExpr(split.dim, ctx))
           results.push_back(getAffineDimExpr(part, ctx));
-        results.push_back(r.replaceDims(oldDims));
       }
       if (withPart)
         results.push_back(getAffineDimExpr(part, ctx));
@@ -195,12 +276,12 @@ struct SplitReductionsPass
       SmallVector<ReassociationIndices> groups;
       for (auto [i, size] : llvm::enumerate(type.getShape())) {
         groups.emplace_back();
+        groups.back().push_back(shape.size());
+        shape.push_back(i == *at ? split.chunk : size);
         if (i == *at) {
           groups.back().push_back(shape.size());
           shape.push_back(split.parts);
         }
-        groups.back().push_back(shape.size());
-        shape.push_back(i == *at ? split.chunk : size);
       }
       inputs.push_back(tensor::ExpandShapeOp::create(
           b, loc, RankedTensorType::get(shape, type.getElementType()),
@@ -237,9 +318,9 @@ struct SplitReductionsPass
       Value v = linalg::IndexOp::create(ib, loc, position[d]);
       if (d == split.dim) {
         Value p = linalg::IndexOp::create(ib, loc, part);
-        Value chunk = arith::ConstantIndexOp::create(ib, loc, split.chunk);
+        Value parts = arith::ConstantIndexOp::create(ib, loc, split.parts);
         v = arith::AddIOp::create(ib, loc,
-                                  arith::MulIOp::create(ib, loc, p, chunk), v);
+                                  arith::MulIOp::create(ib, loc, v, parts), p);
       }
       index.replaceAllUsesWith(v);
       index.erase();

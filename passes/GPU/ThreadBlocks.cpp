@@ -64,16 +64,25 @@ std::optional<Space> constantSpace(scf::ParallelOp op) {
   return s;
 }
 
-/// A nest whose work items share a tile (the flash-attention kernels: one
-/// work item stages K/V tiles for itself) keeps one thread per block.
-bool sharesTiles(scf::ParallelOp op) {
-  return op
-      .walk([](memref::AllocaOp alloca) {
-        return alloca->hasAttr(gptc::lowering::kWorkgroupTileAttr)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
-      })
-      .wasInterrupted();
+/// A nest whose work items are teams of threads keeps one work item per
+/// block: its items share a tile (the flash-attention kernels stage K/V
+/// tiles for the block), or each item's body is a nested scf.parallel of
+/// at most a block's threads (the cross-entropy's 256 threads a row, which
+/// would otherwise run as a sequential loop in one thread per row).
+bool runsTeams(scf::ParallelOp op) {
+  WalkResult shared = op.walk([](memref::AllocaOp alloca) {
+    return alloca->hasAttr(gptc::lowering::kWorkgroupTileAttr)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (shared.wasInterrupted())
+    return true;
+  WalkResult team = op.getBody()->walk([&](scf::ParallelOp inner) {
+    std::optional<Space> s = constantSpace(inner);
+    return s && s->items > 0 && s->items <= 1024 ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
+  });
+  return team.wasInterrupted();
 }
 
 struct ThreadBlocksPass : gptc::impl::ThreadBlocksPassBase<ThreadBlocksPass> {
@@ -97,8 +106,7 @@ struct ThreadBlocksPass : gptc::impl::ThreadBlocksPassBase<ThreadBlocksPass> {
 
   void spread(scf::ParallelOp op) {
     std::optional<Space> space = constantSpace(op);
-    if (!space || space->items == 0 || op.getNumResults() != 0 ||
-        sharesTiles(op))
+    if (!space || space->items == 0 || op.getNumResults() != 0 || runsTeams(op))
       return;
     const int64_t items = space->items;
     const int64_t threads =

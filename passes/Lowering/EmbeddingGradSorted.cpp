@@ -171,6 +171,10 @@ Value segmentedSum(OpBuilder &b, Location loc, EmbeddingGradOp op,
   const int64_t rows = outType.getDimSize(0), dim = outType.getDimSize(1);
   const int64_t lanes = dim % 4 == 0 ? 4 : 1, groups = dim / lanes;
   Type elt = outType.getElementType();
+  // A work item's columns start at a multiple of 4 of a row of a multiple
+  // of 4 elements, in buffers the plan aligns to 64 bytes: one 16-byte
+  // (f32) access each.
+  const int64_t align = lanes * elt.getIntOrFloatBitWidth() / 8;
   auto gType = RankedTensorType::get({sorted.positions, dim}, elt);
   Value grad = bufferization::ToBufferOp::create(
       b, loc, MemRefType::get(gType.getShape(), elt),
@@ -186,15 +190,14 @@ Value segmentedSum(OpBuilder &b, Location loc, EmbeddingGradOp op,
     Value end = toIndex(kb, l, e.load(sorted.starts, e.add(v, e.idx(1))));
     Value base = e.mul(v, e.idx(sorted.positions));
     Value zero = lanes == 1 ? e.fc(0.0) : e.splat(e.fc(0.0), lanes);
-    SmallVector<Value> sum =
-        e.loop(first, end, e.idx(1), ValueRange{zero},
-               [&](Value i, ValueRange acc) -> SmallVector<Value> {
-                 Value position =
-                     e.sub(toIndex(kb, l, e.load(sorted.keys, i)), base);
-                 Value row = lanes == 1 ? e.load(grad, {position, d})
-                                        : e.vload(grad, {position, d}, lanes);
-                 return {e.fadd(acc[0], row)};
-               });
+    SmallVector<Value> sum = e.loop(
+        first, end, e.idx(1), ValueRange{zero},
+        [&](Value i, ValueRange acc) -> SmallVector<Value> {
+          Value position = e.sub(toIndex(kb, l, e.load(sorted.keys, i)), base);
+          Value row = lanes == 1 ? e.load(grad, {position, d})
+                                 : e.vload(grad, {position, d}, lanes, align);
+          return {e.fadd(acc[0], row)};
+        });
     // The loop runs N / V times on average over the work items (each
     // position is in one segment): for the cost model.
     cast<scf::ForOp>(sum[0].getDefiningOp())
@@ -203,7 +206,7 @@ Value segmentedSum(OpBuilder &b, Location loc, EmbeddingGradOp op,
     if (lanes == 1)
       e.store(sum[0], out, {v, d});
     else
-      e.vstore(sum[0], out, {v, d});
+      e.vstore(sum[0], out, {v, d}, align);
   });
   return bufferization::ToTensorOp::create(b, loc, outType, out,
                                            /*restrict=*/true,

@@ -92,11 +92,17 @@ Value KernelEmitter::sharedTile(ArrayRef<int64_t> shape) {
   return t;
 }
 
-Value KernelEmitter::vload(Value m, ValueRange at, int64_t lanes) {
-  return vector::LoadOp::create(b, loc, VectorType::get({lanes}, f), m, at);
+Value KernelEmitter::vload(Value m, ValueRange at, int64_t lanes,
+                           int64_t alignBytes) {
+  return vector::LoadOp::create(
+      b, loc, VectorType::get({lanes}, f), m, at, /*nontemporal=*/false,
+      alignBytes ? llvm::MaybeAlign(alignBytes) : llvm::MaybeAlign());
 }
-void KernelEmitter::vstore(Value v, Value m, ValueRange at) {
-  vector::StoreOp::create(b, loc, v, m, at);
+void KernelEmitter::vstore(Value v, Value m, ValueRange at,
+                           int64_t alignBytes) {
+  vector::StoreOp::create(b, loc, v, m, at, /*nontemporal=*/false,
+                          alignBytes ? llvm::MaybeAlign(alignBytes)
+                                     : llvm::MaybeAlign());
 }
 Value KernelEmitter::splat(Value scalar, int64_t lanes) {
   return vector::BroadcastOp::create(

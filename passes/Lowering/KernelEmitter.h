@@ -36,6 +36,10 @@ constexpr llvm::StringLiteral kEdgeTilesAttr = "gptc.edge_tiles";
 /// counts the work items it lets through, its bound a constant or a
 /// kernel argument with a constant value at the launch.
 constexpr llvm::StringLiteral kWorkItemGuardAttr = "gptc.work_item_guard";
+/// On the scf.if by which one lane of a warp (lane 0) stores a warp's
+/// combined reduction (gptc-warp-reductions): not a guard of the work
+/// items; its body runs for one work item in 32.
+constexpr llvm::StringLiteral kWarpLeaderAttr = "gptc.warp_leader";
 /// On an scf.for over a segment of sorted positions (the embedding
 /// gradient's segmented sum, EmbeddingGradSorted.cpp): [positions,
 /// segments]. Each position is in one segment, so the loop runs
@@ -99,8 +103,12 @@ public:
   // Vectors of floatType() (CPU register tiles): `lanes` consecutive
   // elements along the last dimension of `m`, and a scalar in every lane.
   // math.fma (fma above) takes vectors too, lane by lane.
-  mlir::Value vload(mlir::Value m, mlir::ValueRange at, int64_t lanes);
-  void vstore(mlir::Value v, mlir::Value m, mlir::ValueRange at);
+  // `alignBytes` (when not 0): what the access is aligned to (a GPU's
+  // 16-byte ld.global.v4 needs it known, else it loads lane by lane).
+  mlir::Value vload(mlir::Value m, mlir::ValueRange at, int64_t lanes,
+                    int64_t alignBytes = 0);
+  void vstore(mlir::Value v, mlir::Value m, mlir::ValueRange at,
+              int64_t alignBytes = 0);
   mlir::Value splat(mlir::Value scalar, int64_t lanes);
   /// Lane i of the result is lane mask[i] of x ++ y (vector.shuffle).
   mlir::Value shuffle(mlir::Value x, mlir::Value y,

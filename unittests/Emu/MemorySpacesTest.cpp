@@ -204,3 +204,43 @@ TEST(EmuCounters, OneLaunch) {
 }
 
 } // namespace
+
+// Vector stores and packs whose elements are immediates (LLVM stores a
+// constant vector so: st.global.v4.b32 [a], {0f00000000, ...}), beside
+// registers; a vector load of what they wrote.
+const char *kVectorImmediates = R"(
+.visible .entry vecimm(.param .u64 pout)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.b32 [%rd3], {0f3F800000, %r1, -2, 0x7};
+  ld.global.v4.b32 {%r2, %r3, %r4, %r5}, [%rd3];
+  mov.b64 %rd4, {%r3, 0x11};
+  add.s64 %rd5, %rd3, 512;
+  st.global.v2.b32 [%rd5], {%r2, %r5};
+  st.global.b64 [%rd5+8], %rd4;
+  ret;
+}
+)";
+
+TEST(EmuMemorySpaces, VectorElementsThatAreImmediates) {
+  PtxModule m(ptx(kVectorImmediates));
+  ASSERT_EQ(m.result, CUDA_SUCCESS);
+  DeviceBuffer<uint32_t> out(256);
+  ASSERT_EQ(launch(m.function("vecimm"), 1, 32, {&out.ptr}), CUDA_SUCCESS);
+  std::vector<uint32_t> o = out.read();
+  for (unsigned t = 0; t < 32; ++t) {
+    EXPECT_EQ(o[4 * t + 0], 0x3f800000u) << "thread " << t;
+    EXPECT_EQ(o[4 * t + 1], t);
+    EXPECT_EQ(o[4 * t + 2], 0xfffffffeu);
+    EXPECT_EQ(o[4 * t + 3], 7u);
+    EXPECT_EQ(o[128 + 4 * t + 0], 0x3f800000u);
+    EXPECT_EQ(o[128 + 4 * t + 1], 7u);
+    EXPECT_EQ(o[128 + 4 * t + 2], t);
+    EXPECT_EQ(o[128 + 4 * t + 3], 0x11u);
+  }
+}

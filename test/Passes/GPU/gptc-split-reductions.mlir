@@ -1,36 +1,43 @@
 // gptc-split-reductions: a reduction with few results becomes partial sums
-// over chunks of its longest reduction dimension (one thread each) and an
+// over interleaved parts of its longest reduction dimension (one thread
+// each; trailing reduction loops every input reads contiguously collapsed
+// into one first) and an
 // in-order combination of the partials; the combination is split again
 // while it is long. Reductions with enough results, unknown combiners,
 // dynamic shapes or too few terms are left alone.
 // RUN: gptc-opt %s --pass-pipeline='builtin.module(func.func(gptc-split-reductions))' --split-input-file | FileCheck %s
 // RUN: gptc-opt %s --pass-pipeline='builtin.module(func.func(gptc-split-reductions{threads=64}))' --split-input-file | FileCheck %s --check-prefix=T64
 
-// A scalar parameter's gradient: 65536 terms, one result. The longest
-// dimension (256) is split into 256 parts of 256 terms; those 256 partials
-// into 8 parts of 32; the last 8 are combined into the original output.
-// With threads=64: 64 parts of 4 rows, then 2 parts of 32 are too few.
+// A scalar parameter's gradient: 65536 terms, one result. The reduction
+// loops, contiguous in both inputs, are collapsed into one of 65536, split
+// into 2048 interleaved parts of 32 terms (part s takes s, s + 2048, ...:
+// a warp's parts read consecutive elements); those 2048 partials into 64
+// parts of 32; the last 64 are combined into the original output.
+// With threads=64: 64 parts of 1024, then 2 parts of 32 are too few.
 // CHECK-LABEL: func.func @scalar_grad
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x1x1xf32>)
-// CHECK: %[[X:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2], [3], [4]] output_shape [4, 256, 1, 2, 32]
-// CHECK: %[[Y:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2], [3], [4]] output_shape [4, 256, 1, 2, 32]
+// CHECK: %[[CX:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1, 2, 3]] : tensor<4x256x2x32xf32> into tensor<65536xf32>
+// CHECK: %[[CY:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1, 2, 3]] : tensor<4x256x2x32xf32> into tensor<65536xf32>
+// CHECK: %[[X:.*]] = tensor.expand_shape %[[CX]] {{\[}}[0, 1]] output_shape [32, 2048]
+// CHECK: %[[Y:.*]] = tensor.expand_shape %[[CY]] {{\[}}[0, 1]] output_shape [32, 2048]
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[P0:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<1x1x1x1x256xf32>)
+// CHECK: %[[P0:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<1x1x1x1x2048xf32>)
 // CHECK: %[[P:.*]] = linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]
-// CHECK-SAME: ins(%[[X]], %[[Y]] : {{.*}}) outs(%[[P0]] : tensor<1x1x1x1x256xf32>)
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%[[X]], %[[Y]] : {{.*}}) outs(%[[P0]] : tensor<1x1x1x1x2048xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
-// CHECK: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1], [2], [3], [4, 5]] output_shape [1, 1, 1, 1, 8, 32]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1], [2], [3], [4, 5]] output_shape [1, 1, 1, 1, 32, 64]
 // CHECK: %[[Q:.*]] = linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]
-// CHECK-SAME: ins(%[[E]] : tensor<1x1x1x1x8x32xf32>) outs(%{{.*}} : tensor<1x1x1x1x8xf32>)
+// CHECK-SAME: ins(%[[E]] : tensor<1x1x1x1x32x64xf32>) outs(%{{.*}} : tensor<1x1x1x1x64xf32>)
 // CHECK: %[[R:.*]] = linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
-// CHECK-SAME: ins(%[[Q]] : tensor<1x1x1x1x8xf32>) outs(%[[INIT]] : tensor<1x1x1x1xf32>)
+// CHECK-SAME: ins(%[[Q]] : tensor<1x1x1x1x64xf32>) outs(%[[INIT]] : tensor<1x1x1x1xf32>)
 // CHECK: return %[[R]]
 // T64-LABEL: func.func @scalar_grad
-// T64: tensor.expand_shape %arg0 {{\[}}[0], [1, 2], [3], [4]] output_shape [4, 64, 4, 2, 32]
+// T64: tensor.collapse_shape %arg0 {{\[}}[0, 1, 2, 3]]
+// T64: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [1024, 64]
 // T64: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x1x1x64xf32>)
 // T64: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x1x1x64xf32>) outs(%{{.*}} : tensor<1x1x1x1xf32>)
 // T64-NOT: linalg.generic
@@ -52,16 +59,18 @@ func.func @scalar_grad(%x: tensor<4x256x2x32xf32>, %y: tensor<4x256x2x32xf32>) -
 
 // -----
 
-// Newton-Schulz norms: 16 results of 4096 terms; 64 parts per result (a
-// new parallel loop after the batch), combined per matrix.
+// Newton-Schulz norms: 16 results of 4096 terms: each matrix's two
+// reduction loops collapsed into one of 4096, 128 interleaved parts per
+// result (a new parallel loop after the batch), combined per matrix.
 // CHECK-LABEL: func.func @norms
-// CHECK: tensor.expand_shape %arg0 {{\[}}[0], [1, 2], [3]] output_shape [16, 64, 1, 64]
+// CHECK: %[[C:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1, 2]] : tensor<16x64x64xf32> into tensor<16x4096xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[}}[0], [1, 2]] output_shape [16, 32, 128]
 // CHECK: %[[P:.*]] = linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
-// CHECK-SAME: outs(%{{.*}} : tensor<16x1x1x64xf32>)
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME: outs(%{{.*}} : tensor<16x1x1x128xf32>)
 // CHECK: linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK-SAME: ins(%[[P]] : tensor<16x1x1x64xf32>) outs(%{{.*}} : tensor<16x1x1xf32>)
+// CHECK-SAME: ins(%[[P]] : tensor<16x1x1x128xf32>) outs(%{{.*}} : tensor<16x1x1xf32>)
 #m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #n3 = affine_map<(d0, d1, d2) -> (d0, 0, 0)>
 func.func @norms(%x: tensor<16x64x64xf32>) -> tensor<16x1x1xf32> {
@@ -80,18 +89,19 @@ func.func @norms(%x: tensor<16x64x64xf32>) -> tensor<16x1x1xf32> {
 // -----
 
 // A max whose terms use the loop index: the index becomes
-// part * 32 + position in the chunk; partials start at maxnumf's neutral
-// element (NaN) and combine into the given output in order.
+// position in the part * 128 + part (the parts interleave); partials start
+// at maxnumf's neutral element (NaN) and combine into the given output in
+// order.
 // CHECK-LABEL: func.func @indexed_max
-// CHECK: tensor.expand_shape %arg0 {{\[}}[0, 1]] output_shape [128, 32]
+// CHECK: tensor.expand_shape %arg0 {{\[}}[0, 1]] output_shape [32, 128]
 // CHECK: %[[NAN:.*]] = arith.constant 0xFFC00000 : f32
 // CHECK: linalg.fill ins(%[[NAN]] : f32)
 // CHECK: %[[P:.*]] = linalg.generic
 // CHECK: %[[U:.*]] = linalg.index 1 : index
 // CHECK: %[[S:.*]] = linalg.index 0 : index
-// CHECK: %[[C32:.*]] = arith.constant 32 : index
-// CHECK: %[[BASE:.*]] = arith.muli %[[S]], %[[C32]] : index
-// CHECK: arith.addi %[[BASE]], %[[U]] : index
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: %[[BASE:.*]] = arith.muli %[[U]], %[[C128]] : index
+// CHECK: arith.addi %[[BASE]], %[[S]] : index
 // CHECK: arith.maxnumf
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[P]] : tensor<128xf32>) outs(%arg1 : tensor<f32>)
 // CHECK: arith.maxnumf

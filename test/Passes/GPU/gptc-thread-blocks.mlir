@@ -145,3 +145,32 @@ func.func @shared_tile_nest(%a: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A nest whose work item is a team (a nested scf.parallel of 256 threads,
+// the cross-entropy's rows) keeps one work item per block: the inner nest
+// becomes the block's threads, not a sequential loop in one thread.
+// CHECK-LABEL: func.func @team
+// CHECK: scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for %{{.*}} = %[[T]] to
+func.func @team(%x: memref<65536xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  %c1000 = arith.constant 1000 : index
+  %cst = arith.constant 0.0 : bf16
+  scf.parallel (%r) = (%c0) to (%c512) step (%c1) {
+    scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+      scf.for %j = %t to %c1000 step %c256 {
+        memref.store %cst, %x[%j] : memref<65536xbf16>
+      }
+      scf.reduce
+    }
+    scf.reduce
+  }
+  return
+}

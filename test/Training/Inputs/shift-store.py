@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plants an index shift in a CUDA step's IR (`gptc compile --target=cuda
---emit=llvm`): the first memref.store of the first gpu.launch of
-@gptc_grad_step gets its first index plus one, so the kernel's last rows
+--emit=llvm`): the first store of the first gpu.launch of
+@gptc_grad_step (a memref.store, or a vector.store of several elements)
+gets its first index plus one, so the kernel's last rows
 write one row past the end of their buffer, into whatever the arena holds
 next.
 
@@ -22,20 +23,21 @@ def main():
         elif in_grad and "gpu.launch blocks" in line:
             in_launch = True
         elif in_launch:
-            m = re.match(r"(\s*)memref\.store (%\w+), (%\w+)\[(%\w+)(.*)$",
-                         line)
+            m = re.match(
+                r"(\s*)(memref|vector)\.store (%\w+), (%\w+)\[(%\w+)(.*)$",
+                line)
             if m:
-                indent, value, buffer, first, rest = m.groups()
+                indent, dialect, value, buffer, first, rest = m.groups()
                 lines[i:i + 1] = [
                     f"{indent}%gptc_shift_one = arith.constant 1 : index",
                     f"{indent}%gptc_shifted = arith.addi {first}, "
                     f"%gptc_shift_one : index",
-                    f"{indent}memref.store {value}, {buffer}[%gptc_shifted"
+                    f"{indent}{dialect}.store {value}, {buffer}[%gptc_shifted"
                     f"{rest}"]
                 open(sys.argv[2], "w").write("\n".join(lines))
                 print(f"shifted: {line.strip()}")
                 return
-    sys.exit("no memref.store in the first gpu.launch of @gptc_grad_step")
+    sys.exit("no store in the first gpu.launch of @gptc_grad_step")
 
 
 if __name__ == "__main__":
