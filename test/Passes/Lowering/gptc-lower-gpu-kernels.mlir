@@ -40,10 +40,10 @@
 // CHECK: %[[END:.*]] = memref.load %[[STARTS]]
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<4xf32>)
 // CHECK-NEXT: %[[KEY:.*]] = memref.load %[[KEYS]][%[[I]]]
-// CHECK: %[[ROW:.*]] = vector.load %[[G]][%{{.*}}, %{{.*}}] : memref<6x4xf32>, vector<4xf32>
+// CHECK: %[[ROW:.*]] = vector.load %[[G]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<6x4xf32>, vector<4xf32>
 // CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[ACC]], %[[ROW]] : vector<4xf32>
 // CHECK: } {gptc.segments = array<i64: 6, 16>}
-// CHECK: vector.store %{{.*}}, %[[T]]
+// CHECK: vector.store %{{.*}}, %[[T]][%{{.*}}, %{{.*}}] {alignment = 16 : i64}
 // CHECK: bufferization.to_tensor %[[T]] restrict writable
 // The second table's sum reads the same keys and starts: no second sort.
 // CHECK-NOT: memref<8xi64>
