@@ -1,4 +1,5 @@
-//===- Accumulation.h - A loop's read-modify-write of one element -*- C++ -*-===//
+//===- Accumulation.h - A loop's read-modify-write of one element -*- C++
+//-*-===//
 //
 // The pattern a reduction lowered to loops leaves (one accumulator element,
 // loaded, combined with a term and stored in every iteration), shared by

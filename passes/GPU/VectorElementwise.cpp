@@ -123,8 +123,8 @@ std::optional<Plan> planOf(scf::ParallelOp nest) {
                          step = getConstantIntValue(nest.getStep()[d]);
   if (!lb || !ub || !step || *lb != 0 || *step != 1)
     return std::nullopt;
-  for (Value v : llvm::concat<Value>(nest.getLowerBound(),
-                                     nest.getUpperBound(), nest.getStep()))
+  for (Value v : llvm::concat<Value>(nest.getLowerBound(), nest.getUpperBound(),
+                                     nest.getStep()))
     if (!getConstantIntValue(v))
       return std::nullopt;
   Value j = nest.getInductionVars()[d];
@@ -135,15 +135,15 @@ std::optional<Plan> planOf(scf::ParallelOp nest) {
   for (Operation &op : nest.getBody()->without_terminator()) {
     if (op.getNumRegions() != 0)
       return std::nullopt;
-    bool varies = llvm::any_of(op.getOperands(), [&](Value v) {
-      return varyingValues.contains(v);
-    });
+    bool varies = llvm::any_of(
+        op.getOperands(), [&](Value v) { return varyingValues.contains(v); });
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
       if (!varies)
         continue;
       if (!alongRow(load.getIndices(), j, varyingValues))
         return std::nullopt;
-      accesses.push_back({load.getMemRef(), elementBytes(load.getMemRefType())});
+      accesses.push_back(
+          {load.getMemRef(), elementBytes(load.getMemRefType())});
     } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
       if (!alongRow(store.getIndices(), j, varyingValues))
         return std::nullopt;
@@ -154,9 +154,8 @@ std::optional<Plan> planOf(scf::ParallelOp nest) {
         return std::nullopt;
       continue;
     } else if (!isMemoryEffectFree(&op) ||
-               llvm::any_of(op.getResultTypes(), [](Type t) {
-                 return !t.isIntOrFloat();
-               })) {
+               llvm::any_of(op.getResultTypes(),
+                            [](Type t) { return !t.isIntOrFloat(); })) {
       return std::nullopt;
     }
     plan.varying.insert(&op);
@@ -200,8 +199,8 @@ void vectorize(scf::ParallelOp nest, const Plan &plan, OpBuilder &b) {
   b.setInsertionPointToStart(wide.getBody());
   SmallVector<IRMapping> lanes(width);
   for (IRMapping &map : lanes)
-    for (auto [from, to] : llvm::zip(nest.getInductionVars(),
-                                     wide.getInductionVars()))
+    for (auto [from, to] :
+         llvm::zip(nest.getInductionVars(), wide.getInductionVars()))
       map.map(from, to);
   auto indicesOf = [&](ValueRange indices) {
     SmallVector<Value> at;

@@ -91,16 +91,15 @@ bool loadsAlongRows(scf::ForOp loop) {
 /// accumulations (RMSNorm's backward sums two per row), no other store and
 /// no nested region; the ops before it in the nest's body are pure or
 /// loads. The nest has constant bounds.
-SmallVector<Accumulation> rowReduction(scf::ParallelOp nest,
-                                       scf::ForOp &loop) {
+SmallVector<Accumulation> rowReduction(scf::ParallelOp nest, scf::ForOp &loop) {
   Block *body = nest.getBody();
   if (nest.getNumResults() != 0 || body->getOperations().size() < 2)
     return {};
   loop = dyn_cast<scf::ForOp>(*std::prev(body->getTerminator()->getIterator()));
   if (!loop)
     return {};
-  for (Value v : llvm::concat<Value>(nest.getLowerBound(),
-                                     nest.getUpperBound(), nest.getStep()))
+  for (Value v : llvm::concat<Value>(nest.getLowerBound(), nest.getUpperBound(),
+                                     nest.getStep()))
     if (!getConstantIntValue(v))
       return {};
   for (Operation &op : body->without_terminator())
@@ -160,13 +159,14 @@ void spreadOverLanes(scf::ParallelOp nest, scf::ForOp loop,
   SmallVector<Value> inits;
   llvm::SmallPtrSet<Operation *, 8> own;
   for (Accumulation &acc : accs) {
-    inits.push_back(arith::ConstantOp::create(b, loc, neutralOf(acc.combine, b)));
+    inits.push_back(
+        arith::ConstantOp::create(b, loc, neutralOf(acc.combine, b)));
     own.insert(acc.load);
     own.insert(acc.store);
   }
-  auto partial = scf::ForOp::create(
-      b, loc, first, map.lookupOrDefault(loop.getUpperBound()), c(kWarp),
-      inits);
+  auto partial = scf::ForOp::create(b, loc, first,
+                                    map.lookupOrDefault(loop.getUpperBound()),
+                                    c(kWarp), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(partial.getBody());
