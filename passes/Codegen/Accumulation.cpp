@@ -63,11 +63,4 @@ SmallVector<Accumulation> findAccumulations(scf::ForOp loop) {
   return found;
 }
 
-std::optional<Accumulation> findAccumulation(scf::ForOp loop) {
-  SmallVector<Accumulation> all = findAccumulations(loop);
-  if (all.size() != 1)
-    return std::nullopt;
-  return all.front();
-}
-
 } // namespace gptc::codegen

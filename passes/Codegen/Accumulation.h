@@ -14,8 +14,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-#include <optional>
-
 namespace gptc::codegen {
 
 /// The accumulation of one loop: load, combining op, store.
@@ -33,9 +31,6 @@ bool isCombiner(mlir::Operation *op);
 /// (its stores all such, each to its own memref, which the loop touches
 /// nowhere else), or none.
 llvm::SmallVector<Accumulation> findAccumulations(mlir::scf::ForOp loop);
-
-/// The accumulation of findAccumulations when there is exactly one.
-std::optional<Accumulation> findAccumulation(mlir::scf::ForOp loop);
 
 } // namespace gptc::codegen
 
