@@ -7,11 +7,15 @@
 using namespace mlir;
 
 namespace gptc::codegen {
+namespace {
 
+/// An associative, commutative combining op of floats.
 bool isCombiner(Operation *op) {
   return isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp,
              arith::MinimumFOp>(op);
 }
+
+} // namespace
 
 SmallVector<Accumulation> findAccumulations(scf::ForOp loop) {
   if (loop.getNumResults() != 0)

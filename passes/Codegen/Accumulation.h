@@ -23,10 +23,6 @@ struct Accumulation {
   mlir::memref::StoreOp store;
 };
 
-/// An associative, commutative combining op of floats (addf, mulf,
-/// maximumf, minimumf).
-bool isCombiner(mlir::Operation *op);
-
 /// Every read-modify-write of a loop-invariant element in `loop`'s body
 /// (its stores all such, each to its own memref, which the loop touches
 /// nowhere else), or none.
