@@ -244,8 +244,8 @@ CUresult cuStreamSynchronize(CUstream stream) {
   REQUIRE_INIT();
   traceCall("cuStreamSynchronize");
   // Waiting inside a capture: not allowed, and the capture is invalid.
-  if (stream && stream->capturing) {
-    stream->captureError = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  if (stream && stream->capture) {
+    stream->capture->error = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   }
   return takeDeferredError();
@@ -254,9 +254,13 @@ CUresult cuStreamQuery(CUstream) {
   REQUIRE_INIT();
   return CUDA_SUCCESS;
 }
-CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int) {
   REQUIRE_INIT();
-  return CUDA_SUCCESS;
+  if (!event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  // Work runs when it is submitted: the event has happened. In a capture
+  // the wait is an edge of the graph (and may draw the stream in).
+  return joinCaptureOnWait(stream, event);
 }
 
 CUresult cuEventCreate(CUevent *ph, unsigned int) {
@@ -271,10 +275,13 @@ CUresult cuEventDestroy(CUevent h) {
   delete h;
   return CUDA_SUCCESS;
 }
-CUresult cuEventRecord(CUevent h, CUstream) {
+CUresult cuEventRecord(CUevent h, CUstream stream) {
   REQUIRE_INIT();
   if (!h)
     return CUDA_ERROR_INVALID_HANDLE;
+  noteEventRecord(h, stream);
+  if (h->capture)
+    return CUDA_SUCCESS; // a node of the graph, not a time
   h->ns = hostNs();
   h->recorded = true;
   return CUDA_SUCCESS;

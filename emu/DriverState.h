@@ -14,6 +14,7 @@
 
 #include <cuda.h>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,14 +40,27 @@ struct CUfunc_st {
 /// Work recorded for a graph: runs when the graph is launched.
 using CapturedWork = std::function<CUresult()>;
 
+/// One stream capture: begun on its origin stream, it draws in every
+/// stream that waits on an event recorded inside it (a fork) and records
+/// their work in the order it is submitted, which is an order the graph's
+/// dependencies allow. It may end only when the origin has waited for
+/// every other member's last work (joined), as CUDA requires.
+struct StreamCapture {
+  CUstream origin = nullptr;
+  bool active = true;
+  CUresult error = CUDA_SUCCESS;
+  std::vector<CapturedWork> nodes; ///< in submission order
+  /// Per member: the nodes it has submitted so far.
+  std::map<CUstream, uint64_t> submitted;
+  /// Per member: how many of each stream's nodes it has waited for.
+  std::map<CUstream, std::map<CUstream, uint64_t>> seen;
+};
+
 struct CUstream_st {
   unsigned flags = 0;
-  /// Between cuStreamBeginCapture and cuStreamEndCapture the stream's work
-  /// is recorded, not run; a forbidden call (a synchronisation) during the
-  /// capture invalidates it.
-  bool capturing = false;
-  std::vector<CapturedWork> captured;
-  CUresult captureError = CUDA_SUCCESS;
+  /// While the stream takes part in a capture its work is recorded, not
+  /// run; a forbidden call (a synchronisation) invalidates the capture.
+  std::shared_ptr<StreamCapture> capture;
 };
 
 struct CUgraph_st {
@@ -60,6 +74,10 @@ struct CUgraphExec_st {
 struct CUevent_st {
   uint64_t ns = 0;
   bool recorded = false;
+  /// Recorded inside a capture: that capture, and what the recording
+  /// stream had submitted and waited for then (what a wait on it joins).
+  std::shared_ptr<StreamCapture> capture;
+  std::map<CUstream, uint64_t> seen;
 };
 
 namespace gptc::emu {
@@ -78,6 +96,12 @@ uint64_t hostNs();
 bool recordOnCapture(CUstream stream, CapturedWork work);
 /// True while some stream of the process is capturing.
 bool anyStreamCapturing();
+/// cuEventRecord's part in a capture: the event remembers what `stream`
+/// has done in its capture (or forgets an old capture).
+void noteEventRecord(CUevent event, CUstream stream);
+/// cuStreamWaitEvent's part: a stream that waits on an event recorded in
+/// a capture joins that capture (a fork) and sees what the event saw.
+CUresult joinCaptureOnWait(CUstream stream, CUevent event);
 /// With GPTC_EMU_TRACE=FILE, appends "CALL BYTES [WHAT]" to FILE: the calls
 /// that cost a real GPU time or a stall (launches, synchronisations,
 /// allocations, copies, memsets), in the order they were made.

@@ -7,7 +7,10 @@
 // gptcEmuTranslate (a pointer outside a live allocation of the right size
 // is ncclInvalidArgument, as compute-sanitizer would flag the real
 // library's access). Launches on the emulated device run when they are
-// made, so a collective runs when it is called: stream order holds.
+// made, so a collective runs when it is called: stream order holds. On a
+// stream that is capturing a graph, a collective is checked when called
+// and recorded as a node of the graph (gptcEmuStreamRecord), as NCCL
+// records its kernel: it runs, and meets the other ranks, at each replay.
 //
 // The ranks meet as emu/NcclTransport.h says: a bootstrap over TCP, then
 // shared memory on one host or sockets across hosts. A collective moves its
@@ -32,6 +35,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 
 using gptc::emu::nccl::kSlotBytes;
@@ -205,6 +209,58 @@ ncclResult_t exchange(ncclComm *c, const uint8_t *in, size_t bytes,
   return ncclSuccess;
 }
 
+using Collective = std::function<ncclResult_t()>;
+
+/// Runs `run` now, or records it as the next node of the graph `stream`
+/// is capturing.
+ncclResult_t runOrRecord(cudaStream_t stream, Collective run) {
+  auto *work = new Collective(std::move(run));
+  auto call = [](void *w) {
+    return (*static_cast<Collective *>(w))() == ncclSuccess ? 0 : 1;
+  };
+  auto drop = [](void *w) { delete static_cast<Collective *>(w); };
+  if (gptcEmuStreamRecord(reinterpret_cast<CUstream_st *>(stream), call, work,
+                          drop))
+    return ncclSuccess;
+  ncclResult_t result = (*work)();
+  delete work;
+  return result;
+}
+
+ncclResult_t allReduceNow(const void *sendbuff, void *recvbuff, size_t count,
+                          ncclDataType_t datatype, ncclRedOp_t op,
+                          ncclComm *comm) {
+  size_t size = typeBytes(datatype), bytes = count * size;
+  const uint8_t *in = hostOf(sendbuff, bytes);
+  uint8_t *out = hostOf(recvbuff, bytes);
+  if (size == 0 || (bytes && (!in || !out)))
+    return ncclInvalidArgument;
+  size_t per = kSlotBytes / size;
+  for (size_t first = 0; first < count; first += per) {
+    size_t n = std::min(per, count - first);
+    std::memcpy(comm->slots + size_t(comm->rank) * kSlotBytes,
+                in + first * size, n * size);
+    if (!share(comm, n * size))
+      return fail(comm, ncclRemoteError);
+    reduceChunk(out + first * size, comm->slots, n, datatype, comm->nranks, op);
+    if (!release(comm))
+      return fail(comm, ncclRemoteError);
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t allGatherNow(const void *sendbuff, void *recvbuff, size_t bytes,
+                          ncclComm *comm) {
+  const uint8_t *in = hostOf(sendbuff, bytes);
+  uint8_t *out = hostOf(recvbuff, bytes * size_t(comm->nranks));
+  if (bytes && (!in || !out))
+    return ncclInvalidArgument;
+  return exchange(comm, in, bytes,
+                  [&](int r, size_t off, const uint8_t *slot, size_t chunk) {
+                    std::memcpy(out + size_t(r) * bytes + off, slot, chunk);
+                  });
+}
+
 } // namespace
 
 extern "C" {
@@ -316,49 +372,34 @@ ncclResult_t ncclGroupEnd() { return ncclSuccess; }
 
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op,
-                           ncclComm_t comm, cudaStream_t) {
+                           ncclComm_t comm, cudaStream_t stream) {
   if (!validComm(comm) || !validOp(op) || !reducible(datatype))
     return ncclInvalidArgument;
-  size_t size = typeBytes(datatype), bytes = count * size;
-  const uint8_t *in = hostOf(sendbuff, bytes);
-  uint8_t *out = hostOf(recvbuff, bytes);
-  if (size == 0 || (bytes && (!in || !out)))
+  size_t bytes = count * typeBytes(datatype);
+  if (bytes && (!hostOf(sendbuff, bytes) || !hostOf(recvbuff, bytes)))
     return ncclInvalidArgument;
-  size_t per = kSlotBytes / size;
-  for (size_t first = 0; first < count; first += per) {
-    size_t n = std::min(per, count - first);
-    std::memcpy(comm->slots + size_t(comm->rank) * kSlotBytes,
-                in + first * size, n * size);
-    if (!share(comm, n * size))
-      return fail(comm, ncclRemoteError);
-    reduceChunk(out + first * size, comm->slots, n, datatype, comm->nranks, op);
-    if (!release(comm))
-      return fail(comm, ncclRemoteError);
-  }
-  return ncclSuccess;
+  return runOrRecord(stream, [=] {
+    return allReduceNow(sendbuff, recvbuff, count, datatype, op, comm);
+  });
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
                            size_t sendcount, ncclDataType_t datatype,
-                           ncclComm_t comm, cudaStream_t) {
+                           ncclComm_t comm, cudaStream_t stream) {
   if (!validComm(comm))
     return ncclInvalidArgument;
   size_t size = typeBytes(datatype), bytes = sendcount * size;
-  const uint8_t *in = hostOf(sendbuff, bytes);
-  uint8_t *out = hostOf(recvbuff, bytes * size_t(comm->nranks));
-  if (size == 0 || (bytes && (!in || !out)))
+  if (size == 0 || (bytes && (!hostOf(sendbuff, bytes) ||
+                              !hostOf(recvbuff, bytes * size_t(comm->nranks)))))
     return ncclInvalidArgument;
-  return exchange(comm, in, bytes,
-                  [&](int r, size_t off, const uint8_t *slot, size_t chunk) {
-                    std::memcpy(out + size_t(r) * bytes + off, slot, chunk);
-                  });
+  return runOrRecord(
+      stream, [=] { return allGatherNow(sendbuff, recvbuff, bytes, comm); });
 }
 
-ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
-                           ncclDataType_t datatype, int root, ncclComm_t comm,
-                           cudaStream_t) {
-  if (!validComm(comm) || root < 0 || root >= comm->nranks)
-    return ncclInvalidArgument;
+namespace {
+
+ncclResult_t broadcastNow(const void *sendbuff, void *recvbuff, size_t count,
+                          ncclDataType_t datatype, int root, ncclComm *comm) {
   size_t size = typeBytes(datatype), bytes = count * size;
   const uint8_t *in = comm->rank == root ? hostOf(sendbuff, bytes) : nullptr;
   uint8_t *out = hostOf(recvbuff, bytes);
@@ -371,17 +412,9 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                   });
 }
 
-ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
-                       int root, ncclComm_t comm, cudaStream_t stream) {
-  return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
-}
-
-ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
-                               size_t recvcount, ncclDataType_t datatype,
-                               ncclRedOp_t op, ncclComm_t comm,
-                               cudaStream_t stream) {
-  if (!validComm(comm) || !validOp(op) || !reducible(datatype))
-    return ncclInvalidArgument;
+ncclResult_t reduceScatterNow(const void *sendbuff, void *recvbuff,
+                              size_t recvcount, ncclDataType_t datatype,
+                              ncclRedOp_t op, ncclComm *comm) {
   size_t size = typeBytes(datatype);
   size_t total = recvcount * size_t(comm->nranks);
   if (size == 0 || !hostOf(sendbuff, total * size) ||
@@ -393,7 +426,7 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
         static_cast<const uint8_t *>(sendbuff) + size_t(r) * recvcount * size;
     if (r == comm->rank) {
       ncclResult_t rc =
-          ncclAllReduce(in, recvbuff, recvcount, datatype, op, comm, stream);
+          allReduceNow(in, recvbuff, recvcount, datatype, op, comm);
       if (rc != ncclSuccess)
         return rc;
       continue;
@@ -410,6 +443,34 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
     }
   }
   return ncclSuccess;
+}
+
+} // namespace
+
+ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, int root, ncclComm_t comm,
+                           cudaStream_t stream) {
+  if (!validComm(comm) || root < 0 || root >= comm->nranks)
+    return ncclInvalidArgument;
+  return runOrRecord(stream, [=] {
+    return broadcastNow(sendbuff, recvbuff, count, datatype, root, comm);
+  });
+}
+
+ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
+                       int root, ncclComm_t comm, cudaStream_t stream) {
+  return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
+}
+
+ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
+                               size_t recvcount, ncclDataType_t datatype,
+                               ncclRedOp_t op, ncclComm_t comm,
+                               cudaStream_t stream) {
+  if (!validComm(comm) || !validOp(op) || !reducible(datatype))
+    return ncclInvalidArgument;
+  return runOrRecord(stream, [=] {
+    return reduceScatterNow(sendbuff, recvbuff, recvcount, datatype, op, comm);
+  });
 }
 
 } // extern "C"

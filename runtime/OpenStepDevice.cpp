@@ -15,12 +15,13 @@ namespace gptc {
 namespace runtime {
 
 #ifdef GPTC_HAVE_CUDA_RUNTIME
-/// CUDA device 0. Each entry point a CUDA graph, replayed every step: a
-/// step of one rank has no collectives; GPTC_CUDA_GRAPHS=0 launches kernel
+/// CUDA device 0. Each entry point a CUDA graph, replayed every step, its
+/// NCCL collectives captured with it (on a communication stream forked
+/// from the step's and joined back); GPTC_CUDA_GRAPHS=0 launches kernel
 /// by kernel (with CUDA_LAUNCH_BLOCKING=1, to find a failing one).
 /// GPTC_DEBUG_BUFFERS=1: every buffer in an allocation of its own, so that
 /// a kernel writing past one is reported (kernel by kernel).
-static std::unique_ptr<StepDevice> openCudaDevice(const Manifest &m,
+static std::unique_ptr<StepDevice> openCudaDevice(const Manifest &,
                                                   std::string &error) {
   cuda::CudaDevice *device = cuda::CudaDevice::open(error);
   if (!device)
@@ -30,7 +31,7 @@ static std::unique_ptr<StepDevice> openCudaDevice(const Manifest &m,
   const char *apart = std::getenv("GPTC_DEBUG_BUFFERS");
   bool debugBuffers = apart && *apart && std::string(apart) != "0";
   stepDevice->placeBuffersApart(debugBuffers);
-  stepDevice->useGraphs(m.ranks == 1 && !debugBuffers &&
+  stepDevice->useGraphs(!debugBuffers &&
                         !(graphs && std::string(graphs) == "0"));
   return stepDevice;
 }

@@ -115,8 +115,11 @@ double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os) {
      << millis(reduce) << " ms, all-gather of "
      << human(static_cast<int64_t>(hiddenBytes)) << "B of Muon updates "
      << millis(gather) << " ms per step ("
-     << (spec.training.ranks > 1 ? "on the step's stream, in the estimate"
-                                 : "if the spec ran on 8 ranks")
+     << (spec.training.ranks > 1
+             ? "added whole to the estimate: an upper bound, as the runtime "
+               "overlaps the all-reduces with the rest of the backward on a "
+               "communication stream, which is not priced"
+             : "if the spec ran on 8 ranks")
      << ")\n";
   return spec.training.ranks > 1 ? reduce + gather : 0.0;
 }

@@ -437,11 +437,9 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
       return false;
   }
 
-  // A step of one rank replays a CUDA graph; ranks > 1 launch on the
-  // stream (runtime/OpenStepDevice.cpp's useGraphs).
-  double launchSeconds = spec.training.ranks > 1
-                             ? cost::H100::kLaunchSeconds
-                             : cost::H100Measured::kGraphLaunchSeconds;
+  // Every step replays CUDA graphs, its collectives captured with it
+  // (runtime/OpenStepDevice.cpp's useGraphs).
+  double launchSeconds = cost::H100Measured::kGraphLaunchSeconds;
   std::vector<EntryStats> entries;
   for (func::FuncOp func : entryPoints(cuda ? *outlined : *module)) {
     EntryStats entry;

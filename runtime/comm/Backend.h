@@ -66,9 +66,20 @@ public:
     int64_t count;
     Dtype dtype;
   };
-  /// out = reduce over ranks of in, for every member, as one group.
+  /// out = reduce over ranks of in, for every member, as one group. It
+  /// may run beside the step's stream (a communication stream that waits
+  /// for the step's work so far): `request` names it for deviceWait, after
+  /// which the step's stream sees out. Either call may be made while the
+  /// step's stream is being captured into a graph.
   virtual bool deviceAllReduce(const DeviceReduce *members, size_t count,
-                               Reduction op, std::string &error);
+                               Reduction op, int64_t &request,
+                               std::string &error);
+  /// The step's stream waits (on the device) for deviceAllReduce's request.
+  virtual bool deviceWait(int64_t request, std::string &error);
+  /// False and `error` when the device collectives report a failure of
+  /// their own (NCCL's asynchronous error: a peer gone, a network error);
+  /// read after each replay of a step whose collectives were captured.
+  virtual bool deviceHealthy(std::string &) { return true; }
   /// out = every rank's `bytes` bytes of in, rank order.
   virtual bool deviceAllGather(const void *in, void *out, int64_t bytes,
                                std::string &error);

@@ -86,7 +86,11 @@ private:
 } // namespace
 
 bool Backend::deviceAllReduce(const DeviceReduce *, size_t, Reduction,
-                              std::string &error) {
+                              int64_t &, std::string &error) {
+  error = name() + " has no device collectives";
+  return false;
+}
+bool Backend::deviceWait(int64_t, std::string &error) {
   error = name() + " has no device collectives";
   return false;
 }
@@ -205,15 +209,17 @@ void Collectives::fail(const std::string &message) {
 void Collectives::issue(Bucket &b) {
   std::string error;
   if (backend->onDevice()) {
-    // In stream order on the step's buffers: nothing to wait for later
-    // (the time of the call is what the host spends on it).
+    // On the step's buffers, after the step's work so far; finish makes
+    // the step's stream wait for it (the time of the calls is what the
+    // host spends on them).
     WaitClock clock(waitSeconds, waitingSinceNs);
     std::vector<Backend::DeviceReduce> members;
     for (const Member &m : b.members)
       members.push_back({m.in, m.out, m.count, m.dtype});
-    if (!backend->deviceAllReduce(members.data(), members.size(), b.op, error))
+    if (!backend->deviceAllReduce(members.data(), members.size(), b.op,
+                                  b.request, error))
       fail(error);
-    b.issued = b.done = true;
+    b.issued = true;
     return;
   }
   int64_t elements = int64_t(b.data.size()) / dtypeBytes(b.wire);
@@ -228,6 +234,13 @@ void Collectives::issue(Bucket &b) {
 
 void Collectives::finish(Bucket &b) {
   std::string error;
+  if (backend->onDevice()) {
+    WaitClock clock(waitSeconds, waitingSinceNs);
+    if (!backend->deviceWait(b.request, error))
+      fail(error);
+    b.done = true;
+    return;
+  }
   {
     WaitClock clock(waitSeconds, waitingSinceNs);
     if (!backend->wait(b.request, error))

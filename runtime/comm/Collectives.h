@@ -55,6 +55,10 @@ public:
     return next;
   }
   int64_t bucketBytes() const { return bucketLimitBytes; }
+  /// The device collectives' own error, if any (Backend::deviceHealthy).
+  bool deviceHealthy(std::string &error) {
+    return backend->deviceHealthy(error);
+  }
 
   /// Checks that every rank has the same `value` of `what` (e.g. the
   /// bundle's hash); false and one line naming the first rank that

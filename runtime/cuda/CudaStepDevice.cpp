@@ -2,6 +2,7 @@
 
 #include "runtime/cuda/CudaStepDevice.h"
 
+#include "runtime/comm/Collectives.h"
 #include "runtime/cuda/DeviceState.h"
 
 #include <algorithm>
@@ -39,8 +40,18 @@ bool CudaStepDevice::run(const char *entry, const std::function<void()> &call,
   static const char *times = std::getenv("GPTC_CUDA_GRAPH_TIMES");
   float ms = 0;
   bool timed = times && *times;
+  // A replay's collectives report their own errors only through the
+  // communicator: read it after each replay, and name it with a failure.
+  std::string collectives;
+  comm::Collectives &ranks = comm::Collectives::get();
   if (!graph || !device.launchGraph(graph, error, timed ? &ms : nullptr)) {
     error = std::string(entry) + ": " + error;
+    if (!ranks.deviceHealthy(collectives))
+      error += " (" + collectives + ")";
+    return false;
+  }
+  if (!ranks.deviceHealthy(collectives)) {
+    error = std::string(entry) + ": " + collectives;
     return false;
   }
   if (timed)

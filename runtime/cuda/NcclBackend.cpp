@@ -159,22 +159,51 @@ public:
   std::unique_ptr<comm::Backend> releaseHost() { return std::move(host); }
 
   bool onDevice() const override { return true; }
+  /// The bucket's all-reduces on the communication stream, after the
+  /// step's work so far: the rest of the backward overlaps them until
+  /// deviceWait. Captured into the step's graph, the two streams are a
+  /// fork and a join of it.
   bool deviceAllReduce(const DeviceReduce *members, size_t count,
-                       comm::Reduction op, std::string &error) override {
-    CUstream stream = device.state().stream;
+                       comm::Reduction op, int64_t &request,
+                       std::string &error) override {
+    CudaDevice::State &s = device.state();
+    if (!commStream && !makeCommStream(error))
+      return false;
+    if (!s.check(s.cu->cuEventRecord(stepSoFar, s.stream), "cuEventRecord",
+                 error) ||
+        !s.check(s.cu->cuStreamWaitEvent(commStream, stepSoFar, 0),
+                 "cuStreamWaitEvent", error))
+      return false;
     api.ncclGroupStart();
     for (size_t i = 0; i < count; ++i) {
       const DeviceReduce &m = members[i];
       ncclResult_t rc = api.ncclAllReduce(
           m.in, m.out, size_t(m.count), ncclType(m.dtype), ncclOp(op),
-          communicator, reinterpret_cast<cudaStream_t>(stream));
+          communicator, reinterpret_cast<cudaStream_t>(commStream));
       if (rc != ncclSuccess) {
         api.ncclGroupEnd();
         return check(rc, "ncclAllReduce", error);
       }
     }
-    return check(api.ncclGroupEnd(), "ncclGroupEnd", error) && polled(error);
+    if (!check(api.ncclGroupEnd(), "ncclGroupEnd", error) || !polled(error))
+      return false;
+    request = takeEvent(error);
+    return request >= 0 &&
+           s.check(s.cu->cuEventRecord(events[size_t(request)], commStream),
+                   "cuEventRecord", error);
   }
+  bool deviceWait(int64_t request, std::string &error) override {
+    CudaDevice::State &s = device.state();
+    if (request < 0 || size_t(request) >= events.size()) {
+      error = "a wait for an all-reduce that was not started";
+      return false;
+    }
+    freeEvents.push_back(request);
+    return s.check(
+        s.cu->cuStreamWaitEvent(s.stream, events[size_t(request)], 0),
+        "cuStreamWaitEvent", error);
+  }
+  bool deviceHealthy(std::string &error) override { return polled(error); }
   bool deviceAllGather(const void *in, void *out, int64_t bytes,
                        std::string &error) override {
     return check(api.ncclAllGather(
@@ -193,6 +222,31 @@ public:
   }
 
 private:
+  /// The communication stream and the event of the step's work so far;
+  /// released with the context.
+  bool makeCommStream(std::string &error) {
+    CudaDevice::State &s = device.state();
+    return s.check(s.cu->cuStreamCreate(&commStream, CU_STREAM_NON_BLOCKING),
+                   "cuStreamCreate", error) &&
+           s.check(s.cu->cuEventCreate(&stepSoFar, CU_EVENT_DISABLE_TIMING),
+                   "cuEventCreate", error);
+  }
+  /// An event no wait is pending on: its index, or -1 and `error`.
+  int64_t takeEvent(std::string &error) {
+    if (!freeEvents.empty()) {
+      int64_t i = freeEvents.back();
+      freeEvents.pop_back();
+      return i;
+    }
+    CudaDevice::State &s = device.state();
+    CUevent event = nullptr;
+    if (!s.check(s.cu->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+                 "cuEventCreate", error))
+      return -1;
+    events.push_back(event);
+    return int64_t(events.size()) - 1;
+  }
+
   bool check(ncclResult_t rc, const char *call, std::string &error) const {
     if (rc == ncclSuccess)
       return true;
@@ -213,6 +267,10 @@ private:
   NcclApi api;
   ncclComm_t communicator = nullptr;
   std::string versionText;
+  CUstream commStream = nullptr;
+  CUevent stepSoFar = nullptr;
+  std::vector<CUevent> events;
+  std::vector<int64_t> freeEvents;
 };
 
 } // namespace

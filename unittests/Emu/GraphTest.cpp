@@ -82,6 +82,89 @@ TEST(EmuGraph, WaitingInsideACaptureBreaksIt) {
   EXPECT_EQ(cuStreamSynchronize(stream.s), CUDA_SUCCESS);
 }
 
+struct Event {
+  CUevent e = nullptr;
+  Event() {
+    EXPECT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  }
+  ~Event() { cuEventDestroy(e); }
+};
+
+// A side stream forked from the capture (it waits on an event recorded in
+// it) is drawn into the graph, and joined back (the origin waits on an
+// event recorded after its work): its work replays with the origin's.
+TEST(EmuGraph, AForkedStreamJoinsTheCapture) {
+  PtxModule m(ptx(kIncrement));
+  ASSERT_EQ(m.result, CUDA_SUCCESS);
+  CUfunction f = m.function("increment");
+  DeviceBuffer<uint32_t> out(std::vector<uint32_t>(32, 0));
+  Stream origin, side;
+  Event forked, done;
+  void *args[] = {&out.ptr};
+  ASSERT_EQ(cuStreamBeginCapture(origin.s, CU_STREAM_CAPTURE_MODE_RELAXED),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, origin.s, args, nullptr),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(forked.e, origin.s), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamWaitEvent(side.s, forked.e, 0), CUDA_SUCCESS);
+  CUstreamCaptureStatus status;
+  ASSERT_EQ(cuStreamIsCapturing(side.s, &status), CUDA_SUCCESS);
+  EXPECT_EQ(status, CU_STREAM_CAPTURE_STATUS_ACTIVE);
+  // Ending the capture on the side stream is not allowed: not its origin.
+  CUgraph graph = nullptr;
+  EXPECT_EQ(cuStreamEndCapture(side.s, &graph),
+            CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, side.s, args, nullptr),
+              CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(done.e, side.s), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamWaitEvent(origin.s, done.e, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamEndCapture(origin.s, &graph), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamIsCapturing(side.s, &status), CUDA_SUCCESS);
+  EXPECT_EQ(status, CU_STREAM_CAPTURE_STATUS_NONE);
+  EXPECT_EQ(out.read(), std::vector<uint32_t>(32, 0)); // nothing ran yet
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(cuGraphInstantiate(&exec, graph, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphDestroy(graph), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(exec, origin.s), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(origin.s), CUDA_SUCCESS);
+  EXPECT_EQ(out.read(), std::vector<uint32_t>(32, 3));
+  EXPECT_EQ(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+}
+
+// A fork whose last work the origin never waited for cannot end the
+// capture, as on a GPU; nor may a stream of one capture wait on another's.
+TEST(EmuGraph, AnUnjoinedForkBreaksTheCapture) {
+  PtxModule m(ptx(kIncrement));
+  ASSERT_EQ(m.result, CUDA_SUCCESS);
+  CUfunction f = m.function("increment");
+  DeviceBuffer<uint32_t> out(std::vector<uint32_t>(32, 0));
+  Stream origin, side, other;
+  Event forked, early, foreign;
+  void *args[] = {&out.ptr};
+  ASSERT_EQ(cuStreamBeginCapture(origin.s, CU_STREAM_CAPTURE_MODE_RELAXED),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(forked.e, origin.s), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamWaitEvent(side.s, forked.e, 0), CUDA_SUCCESS);
+  // The origin waits for the side stream before its work, not after.
+  ASSERT_EQ(cuEventRecord(early.e, side.s), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, side.s, args, nullptr),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamWaitEvent(origin.s, early.e, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamBeginCapture(other.s, CU_STREAM_CAPTURE_MODE_RELAXED),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(foreign.e, other.s), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamWaitEvent(origin.s, foreign.e, 0),
+            CUDA_ERROR_STREAM_CAPTURE_ISOLATION);
+  CUgraph graph = reinterpret_cast<CUgraph>(1);
+  EXPECT_EQ(cuStreamEndCapture(origin.s, &graph),
+            CUDA_ERROR_STREAM_CAPTURE_UNJOINED);
+  EXPECT_EQ(graph, nullptr);
+  ASSERT_EQ(cuStreamEndCapture(other.s, &graph), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphDestroy(graph), CUDA_SUCCESS);
+  EXPECT_EQ(out.read(), std::vector<uint32_t>(32, 0)); // nothing ran
+}
+
 TEST(EmuGraph, TheDefaultStreamIsNotCaptured) {
   initDevice();
   EXPECT_EQ(cuStreamBeginCapture(nullptr, CU_STREAM_CAPTURE_MODE_GLOBAL),

@@ -131,6 +131,40 @@ TEST_P(EmuNccl, AllReduceSumAndAvgAcrossChunks) {
   EXPECT_EQ(codes, std::vector<int>({0, 0, 0}));
 }
 
+// On a capturing stream an all-reduce is checked and recorded, not run:
+// it meets the other ranks at each replay of the graph, as NCCL's captured
+// kernel does, and a bad buffer is refused at the call.
+TEST_P(EmuNccl, AnAllReduceCapturedInAGraphRunsAtEachReplay) {
+  auto codes = runRanks(2, [](int rank, ncclComm_t comm) {
+    CUstream stream = nullptr;
+    RANK_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+    CUdeviceptr in = upload(std::vector<float>(1000, float(rank + 1)));
+    CUdeviceptr out = upload(std::vector<float>(1000, -1.0f));
+    RANK_CHECK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED) ==
+               CUDA_SUCCESS);
+    RANK_CHECK(ncclAllReduce(dev(in), devOut(out), 1000, ncclFloat32, ncclSum,
+                             comm, stream) == ncclSuccess);
+    RANK_CHECK(ncclAllReduce(dev(in), devOut(out), 1001, ncclFloat32, ncclSum,
+                             comm, stream) == ncclInvalidArgument);
+    CUgraph graph = nullptr;
+    RANK_CHECK(cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS);
+    RANK_CHECK(download<float>(out, 1000)[999] == -1.0f); // not run yet
+    CUgraphExec exec = nullptr;
+    RANK_CHECK(cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS);
+    for (int replay = 0; replay < 2; ++replay) {
+      RANK_CHECK(cuMemsetD32Async(out, 0, 1000, stream) == CUDA_SUCCESS);
+      RANK_CHECK(cuGraphLaunch(exec, stream) == CUDA_SUCCESS);
+      RANK_CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+      std::vector<float> sum = download<float>(out, 1000);
+      RANK_CHECK(sum[0] == 3.0f && sum[999] == 3.0f);
+    }
+    RANK_CHECK(cuGraphExecDestroy(exec) == CUDA_SUCCESS);
+    RANK_CHECK(cuGraphDestroy(graph) == CUDA_SUCCESS);
+    return 0;
+  });
+  EXPECT_EQ(codes, std::vector<int>({0, 0}));
+}
+
 TEST_P(EmuNccl, GatherBroadcastReduceScatter) {
   auto codes = runRanks(2, [](int rank, ncclComm_t comm) {
     int count = 0, me = -1;
