@@ -59,6 +59,9 @@ std::vector<int> runRanks(int n,
           cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
           cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
         _exit(200);
+      // A launch error an earlier test of this process left for the next
+      // synchronisation is not this rank's.
+      cuCtxSynchronize();
       if (separateHosts)
         setenv("NCCL_HOSTID", ("emu-host-" + std::to_string(r)).c_str(), 1);
       ncclComm_t comm = nullptr;
