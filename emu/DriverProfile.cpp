@@ -73,7 +73,7 @@ public:
         info.text = pc < m.text.size() ? m.text[pc] : "";
         info.iclass = in.iclass;
         info.inLoop = in.loopStart >= 0;
-        info.bytes = tySize(in.ty) * in.vec;
+        info.bytes = laneAccessBytes(in);
         k.pcs.push_back(info);
       }
     ++k.launches;

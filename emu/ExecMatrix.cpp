@@ -189,6 +189,12 @@ void cpAsyncWaitOp(WarpState &w, const Instr &in, uint32_t mask) {
 
 } // namespace
 
+unsigned laneAccessBytes(const Instr &in) {
+  if (in.exec == cpAsyncOp)
+    return (unsigned)in.ops[2].imm;
+  return tySize(in.ty) * in.vec;
+}
+
 void completeAsyncCopies(WarpState &w, uint32_t lanes, uint64_t groupsBelow) {
   auto done = [&](const AsyncCopy &c) {
     return ((lanes >> c.lane) & 1) && c.group < groupsBelow;

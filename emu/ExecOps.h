@@ -60,6 +60,9 @@ uint8_t classifyInstr(const std::string &opcode, const Instr &in);
 /// Its name in reports ("fp32", "div64", ...).
 const char *instrClassName(unsigned instrClass);
 
+/// The bytes a lane's memory instruction moves: its type's size times its
+/// vector width, or cp.async's size operand (cp.async has no type).
+unsigned laneAccessBytes(const Instr &in);
 /// Counts one warp-level access of `bytes` per lane at the lanes' addresses
 /// `addr` (indexed by lane) in global memory, or in shared memory at
 /// offsets into the block's shared memory (ExecCounters.cpp).

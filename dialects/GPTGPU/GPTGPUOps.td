@@ -28,6 +28,45 @@ def GPTGPU_BlockBarrierOp : GPTGPU_Op<"block_barrier",
   let assemblyFormat = "attr-dict";
 }
 
+def GPTGPU_AsyncCopyCommitOp : GPTGPU_Op<"async_copy_commit",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "this thread's asynchronous copies so far become one group";
+  let description = [{
+    PTX's `cp.async.commit_group`: the `nvgpu.device_async_copy`s this
+    thread issued since its last commit form one group, which
+    `gptgpu.async_copy_wait` can wait for. The tensor-core attention
+    kernels prefetch the next K/V (or Q/dO) tile this way while the
+    current one computes. Unlike `nvvm.cp.async.commit.group` it states
+    its memory effects (it orders the copies: nothing moves across it, and
+    the buffer passes accept it); `gptc-lower-warp-mma` lowers it to that.
+    Example:
+    ```mlir
+    gptgpu.async_copy_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def GPTGPU_AsyncCopyWaitOp : GPTGPU_Op<"async_copy_wait",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until at most `pending` copy groups are in flight";
+  let description = [{
+    PTX's `cp.async.wait_group pending`: this thread waits until every
+    committed group of its asynchronous copies but the `pending` most
+    recent ones is complete, so their shared-memory destinations hold the
+    data (for this thread: other threads' copies need a block barrier
+    after their own waits). It reads and writes memory as far as other
+    passes can tell; `gptc-lower-warp-mma` lowers it to
+    `nvvm.cp.async.wait.group`.
+    Example:
+    ```mlir
+    gptgpu.async_copy_wait 0
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
 def GPTGPU_WarpMmaOp : GPTGPU_Op<"warp_mma", [Pure]> {
   let summary = "one warp's bf16 16x8x16 matrix multiply-accumulate";
   let description = [{

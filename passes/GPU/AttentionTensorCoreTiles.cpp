@@ -44,7 +44,6 @@ void TensorCoreEmitter::stage(Value tile, Value tileRow, Value src, Value batch,
                               Value head, Value first, int64_t rows) {
   const int64_t perRow = p.D / kChunk;
   const int64_t chunks = rows * perRow;
-  auto vec = VectorType::get({kChunk}, b.getBF16Type());
   for (int64_t k = 0; k * threads < chunks; ++k) {
     Value x = e.add(at.thread, e.idx(k * threads));
     OpBuilder::InsertionGuard guard(b);
@@ -56,13 +55,27 @@ void TensorCoreEmitter::stage(Value tile, Value tileRow, Value src, Value batch,
     Value r = e.div(x, e.idx(perRow));
     Value c = e.mul(e.rem(x, e.idx(perRow)), e.idx(kChunk));
     Value row = e.min(e.add(first, r), e.idx(p.T - 1));
-    Value chunk = vector::LoadOp::create(
-        b, loc, vec, src, ValueRange{batch, head, row, c},
-        /*nontemporal=*/false, llvm::MaybeAlign(kChunk * 2));
-    vector::StoreOp::create(
-        b, loc, chunk, tile, ValueRange{e.add(tileRow, r), c},
-        /*nontemporal=*/false, llvm::MaybeAlign(kChunk * 2));
+    // cp.async.cg: 16 bytes from global to shared, through L2 only, with
+    // no register in between.
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tile, ValueRange{e.add(tileRow, r), c}, src,
+        ValueRange{batch, head, row, c}, b.getIndexAttr(kChunk),
+        /*srcElements=*/Value(), b.getUnitAttr());
   }
+}
+
+void TensorCoreEmitter::commit() {
+  mlir::gptgpu::AsyncCopyCommitOp::create(b, loc);
+}
+
+void TensorCoreEmitter::waitCopies() {
+  mlir::gptgpu::AsyncCopyWaitOp::create(b, loc, 0);
+}
+
+void TensorCoreEmitter::staged() {
+  commit();
+  waitCopies();
+  barrier();
 }
 
 SmallVector<Value> TensorCoreEmitter::registers(Value fragment) {
@@ -207,7 +220,7 @@ SmallVector<SmallVector<Value>> rowFragments(KernelEmitter &e,
                                              const QueryTile &qt, Value src,
                                              Value through) {
   tc.stage(through, e.idx(0), src, qt.batch, qt.head, qt.i0, kQueryRows);
-  tc.barrier();
+  tc.staged();
   SmallVector<SmallVector<Value>> fragments;
   for (int64_t ks = 0; ks < tc.p.D / 16; ++ks)
     fragments.push_back(rowFragment(e, tc, through, ks));
@@ -294,21 +307,50 @@ SmallVector<Acc> maskedTile(KernelEmitter &e, TensorCoreEmitter &tc,
       });
 }
 
+SmallVector<Value> forPrefetchedTiles(
+    KernelEmitter &e, TensorCoreEmitter &tc, Value begin, Value end,
+    int64_t step, ValueRange init,
+    llvm::function_ref<void(Value, Value)> stageInto,
+    llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
+  OpBuilder &b = e.builder();
+  stageInto(begin, e.idx(0));
+  tc.commit();
+  SmallVector<Value> results = e.loop(
+      begin, end, e.idx(step), init, [&](Value first, ValueRange carried) {
+        Value buffer =
+            e.mul(e.rem(e.div(e.sub(first, begin), e.idx(step)), e.idx(2)),
+                  e.idx(step));
+        tc.waitCopies();
+        tc.barrier();
+        Value next = e.add(first, e.idx(step));
+        auto more = scf::IfOp::create(
+            b, e.location(), e.cmp(CmpIPredicate::slt, next, end), false);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(more.thenBlock());
+          stageInto(next, e.sub(e.idx(step), buffer));
+          tc.commit();
+        }
+        return body(first, buffer, carried);
+      });
+  // Nothing in flight at the end (the prologue's copies of an empty range).
+  tc.waitCopies();
+  return results;
+}
+
 SmallVector<Value> forKeyTiles(
     KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt, Value k,
     Value v, ValueRange init,
     llvm::function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)>
         body) {
   const int64_t keyCols = qt.keyCols;
-  SmallVector<Value> results = e.loop(
-      qt.begin, qt.end, e.idx(qt.keyCols), init,
-      [&](Value j0, ValueRange carried) {
-        Value buffer =
-            e.mul(e.rem(e.div(e.sub(j0, qt.begin), e.idx(keyCols)), e.idx(2)),
-                  e.idx(keyCols));
+  SmallVector<Value> results = forPrefetchedTiles(
+      e, tc, qt.begin, qt.end, keyCols, init,
+      [&](Value j0, Value buffer) {
         tc.stage(qt.kt, buffer, k, qt.batch, qt.head, j0, keyCols);
         tc.stage(qt.vt, buffer, v, qt.batch, qt.head, j0, keyCols);
-        tc.barrier();
+      },
+      [&](Value j0, Value buffer, ValueRange carried) {
         Value lastKey = e.add(j0, e.idx(keyCols - 1));
         Value interior = e.both(e.cmp(CmpIPredicate::sge, j0, qt.maxLo),
                                 e.cmp(CmpIPredicate::sle, lastKey, qt.minHi));

@@ -83,13 +83,20 @@ public:
   Value sharedTile(int64_t rows);
 
   /// tile[at + r][:] = src[batch, head, min(first + r, T - 1)][:] for
-  /// r < rows, 16 bytes per load and store (aligned: D is a multiple of 16,
-  /// the arena's buffers of 64 bytes, the padded shared rows of 16),
-  /// consecutive threads along a row. The caller places the barrier.
-  /// Rows past the sequence repeat its last row (finite values, which the
-  /// mask or the final store leaves out).
+  /// r < rows by cp.async, 16 bytes a copy (aligned: D is a multiple of
+  /// 16, the arena's buffers of 64 bytes, the padded shared rows of 16),
+  /// consecutive threads along a row. The caller commits the copies and
+  /// waits for them (staged(), or forPrefetchedTiles). Rows past the
+  /// sequence repeat its last row (finite values, which the mask or the
+  /// final store leaves out).
   void stage(Value tile, Value tileRow, Value src, Value batch, Value head,
              Value first, int64_t rows);
+  /// cp.async.commit_group: this thread's copies so far are one group.
+  void commit();
+  /// cp.async.wait_group 0: every committed copy of this thread is done.
+  void waitCopies();
+  /// Commit, wait, and a barrier: every thread's staged tiles are there.
+  void staged();
 
   void barrier() { mlir::gptgpu::BlockBarrierOp::create(b, loc); }
 
@@ -205,10 +212,26 @@ SmallVector<Acc> maskedTile(KernelEmitter &e, TensorCoreEmitter &tc,
                             int64_t tiles, Value fill,
                             llvm::function_ref<Value(int64_t, int64_t)> value);
 
+/// The loop over [begin, end) by `step`, each iteration's tiles in the
+/// buffer of its parity (its first row: 0 or `step`): stageInto(first,
+/// buffer) issues the cp.async copies of the tiles at `first`. The first
+/// iteration's are issued before the loop (with whatever the caller staged
+/// and did not commit); each iteration waits for its own, passes one
+/// barrier (every thread's copies are there, and every thread is done
+/// with the last iteration's products on the other buffer), issues the
+/// next iteration's copies into the other buffer, and computes
+/// body(first, buffer, carried) while they arrive: FlashAttention-2's
+/// prefetch, one barrier a tile.
+SmallVector<Value> forPrefetchedTiles(
+    KernelEmitter &e, TensorCoreEmitter &tc, Value begin, Value end,
+    int64_t step, ValueRange init,
+    llvm::function_ref<void(Value, Value)> stageInto,
+    llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body);
+
 /// The loop over the tile's key range, keyCols keys at a time, K and V
-/// staged into the buffer of the iteration (then one barrier); body(j0,
-/// first row of the buffer, whether every row sees every key of the tile,
-/// carried) returns the next carried values.
+/// prefetched into the buffer of the iteration (forPrefetchedTiles);
+/// body(j0, first row of the buffer, whether every row sees every key of
+/// the tile, carried) returns the next carried values.
 SmallVector<Value> forKeyTiles(
     KernelEmitter &e, TensorCoreEmitter &tc, const QueryTile &qt, Value k,
     Value v, ValueRange init,

@@ -36,7 +36,7 @@ void emitTensorCoreQueryGrad(OpBuilder &b, Location loc,
             rowFragments(e, tc, qt, dout, qTile);
         tc.barrier();
         tc.stage(qTile, e.idx(0), q, qt.batch, qt.head, qt.i0, kQueryRows);
-        tc.barrier();
+        tc.staged();
         // Per row: the forward's lse, and delta = rowsum(dO * O) over this
         // lane's columns of the accumulator layout, summed over the quad.
         // lse in base 2, negated: P = 2^(s scale log2 e - lse log2 e) is
@@ -156,20 +156,18 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
               Value qEnd = firstRowWhere(e, p.T, [&](Value i) {
                 return e.cmp(CmpIPredicate::sgt, e.load(lo, {batch, i}), jLast);
               });
-              // The block's K and V (read after the first tile's barrier).
+              // The block's K and V, copied with the first query tile
+              // (read after its barrier).
               tc.stage(kTile, e.idx(0), k, batch, head, j0, keyRows);
               tc.stage(vTile, e.idx(0), v, batch, head, j0, keyRows);
               SmallVector<Value> init(2 * dTiles * 4, e.fc(0.0));
-              SmallVector<Value> state = e.loop(
-                  qBegin, qEnd, e.idx(queryCols), init,
-                  [&](Value i0, ValueRange carried) {
-                    Value buffer =
-                        e.mul(e.rem(e.div(e.sub(i0, qBegin), e.idx(queryCols)),
-                                    e.idx(2)),
-                              e.idx(queryCols));
+              SmallVector<Value> state = forPrefetchedTiles(
+                  e, tc, qBegin, qEnd, queryCols, init,
+                  [&](Value i0, Value buffer) {
                     tc.stage(qBuf, buffer, q, batch, head, i0, queryCols);
                     tc.stage(dBuf, buffer, dout, batch, head, i0, queryCols);
-                    tc.barrier();
+                  },
+                  [&](Value i0, Value buffer, ValueRange carried) {
                     // S^T = K Q^T and dP^T = V dO^T (this warp's 16 keys by the
                     // tile's queries); P^T = exp(scale S^T - lse) where
                     // allowed; dS^T = P^T (dP^T - delta) scale.

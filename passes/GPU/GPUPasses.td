@@ -77,13 +77,15 @@ def LowerBlockBarriersPass
 }
 
 def LowerWarpMmaPass : Pass<"gptc-lower-warp-mma", "mlir::func::FuncOp"> {
-  let summary = "gptgpu.warp_mma as nvvm.mma.sync (CUDA)";
+  let summary = "gptgpu.warp_mma and cp.async's groups as NVVM (CUDA)";
   let description = [{
     CUDA only, at the loops stage, before `gptc-thread-blocks`: every
     `gptgpu.warp_mma` becomes
     `nvvm.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` on the same
     registers, its four results the `llvm.extractvalue`s of the
-    instruction's result struct.
+    instruction's result struct; `gptgpu.async_copy_commit` becomes
+    `nvvm.cp.async.commit.group` and `gptgpu.async_copy_wait N`
+    `nvvm.cp.async.wait.group N`.
 
     ```mlir
     %d:4 = gptgpu.warp_mma A[%a0, %a1, %a2, %a3] B[%b0, %b1]
@@ -266,7 +268,10 @@ def SharedTileRegistersPass
     `.maxntid`, ptxas budgets registers for more resident blocks per SM
     than the kernel's shared memory allows and spills; with it, the budget
     is what one block of the kernel's size may use (65536 / threads, at
-    most 255). Kernels without shared tiles are left alone.
+    most 255). A kernel of 128 threads with tensor-core products
+    (`nvvm.mma.sync`: the flash-attention forward and dQ kernels) gets
+    `nvvm.minctasm = 3` instead: 168 registers a thread, three resident
+    blocks an SM. Kernels without shared tiles are left alone.
   }];
   let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }

@@ -1,8 +1,9 @@
 //===- LowerWarpMma.cpp - The gptc-lower-warp-mma pass --------------------===//
 //
 // gptgpu.warp_mma => nvvm.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// and the llvm.extractvalue of each of its four results. See the pass
-// description in passes/GPU/GPUPasses.td.
+// and the llvm.extractvalue of each of its four results; cp.async's commit
+// and wait groups => their nvvm ops. See the pass description in
+// passes/GPU/GPUPasses.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,16 @@ void lowerWarpMma(gptgpu::WarpMmaOp mma) {
 struct LowerWarpMmaPass : gptc::impl::LowerWarpMmaPassBase<LowerWarpMmaPass> {
   void runOnOperation() override {
     getOperation().walk([](gptgpu::WarpMmaOp mma) { lowerWarpMma(mma); });
+    getOperation().walk([](gptgpu::AsyncCopyCommitOp commit) {
+      OpBuilder b(commit);
+      NVVM::CpAsyncCommitGroupOp::create(b, commit.getLoc());
+      commit.erase();
+    });
+    getOperation().walk([](gptgpu::AsyncCopyWaitOp wait) {
+      OpBuilder b(wait);
+      NVVM::CpAsyncWaitGroupOp::create(b, wait.getLoc(), wait.getPendingAttr());
+      wait.erase();
+    });
   }
 };
 

@@ -53,9 +53,10 @@ struct LowerToLinalgPass
         scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect,
         func::FuncDialect>();
     // The warp- and block-level ops of kernels shaped for a GPU: the
-    // tensor-core attention kernels' (passes/GPU/AttentionTensorCores.h)
-    // and every shared tile's barriers (gptgpu, lowered by
-    // gptc-lower-warp-mma and gptc-lower-block-barriers).
+    // tensor-core attention kernels' (passes/GPU/AttentionTensorCores.h:
+    // ldmatrix and cp.async in nvgpu, cp.async's groups in gptgpu) and
+    // every shared tile's barriers (gptgpu, lowered by gptc-lower-warp-mma
+    // and gptc-lower-block-barriers).
     target.addLegalDialect<gpu::GPUDialect, nvgpu::NVGPUDialect,
                            gptgpu::GPTGPUDialect>();
     target.addIllegalDialect<gpt::GPTDialect>();

@@ -20,3 +20,12 @@ func.func @warp_mma_c_not_f32(%i: i32, %c: bf16) {
       -> (f32, f32, f32, f32)
   return
 }
+
+// -----
+
+// A wait leaves a count of groups in flight: never a negative one.
+func.func @async_copy_wait_negative() {
+  // expected-error @+1 {{'gptgpu.async_copy_wait' op attribute 'pending' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  gptgpu.async_copy_wait -1
+  return
+}

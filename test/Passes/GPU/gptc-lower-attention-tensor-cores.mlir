@@ -1,7 +1,10 @@
 // gpt.attention {products = bf16} on the CUDA target: q, k, v rounded to
 // bf16 tensors and the tensor-core forward kernel (AttentionTensorCores.h):
 // a block of 4 warps (128 threads) per 64 queries, K and V staged in two
-// padded shared buffers each (2 x 64 keys x (32 + 8)), ldmatrix.x4 operands
+// padded shared buffers each (2 x 64 keys x (32 + 8)) by cp.async
+// (nvgpu.device_async_copy, 16 bytes; the first tile before the loop, each
+// next one in the loop after its wait and barrier, while the current one
+// computes), ldmatrix.x4 operands
 // (two key or column tiles a load), gptgpu.warp_mma products, the scores
 // masked in an scf.if (gptc.edge_tiles: only on the tiles a mask edge
 // crosses) and scaled to base 2 (exp2), the row statistics shared over a
@@ -17,11 +20,20 @@
 // CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%c32) step
 // CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
 // CHECK:             memref.alloca() {gptc.workgroup_tile} : memref<128x40xbf16, #gpu.address_space<workgroup>>
-// CHECK:             vector.load {{.*}} : memref<2x4x256x32xbf16>, vector<8xbf16>
+// CHECK:             nvgpu.device_async_copy {{.*}}, 8 {bypassL1} : memref<2x4x256x32xbf16> to memref<128x40xbf16, #gpu.address_space<workgroup>>
+// CHECK:             gptgpu.async_copy_commit
+// CHECK-NEXT:        gptgpu.async_copy_wait 0
+// CHECK-NEXT:        gptgpu.block_barrier
 // CHECK:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK:             gptgpu.block_barrier
+// CHECK:             nvgpu.device_async_copy
+// CHECK:             gptgpu.async_copy_commit
 // CHECK:             scf.for
-// CHECK:               vector.store
-// CHECK:               gptgpu.block_barrier
+// CHECK:               gptgpu.async_copy_wait 0
+// CHECK-NEXT:          gptgpu.block_barrier
+// CHECK:               scf.if
+// CHECK:                 nvgpu.device_async_copy
+// CHECK:                 gptgpu.async_copy_commit
 // CHECK-NOT:           gptgpu.block_barrier
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:               gptgpu.warp_mma A[

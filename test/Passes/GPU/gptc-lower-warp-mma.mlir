@@ -38,3 +38,24 @@ func.func @no_product(%a: f32, %b: f32) -> f32 {
   %p = arith.mulf %a, %b : f32
   return %p : f32
 }
+
+// -----
+
+// cp.async's groups: a commit and a wait for all but the 1 most recent
+// group, in place, between the copy and the load they order.
+// CHECK-LABEL: func.func @copy_groups
+// CHECK:         nvgpu.device_async_copy
+// CHECK-NEXT:    nvvm.cp.async.commit.group
+// CHECK-NEXT:    nvvm.cp.async.wait.group 1
+// CHECK-NEXT:    memref.load
+// CHECK-NOT:     gptgpu.async_copy
+func.func @copy_groups(%src: memref<64xbf16>,
+                       %dst: memref<64xbf16, #gpu.address_space<workgroup>>,
+                       %i: index) -> bf16 {
+  %t = nvgpu.device_async_copy %src[%i], %dst[%i], 8 {bypassL1}
+      : memref<64xbf16> to memref<64xbf16, #gpu.address_space<workgroup>>
+  gptgpu.async_copy_commit
+  gptgpu.async_copy_wait 1
+  %v = memref.load %dst[%i] : memref<64xbf16, #gpu.address_space<workgroup>>
+  return %v : bf16
+}
