@@ -227,4 +227,24 @@ double calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
          launchSeconds;
 }
 
+double
+exposedReduceSeconds(const std::vector<ReduceStart> &starts, double total,
+                     double bucketBytes,
+                     const std::function<double(double)> &reduceSeconds) {
+  double finish = 0, held = 0;
+  auto issue = [&](double at, double bytes) {
+    finish = std::max(finish, at) + reduceSeconds(bytes);
+  };
+  for (const ReduceStart &s : starts) {
+    held += s.bytes;
+    if (held >= bucketBytes) {
+      issue(std::max(0.0, total - s.workAfter), held);
+      held = 0;
+    }
+  }
+  if (held > 0)
+    issue(total, held);
+  return std::max(0.0, finish - total);
+}
+
 } // namespace gptc::cost

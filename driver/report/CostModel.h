@@ -13,7 +13,9 @@
 #define GPTC_DRIVER_REPORT_COSTMODEL_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace gptc::cost {
 
@@ -228,6 +230,24 @@ double
 calibratedGemmSeconds(int64_t m, int64_t n, int64_t k, int64_t batch,
                       GemmElementBytes elementBytes, bool readsC,
                       double launchSeconds = H100Measured::kGraphLaunchSeconds);
+
+/// One all-reduce start of a backward: its bytes, and the seconds of the
+/// backward's work after it.
+struct ReduceStart {
+  double bytes = 0, workAfter = 0;
+};
+
+/// The seconds a step waits at the end of its backward (`total` seconds of
+/// work) for the all-reduces of `starts` (in program order), run as the
+/// runtime runs them (runtime/comm/Collectives.cpp, NcclBackend): packed
+/// into buckets of at least `bucketBytes`, a bucket issued at the start
+/// that fills it and the rest at the first wait (the backward's end), on
+/// a communication stream beside the backward, one bucket after another,
+/// a bucket of b bytes taking reduceSeconds(b). The sharing of SMs and
+/// memory between NCCL's kernels and the backward's is not priced.
+double exposedReduceSeconds(const std::vector<ReduceStart> &starts,
+                            double total, double bucketBytes,
+                            const std::function<double(double)> &reduceSeconds);
 
 } // namespace gptc::cost
 

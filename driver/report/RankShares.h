@@ -24,12 +24,19 @@ namespace gptc {
 bool printNewtonSchulzShares(mlir::MLIRContext &ctx, const ModelSpec &spec,
                              Target target, bool fuse, llvm::raw_ostream &os);
 
+namespace report {
+struct EntryStats;
+} // namespace report
+
 /// One line of the CUDA cost report: the all-reduce of the gradients and
 /// the all-gather of the Muon updates on the spec's ranks (8 when it has
-/// one) of H100s over NVLink 4. Returns their seconds per step when the
-/// spec has more than one rank (they are on the step's critical path),
-/// else 0.
-double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os);
+/// one) of H100s over NVLink 4. Returns the seconds a step waits for them
+/// when the spec has more than one rank, else 0: the all-gather whole (on
+/// the step's stream), the all-reduce as much of it as `grad` (the
+/// gradient entry point's costed call, null when unknown) does not hide
+/// beside the backward (cost::exposedReduceSeconds), whole without it.
+double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os,
+                             const report::EntryStats *grad = nullptr);
 
 } // namespace gptc
 

@@ -91,26 +91,94 @@ SmallVector<func::FuncOp> entryPoints(ModuleOp module) {
   return entries;
 }
 
+/// The shape of a gptc_gemm_* call, or nothing for another call.
+std::optional<GemmShape> gemmShapeOf(func::CallOp call) {
+  StringRef callee = call.getCallee();
+  // GPTC_GEMM_ARGS (runtime/gptrt.h): trans_a, trans_b, m, n, k, a (4),
+  // b (4), alpha, beta, c (4), d (4), batch.
+  if (!callee.consume_front("gptc_gemm_") || call.getNumOperands() != 24)
+    return std::nullopt;
+  auto arg = [&](unsigned i) {
+    return getConstantIntValue(call.getOperand(i));
+  };
+  GemmShape shape;
+  shape.dtype = callee.str();
+  shape.transA = arg(0).value_or(0) != 0;
+  shape.transB = arg(1).value_or(0) != 0;
+  shape.m = arg(2);
+  shape.n = arg(3);
+  shape.k = arg(4);
+  shape.batch = arg(23);
+  shape.readsC = !matchPattern(call.getOperand(14), m_AnyZeroFloat());
+  return shape;
+}
+
+/// The entry's gradient all-reduce starts in program order, each with the
+/// kernel launch sites and GEMM calls before it (the walk is
+/// collectLaunchKernels', so the sites are a prefix of entry.kernels).
+void collectAllReduceSites(func::FuncOp func, EntryStats &entry) {
+  // GPTC_DTYPE_* (runtime/gptrt.h): f32, bf16, f64, i32, i64.
+  constexpr std::array<int64_t, 5> kDtypeBytes = {4, 2, 8, 4, 8};
+  size_t sites = 0;
+  func.walk([&](Operation *op) {
+    if (isa<gpu::LaunchFuncOp>(op)) {
+      ++sites;
+      return;
+    }
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call)
+      return;
+    if (std::optional<GemmShape> shape = gemmShapeOf(call)) {
+      entry.gemmOrder.push_back(*shape);
+      return;
+    }
+    // gptc_comm_all_reduce_start(kind, dtype, in, out, count).
+    if (call.getCallee() != "gptc_comm_all_reduce_start" ||
+        call.getNumOperands() != 5)
+      return;
+    std::optional<int64_t> dtype = getConstantIntValue(call.getOperand(1));
+    std::optional<int64_t> count = getConstantIntValue(call.getOperand(4));
+    if (!dtype || !count || *dtype < 0 || *dtype >= int64_t(kDtypeBytes.size()))
+      return;
+    entry.allReduceSites.push_back(
+        {double(*count * kDtypeBytes[size_t(*dtype)]), sites,
+         entry.gemmOrder.size()});
+  });
+}
+
+} // namespace
+
+std::vector<cost::ReduceStart> EntryStats::reduceStarts() const {
+  double total = calibratedKernelSeconds + calibratedGemmSeconds;
+  std::vector<double> kernelBefore(kernels.size() + 1, 0.0);
+  for (size_t i = 0; i < kernels.size(); ++i)
+    kernelBefore[i + 1] = kernelBefore[i] + kernels[i].calibratedSeconds;
+  std::vector<double> gemmBefore(gemmOrder.size() + 1, 0.0);
+  for (size_t i = 0; i < gemmOrder.size(); ++i) {
+    double perCall = 0;
+    for (const GemmGroup &g : gemms)
+      if (!(g.shape < gemmOrder[i]) && !(gemmOrder[i] < g.shape) && g.calls &&
+          *g.calls > 0)
+        perCall = g.calibratedSeconds(launchSeconds) / double(*g.calls);
+    gemmBefore[i + 1] = gemmBefore[i] + perCall;
+  }
+  std::vector<cost::ReduceStart> starts;
+  for (const AllReduceSite &s : allReduceSites)
+    starts.push_back(
+        {s.bytes, std::max(0.0, total - kernelBefore[s.kernelSites] -
+                                    gemmBefore[s.gemmCalls])});
+  return starts;
+}
+
+namespace {
+
 void collectGemms(func::FuncOp func, double launchSeconds, EntryStats &entry) {
   std::map<GemmShape, size_t> index;
   func.walk([&](func::CallOp call) {
-    StringRef callee = call.getCallee();
-    // GPTC_GEMM_ARGS (runtime/gptrt.h): trans_a, trans_b, m, n, k, a (4),
-    // b (4), alpha, beta, c (4), d (4), batch.
-    if (!callee.consume_front("gptc_gemm_") || call.getNumOperands() != 24)
+    std::optional<GemmShape> found = gemmShapeOf(call);
+    if (!found)
       return;
-    auto arg = [&](unsigned i) {
-      return getConstantIntValue(call.getOperand(i));
-    };
-    GemmShape shape;
-    shape.dtype = callee.str();
-    shape.transA = arg(0).value_or(0) != 0;
-    shape.transB = arg(1).value_or(0) != 0;
-    shape.m = arg(2);
-    shape.n = arg(3);
-    shape.k = arg(4);
-    shape.batch = arg(23);
-    shape.readsC = !matchPattern(call.getOperand(14), m_AnyZeroFloat());
+    const GemmShape &shape = *found;
     auto [it, inserted] = index.try_emplace(shape, entry.gemms.size());
     if (inserted)
       entry.gemms.push_back({shape, 0});
@@ -452,6 +520,8 @@ bool printStepStats(MLIRContext &ctx, const ModelSpec &spec, Target target,
     for (const Kernel &k : entry.kernels)
       entry.launches.add(k.launches);
     collectGemms(func, launchSeconds, entry);
+    if (cuda)
+      collectAllReduceSites(func, entry);
     entry.hostLoops = countHostLoops(func);
     entries.push_back(std::move(entry));
   }

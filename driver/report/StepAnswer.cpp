@@ -33,9 +33,15 @@ std::string duration(double seconds) {
 
 } // namespace
 
-double stepOverheadSeconds(const ModelSpec &spec, double &collectives,
+double stepOverheadSeconds(const ModelSpec &spec,
+                           const std::vector<EntryStats> &entries,
+                           double &collectives,
                            llvm::raw_ostream &collectivesOs) {
-  collectives = printDataParallelCost(spec, collectivesOs);
+  const EntryStats *grad = nullptr;
+  for (const EntryStats &e : entries)
+    if (e.name == "gptc_grad_step")
+      grad = &e;
+  collectives = printDataParallelCost(spec, collectivesOs, grad);
   // One cuGraphLaunch and one synchronisation a step (the runtime's
   // replayed graph), and the micro-batches' tokens and targets (i32) copied
   // to the device before it over PCIe, not overlapped.
@@ -74,7 +80,7 @@ void printStepAnswer(const ModelSpec &spec,
   std::string ignored;
   llvm::raw_string_ostream ignoredOs(ignored);
   double collectives = 0;
-  double overhead = stepOverheadSeconds(spec, collectives, ignoredOs);
+  double overhead = stepOverheadSeconds(spec, entries, collectives, ignoredOs);
   double step = kernels + gemms + overhead;
   double staticStep = staticKernels + gemms + overhead;
 

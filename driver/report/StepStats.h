@@ -174,6 +174,18 @@ struct EntryStats {
   std::array<double, cost::kNumBounds> secondsByBound{};
   std::array<int64_t, cost::kNumBounds> kernelsByBound{};
   bool approximate = false;
+  /// CUDA, in program order: each gradient all-reduce start's bytes, with
+  /// the kernel launch sites (a prefix of `kernels`) and GEMM calls (a
+  /// prefix of `gemmOrder`) before it.
+  struct AllReduceSite {
+    double bytes = 0;
+    size_t kernelSites = 0, gemmCalls = 0;
+  };
+  std::vector<AllReduceSite> allReduceSites;
+  std::vector<GemmShape> gemmOrder;
+  /// The sites as cost::ReduceStart: the calibrated seconds of one call's
+  /// work after each.
+  std::vector<cost::ReduceStart> reduceStarts() const;
 };
 
 /// How many times an entry point runs in a training step: gptc_grad_step
@@ -207,9 +219,11 @@ void printStepAnswer(const ModelSpec &spec,
                      llvm::raw_ostream &os);
 
 /// Seconds of one training step beside the kernels and GEMMs: collectives
-/// (printDataParallelCost's, whose line goes to `collectivesOs`), one graph
-/// launch and the batch's copy.
-double stepOverheadSeconds(const ModelSpec &spec, double &collectives,
+/// (printDataParallelCost's over the costed `entries`, whose line goes to
+/// `collectivesOs`), one graph launch and the batch's copy.
+double stepOverheadSeconds(const ModelSpec &spec,
+                           const std::vector<EntryStats> &entries,
+                           double &collectives,
                            llvm::raw_ostream &collectivesOs);
 
 } // namespace gptc::report

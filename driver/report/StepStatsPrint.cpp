@@ -274,7 +274,8 @@ void printStepCost(const ModelSpec &spec,
   llvm::raw_string_ostream collectivesOs(collectivesLine);
   double collectives = 0;
   double perStep =
-      stepOverheadSeconds(spec, collectives, collectivesOs) - collectives;
+      stepOverheadSeconds(spec, entries, collectives, collectivesOs) -
+      collectives;
   double seconds = calKernels + calGemms + collectives + perStep;
   double roofline = kernelSeconds + gemmSeconds;
   const char *approx = approximate ? "~" : "";

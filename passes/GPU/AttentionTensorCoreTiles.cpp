@@ -311,7 +311,8 @@ SmallVector<Value> forPrefetchedTiles(
     KernelEmitter &e, TensorCoreEmitter &tc, Value begin, Value end,
     int64_t step, ValueRange init,
     llvm::function_ref<void(Value, Value)> stageInto,
-    llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
+    llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body,
+    llvm::function_ref<void()> afterLoop) {
   OpBuilder &b = e.builder();
   stageInto(begin, e.idx(0));
   tc.commit();
@@ -333,6 +334,8 @@ SmallVector<Value> forPrefetchedTiles(
         }
         return body(first, buffer, carried);
       });
+  if (afterLoop)
+    afterLoop();
   // Nothing in flight at the end (the prologue's copies of an empty range).
   tc.waitCopies();
   return results;
@@ -355,8 +358,8 @@ SmallVector<Value> forKeyTiles(
         Value interior = e.both(e.cmp(CmpIPredicate::sge, j0, qt.maxLo),
                                 e.cmp(CmpIPredicate::sle, lastKey, qt.minHi));
         return body(j0, buffer, interior, carried);
-      });
-  markAttentionSpan(e, tc.p, kQueryRows);
+      },
+      [&] { markAttentionSpan(e, tc.p, kQueryRows); });
   return results;
 }
 

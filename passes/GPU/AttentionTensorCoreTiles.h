@@ -221,12 +221,14 @@ SmallVector<Acc> maskedTile(KernelEmitter &e, TensorCoreEmitter &tc,
 /// with the last iteration's products on the other buffer), issues the
 /// next iteration's copies into the other buffer, and computes
 /// body(first, buffer, carried) while they arrive: FlashAttention-2's
-/// prefetch, one barrier a tile.
+/// prefetch, one barrier a tile. afterLoop() runs with the loop the last
+/// op emitted (markAttentionSpan marks it there).
 SmallVector<Value> forPrefetchedTiles(
     KernelEmitter &e, TensorCoreEmitter &tc, Value begin, Value end,
     int64_t step, ValueRange init,
     llvm::function_ref<void(Value, Value)> stageInto,
-    llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body);
+    llvm::function_ref<SmallVector<Value>(Value, Value, ValueRange)> body,
+    llvm::function_ref<void()> afterLoop = {});
 
 /// The loop over the tile's key range, keyCols keys at a time, K and V
 /// prefetched into the buffer of the iteration (forPrefetchedTiles);

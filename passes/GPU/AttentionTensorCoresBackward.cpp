@@ -268,8 +268,8 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                     for (const Acc &a : dvAcc)
                       next.append(a.begin(), a.end());
                     return next;
-                  });
-              markAttentionSpan(e, p, keyRows);
+                  },
+                  [&] { markAttentionSpan(e, p, keyRows); });
               for (int64_t h = 0; h < 2; ++h) {
                 OpBuilder &ob = e.builder();
                 auto inside = scf::IfOp::create(

@@ -100,6 +100,11 @@ public:
   }
 
   bool init(std::string &error) {
+    // The step's collectives are captured into its graphs on the first
+    // step: connect every peer when the communicator is made, not at the
+    // first collective (NCCL 2.22+ connects at run time by default, which
+    // then happens inside the capture). A value the user set stays.
+    setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0);
     if (!loadNccl(api, error))
       return false;
     int version = 0;

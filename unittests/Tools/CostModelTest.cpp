@@ -232,3 +232,35 @@ TEST(CalibratedModelTest, GemmWaveQuantisation) {
 }
 
 } // namespace
+
+// The all-reduces of a backward's gradients beside it: 25 MiB buckets, a
+// bucket issued at the start that fills it, the rest at the backward's end,
+// one bucket after another.
+TEST(CostModelTest, AllReducesBesideTheBackward) {
+  constexpr double MiB = 1 << 20;
+  auto oneSecondPer10MiB = [&](double bytes) { return bytes / (10 * MiB); };
+  // 30 MiB in three starts; the third fills a bucket 4 s before the
+  // backward's end and takes 3 s: hidden.
+  std::vector<ReduceStart> starts = {
+      {10 * MiB, 8}, {10 * MiB, 6}, {10 * MiB, 4}};
+  EXPECT_DOUBLE_EQ(
+      exposedReduceSeconds(starts, 10, 25 * MiB, oneSecondPer10MiB), 0.0);
+  // At half the bandwidth it takes 6 s: 2 s after the end.
+  EXPECT_DOUBLE_EQ(
+      exposedReduceSeconds(starts, 10, 25 * MiB,
+                           [&](double b) { return 2 * oneSecondPer10MiB(b); }),
+      2.0);
+  // 5 MiB more after the bucket: held until the backward's end, then 0.5 s.
+  starts.push_back({5 * MiB, 1});
+  EXPECT_DOUBLE_EQ(
+      exposedReduceSeconds(starts, 10, 25 * MiB, oneSecondPer10MiB), 0.5);
+  // A bucket issued while the last is still reducing waits for it: 30 MiB
+  // at t = 2 and 30 at t = 3 (3 s each) end at 8, inside a 10 s backward,
+  // 1 s after a 7 s one.
+  std::vector<ReduceStart> queued = {{30 * MiB, 8}, {30 * MiB, 7}};
+  EXPECT_DOUBLE_EQ(
+      exposedReduceSeconds(queued, 10, 25 * MiB, oneSecondPer10MiB), 0.0);
+  std::vector<ReduceStart> late = {{30 * MiB, 5}, {30 * MiB, 4}};
+  EXPECT_DOUBLE_EQ(exposedReduceSeconds(late, 7, 25 * MiB, oneSecondPer10MiB),
+                   1.0);
+}
