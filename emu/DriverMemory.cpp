@@ -237,6 +237,14 @@ CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int) {
 }
 CUresult cuStreamDestroy(CUstream h) {
   REQUIRE_INIT();
+  // A stream drawn into a capture leaves it (the capture must not end by
+  // touching a freed stream); its recorded work stays in the graph.
+  if (h && h->capture && h->capture->origin != h) {
+    h->capture->submitted.erase(h);
+    h->capture->seen.erase(h);
+    for (auto &[member, seen] : h->capture->seen)
+      seen.erase(h);
+  }
   delete h;
   return CUDA_SUCCESS;
 }
