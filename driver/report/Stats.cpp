@@ -153,14 +153,15 @@ std::vector<cost::ReduceStart> EntryStats::reduceStarts() const {
   std::vector<double> kernelBefore(kernels.size() + 1, 0.0);
   for (size_t i = 0; i < kernels.size(); ++i)
     kernelBefore[i + 1] = kernelBefore[i] + kernels[i].calibratedSeconds;
+  std::map<GemmShape, double> perCall;
+  for (const GemmGroup &g : gemms)
+    if (g.calls && *g.calls > 0)
+      perCall[g.shape] = g.calibratedSeconds(launchSeconds) / double(*g.calls);
   std::vector<double> gemmBefore(gemmOrder.size() + 1, 0.0);
   for (size_t i = 0; i < gemmOrder.size(); ++i) {
-    double perCall = 0;
-    for (const GemmGroup &g : gemms)
-      if (!(g.shape < gemmOrder[i]) && !(gemmOrder[i] < g.shape) && g.calls &&
-          *g.calls > 0)
-        perCall = g.calibratedSeconds(launchSeconds) / double(*g.calls);
-    gemmBefore[i + 1] = gemmBefore[i] + perCall;
+    auto found = perCall.find(gemmOrder[i]);
+    gemmBefore[i + 1] =
+        gemmBefore[i] + (found == perCall.end() ? 0.0 : found->second);
   }
   std::vector<cost::ReduceStart> starts;
   for (const AllReduceSite &s : allReduceSites)
