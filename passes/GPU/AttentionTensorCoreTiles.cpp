@@ -31,13 +31,31 @@ Value TensorCoreEmitter::i32(int64_t v) {
 }
 
 Value TensorCoreEmitter::sharedTile(int64_t rows) {
+  return sharedTile(rows, p.D);
+}
+
+Value TensorCoreEmitter::sharedTile(int64_t rows, int64_t cols) {
   auto space =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  auto type = MemRefType::get({rows, p.D + kPad}, b.getBF16Type(),
+  auto type = MemRefType::get({rows, cols + kPad}, b.getBF16Type(),
                               MemRefLayoutAttrInterface(), space);
   auto alloca = memref::AllocaOp::create(b, loc, type);
   alloca->setAttr(kWorkgroupTileAttr, b.getUnitAttr());
   return alloca;
+}
+
+void TensorCoreEmitter::storeFragment(const Acc &c, Value tile, Value row0,
+                                      Value col0) {
+  Type bf16 = b.getBF16Type();
+  Value col = e.add(col0, e.mul(at.t, e.idx(2)));
+  for (int64_t h = 0; h < 2; ++h) {
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, bf16),
+        ValueRange{arith::TruncFOp::create(b, loc, bf16, c[2 * h]),
+                   arith::TruncFOp::create(b, loc, bf16, c[2 * h + 1])});
+    Value row = e.add(row0, e.add(at.g, e.idx(8 * h)));
+    vector::StoreOp::create(b, loc, pair, tile, ValueRange{row, col});
+  }
 }
 
 void TensorCoreEmitter::stage(Value tile, Value tileRow, Value src, Value batch,
@@ -208,8 +226,9 @@ timesRowsOf(KernelEmitter &e, TensorCoreEmitter &tc, int64_t cols,
 }
 
 SmallVector<Value> rowFragment(KernelEmitter &e, TensorCoreEmitter &tc,
-                               Value tile, int64_t ks) {
-  Value row = e.add(e.mul(tc.at.warp, e.idx(16)), e.rem(tc.at.lane, e.idx(16)));
+                               Value tile, int64_t ks, Value group) {
+  Value row = e.add(e.mul(group ? group : tc.at.warp, e.idx(16)),
+                    e.rem(tc.at.lane, e.idx(16)));
   Value col =
       e.add(e.idx(16 * ks), e.mul(e.div(tc.at.lane, e.idx(16)), e.idx(8)));
   return tc.ldmatrix(tile, row, col, 4, /*transpose=*/false);
@@ -230,6 +249,20 @@ SmallVector<SmallVector<Value>> rowFragments(KernelEmitter &e,
 void accumulateTimesTile(KernelEmitter &e, TensorCoreEmitter &tc,
                          ArrayRef<Acc> w, Value tile, Value first,
                          MutableArrayRef<Acc> acc, bool paired) {
+  accumulateFragmentsTimesTile(
+      e, tc, int64_t(w.size()) / 2,
+      [&](int64_t ks) -> SmallVector<Value> {
+        const Acc &left = w[2 * ks], &right = w[2 * ks + 1];
+        return {tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
+                tc.pack(right[0], right[1]), tc.pack(right[2], right[3])};
+      },
+      tile, first, e.idx(0), acc, paired);
+}
+
+void accumulateFragmentsTimesTile(
+    KernelEmitter &e, TensorCoreEmitter &tc, int64_t steps,
+    llvm::function_ref<SmallVector<Value>(int64_t)> aOf, Value tile,
+    Value first, Value firstCol, MutableArrayRef<Acc> acc, bool paired) {
   // One ldmatrix.x4.trans gives the B fragments of two column tiles:
   // lanes 0-15 address the 16 rows at columns 8 dn, lanes 16-31 at 8 dn + 8.
   const int64_t dTiles = acc.size();
@@ -237,14 +270,11 @@ void accumulateTimesTile(KernelEmitter &e, TensorCoreEmitter &tc,
   Value colOffset;
   if (paired)
     colOffset = e.mul(e.div(tc.at.lane, e.idx(16)), e.idx(dTiles > 1 ? 8 : 0));
-  for (int64_t ks = 0; ks < int64_t(w.size()) / 2; ++ks) {
-    const Acc &left = w[2 * ks], &right = w[2 * ks + 1];
-    SmallVector<Value> a = {
-        tc.pack(left[0], left[1]), tc.pack(left[2], left[3]),
-        tc.pack(right[0], right[1]), tc.pack(right[2], right[3])};
+  for (int64_t ks = 0; ks < steps; ++ks) {
+    SmallVector<Value> a = aOf(ks);
     for (int64_t dn = 0; dn < dTiles; dn += paired ? 2 : 1) {
       const bool pair = paired && dn + 1 < dTiles;
-      Value col = e.idx(8 * dn);
+      Value col = e.add(firstCol, e.idx(8 * dn));
       if (paired)
         col = e.add(col, colOffset);
       SmallVector<Value> bReg =

@@ -81,6 +81,13 @@ public:
 
   /// A shared tile of `rows` x (D + pad) bf16 in workgroup memory.
   Value sharedTile(int64_t rows);
+  /// A shared tile of `rows` x (cols + pad) bf16 in workgroup memory.
+  Value sharedTile(int64_t rows, int64_t cols);
+
+  /// The 16x8 accumulator `c` rounded to bf16 into tile[row0 + 16 rows]
+  /// [col0 + 8 columns]: each lane's pairs as they stand in the C layout
+  /// (rows g and g + 8, columns 2t, 2t + 1), one 32-bit store a pair.
+  void storeFragment(const Acc &c, Value tile, Value row0, Value col0);
 
   /// tile[at + r][:] = src[batch, head, min(first + r, T - 1)][:] for
   /// r < rows by cp.async, 16 bytes a copy (aligned: D is a multiple of
@@ -163,10 +170,11 @@ timesRowsOf(KernelEmitter &e, TensorCoreEmitter &tc, int64_t cols,
             llvm::function_ref<SmallVector<Value>(int64_t)> aOf, Value tile,
             Value first);
 
-/// The A fragment of this warp's 16 rows and columns 16 ks .. 16 ks + 15
-/// of a 64-row tile (ldmatrix.x4).
+/// The A fragment of rows 16 group .. 16 group + 15 (group: this lane's
+/// warp when null) and columns 16 ks .. 16 ks + 15 of a shared tile
+/// (ldmatrix.x4).
 SmallVector<Value> rowFragment(KernelEmitter &e, TensorCoreEmitter &tc,
-                               Value tile, int64_t ks);
+                               Value tile, int64_t ks, Value group = Value());
 
 /// The A fragments (16 rows of this lane's warp) of the 64 rows of `src`
 /// from the tile's first query, staged through `through` (>= 64 rows).
@@ -183,6 +191,15 @@ SmallVector<SmallVector<Value>> rowFragments(KernelEmitter &e,
 void accumulateTimesTile(KernelEmitter &e, TensorCoreEmitter &tc,
                          ArrayRef<Acc> w, Value tile, Value first,
                          MutableArrayRef<Acc> acc, bool paired = true);
+
+/// acc[dn] += A B for `steps` 16-deep steps, A's fragment of step ks
+/// aOf(ks), B the rows of `tile` from row `first` and its columns from
+/// `firstCol` (ldmatrix transposed): accumulateTimesTile with A already in
+/// fragments and a slice of the tile's columns.
+void accumulateFragmentsTimesTile(
+    KernelEmitter &e, TensorCoreEmitter &tc, int64_t steps,
+    llvm::function_ref<SmallVector<Value>(int64_t)> aOf, Value tile,
+    Value first, Value firstCol, MutableArrayRef<Acc> acc, bool paired);
 
 /// Whether key j0 + (column of accumulator element i of key tile n) is
 /// allowed for this lane's row i / 2.

@@ -116,14 +116,22 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                                 Value q, Value k, Value v, Value dout,
                                 Value lse, Value delta, Value dk, Value dv) {
   const int64_t dTiles = p.D / 8;
-  // A warp per 16 keys; K and V stay in shared memory (their A fragments
-  // loaded per use), Q and dO are staged 16 queries at a time into two
-  // buffers each (a lane's scores, their masks and the queries' lse and
-  // delta stay few registers beside dK's and dV's accumulators). Over
-  // head_dim 64: 2 warps (32 keys) a block, so that the four tiles stay
-  // within 48 KiB.
-  const int64_t warps = p.D > 64 ? 2 : 4, threads = 32 * warps;
-  const int64_t keyRows = 16 * warps, queryCols = 16;
+  // Four warps; K and V stay in shared memory (their A fragments loaded
+  // per use), Q and dO are staged 16 queries at a time into two buffers
+  // each. Up to head_dim 64 a warp owns 16 keys (64 a block): it computes
+  // their scores against the tile's 16 queries and keeps P^T and dS^T in
+  // registers as the A operands of dV and dK. Over head_dim 64, the
+  // accumulators of 16 keys by the whole head (two of D / 4 registers a
+  // lane) would not leave room for two blocks an SM, so the warps split as
+  // FlashAttention-2's backward does: 32 keys a block, warp w owns keys
+  // 16 (w mod 2) .. +15 and columns D / 2 (w / 2) .. of dK and dV, computes
+  // the scores of its keys against queries 8 (w / 2) .. +7, and P^T and
+  // dS^T meet in shared memory (two 32 x 16 tiles, one more barrier a
+  // tile) as the A operands of every warp's half of dK and dV.
+  const int64_t warps = 4, threads = 32 * warps;
+  const int64_t dimSplit = p.D > 64 ? 2 : 1, keyGroups = warps / dimSplit;
+  const int64_t keyRows = 16 * keyGroups, queryCols = 16;
+  const int64_t scoreCols = queryCols / dimSplit, ownTiles = dTiles / dimSplit;
   const int64_t tiles = (p.T + keyRows - 1) / keyRows;
   Type f32 = b.getF32Type();
   parallelKernel(
@@ -137,14 +145,23 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
             [&](KernelEmitter &e, Value thread) {
               Lane at = laneOf(e, thread);
               TensorCoreEmitter tc(e, p, at, threads);
+              Value group = e.rem(at.warp, e.idx(keyGroups));
+              Value part = e.div(at.warp, e.idx(keyGroups));
               Value kTile = tc.sharedTile(keyRows),
                     vTile = tc.sharedTile(keyRows);
               Value qBuf = tc.sharedTile(2 * queryCols);
               Value dBuf = tc.sharedTile(2 * queryCols);
+              Value pShared, dsShared;
+              if (dimSplit > 1) {
+                pShared = tc.sharedTile(keyRows, queryCols);
+                dsShared = tc.sharedTile(keyRows, queryCols);
+              }
               Value j0 = e.mul(tile, e.idx(keyRows));
-              Value warpKey = e.add(j0, e.mul(at.warp, e.idx(16)));
-              Value keys[2] = {e.add(warpKey, at.g),
-                               e.add(warpKey, e.add(at.g, e.idx(8)))};
+              Value groupKey = e.add(j0, e.mul(group, e.idx(16)));
+              Value keys[2] = {e.add(groupKey, at.g),
+                               e.add(groupKey, e.add(at.g, e.idx(8)))};
+              Value firstCol = e.mul(part, e.idx(p.D / dimSplit));
+              Value firstScore = e.mul(part, e.idx(scoreCols));
               Value jLast =
                   e.sub(e.min(e.add(j0, e.idx(keyRows)), e.idx(p.T)), e.idx(1));
               // The queries that see a key of the block: hi >= j0 and lo <=
@@ -160,7 +177,7 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
               // (read after its barrier).
               tc.stage(kTile, e.idx(0), k, batch, head, j0, keyRows);
               tc.stage(vTile, e.idx(0), v, batch, head, j0, keyRows);
-              SmallVector<Value> init(2 * dTiles * 4, e.fc(0.0));
+              SmallVector<Value> init(2 * ownTiles * 4, e.fc(0.0));
               SmallVector<Value> state = forPrefetchedTiles(
                   e, tc, qBegin, qEnd, queryCols, init,
                   [&](Value i0, Value buffer) {
@@ -168,30 +185,33 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                     tc.stage(dBuf, buffer, dout, batch, head, i0, queryCols);
                   },
                   [&](Value i0, Value buffer, ValueRange carried) {
-                    // S^T = K Q^T and dP^T = V dO^T (this warp's 16 keys by the
-                    // tile's queries); P^T = exp(scale S^T - lse) where
-                    // allowed; dS^T = P^T (dP^T - delta) scale.
+                    // S^T = K Q^T and dP^T = V dO^T (the warp's 16 keys by
+                    // its scoreCols queries of the tile); P^T = exp(scale
+                    // S^T - lse) where allowed; dS^T = P^T (dP^T - delta)
+                    // scale.
+                    Value scoreRow = e.add(buffer, firstScore);
                     SmallVector<Acc> s = timesRowsOf(
-                        e, tc, queryCols,
+                        e, tc, scoreCols,
                         [&](int64_t ks) {
-                          return rowFragment(e, tc, kTile, ks);
+                          return rowFragment(e, tc, kTile, ks, group);
                         },
-                        qBuf, buffer);
+                        qBuf, scoreRow);
                     SmallVector<Acc> dp = timesRowsOf(
-                        e, tc, queryCols,
+                        e, tc, scoreCols,
                         [&](int64_t ks) {
-                          return rowFragment(e, tc, vTile, ks);
+                          return rowFragment(e, tc, vTile, ks, group);
                         },
-                        dBuf, buffer);
+                        dBuf, scoreRow);
                     // Per query column of this lane (8 n + 2 t + c): lse
                     // (base 2, negated) and delta, read once for both of
                     // the lane's keys; on the query tiles a mask edge
                     // crosses, its bounds too.
                     SmallVector<std::array<Value, 2>> colLse(s.size()),
                         colDelta(s.size());
+                    Value firstQuery = e.add(i0, firstScore);
                     auto queryOf = [&](int64_t n, int64_t c) {
-                      return e.add(
-                          i0, e.add(e.idx(8 * n + c), e.mul(at.t, e.idx(2))));
+                      return e.add(firstQuery, e.add(e.idx(8 * n + c),
+                                                     e.mul(at.t, e.idx(2))));
                     };
                     for (int64_t n = 0; n < int64_t(s.size()); ++n)
                       for (int64_t c = 0; c < 2; ++c) {
@@ -250,18 +270,42 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                             scale);
                         s[n][i] = pr;
                       }
-                    // dK += dS^T Q and dV += P^T dO (bf16 weights from their
-                    // registers; Q's and dO's rows as B's rows).
-                    SmallVector<Acc> dkAcc(dTiles), dvAcc(dTiles);
-                    for (int64_t dn = 0; dn < dTiles; ++dn)
+                    // dK += dS^T Q and dV += P^T dO over the warp's columns
+                    // (bf16 weights; Q's and dO's rows as B's rows): the
+                    // weights from this warp's registers, or from the
+                    // shared tiles that every warp's scores meet in.
+                    SmallVector<Acc> dkAcc(ownTiles), dvAcc(ownTiles);
+                    for (int64_t dn = 0; dn < ownTiles; ++dn)
                       for (int64_t i = 0; i < 4; ++i) {
                         dkAcc[dn][i] = carried[4 * dn + i];
-                        dvAcc[dn][i] = carried[4 * (dTiles + dn) + i];
+                        dvAcc[dn][i] = carried[4 * (ownTiles + dn) + i];
                       }
-                    accumulateTimesTile(e, tc, dp, qBuf, buffer, dkAcc,
-                                        /*paired=*/false);
-                    accumulateTimesTile(e, tc, s, dBuf, buffer, dvAcc,
-                                        /*paired=*/false);
+                    if (dimSplit == 1) {
+                      accumulateTimesTile(e, tc, dp, qBuf, buffer, dkAcc,
+                                          /*paired=*/false);
+                      accumulateTimesTile(e, tc, s, dBuf, buffer, dvAcc,
+                                          /*paired=*/false);
+                    } else {
+                      Value groupRow = e.mul(group, e.idx(16));
+                      for (int64_t n = 0; n < int64_t(s.size()); ++n) {
+                        Value col = e.add(firstScore, e.idx(8 * n));
+                        tc.storeFragment(dp[n], dsShared, groupRow, col);
+                        tc.storeFragment(s[n], pShared, groupRow, col);
+                      }
+                      tc.barrier();
+                      accumulateFragmentsTimesTile(
+                          e, tc, queryCols / 16,
+                          [&](int64_t ks) {
+                            return rowFragment(e, tc, dsShared, ks, group);
+                          },
+                          qBuf, buffer, firstCol, dkAcc, /*paired=*/false);
+                      accumulateFragmentsTimesTile(
+                          e, tc, queryCols / 16,
+                          [&](int64_t ks) {
+                            return rowFragment(e, tc, pShared, ks, group);
+                          },
+                          dBuf, buffer, firstCol, dvAcc, /*paired=*/false);
+                    }
                     SmallVector<Value> next;
                     for (const Acc &a : dkAcc)
                       next.append(a.begin(), a.end());
@@ -277,12 +321,13 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                     false);
                 OpBuilder::InsertionGuard guard(ob);
                 ob.setInsertionPointToStart(inside.thenBlock());
-                for (int64_t dn = 0; dn < dTiles; ++dn)
+                for (int64_t dn = 0; dn < ownTiles; ++dn)
                   for (int64_t c = 0; c < 2; ++c) {
-                    Value d = e.add(e.idx(8 * dn + c), e.mul(at.t, e.idx(2)));
+                    Value d = e.add(firstCol, e.add(e.idx(8 * dn + c),
+                                                    e.mul(at.t, e.idx(2))));
                     e.store(state[4 * dn + 2 * h + c], dk,
                             {batch, head, keys[h], d});
-                    e.store(state[4 * (dTiles + dn) + 2 * h + c], dv,
+                    e.store(state[4 * (ownTiles + dn) + 2 * h + c], dv,
                             {batch, head, keys[h], d});
                   }
               }
