@@ -117,21 +117,23 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                                 Value lse, Value delta, Value dk, Value dv) {
   const int64_t dTiles = p.D / 8;
   // Four warps; K and V stay in shared memory (their A fragments loaded
-  // per use), Q and dO are staged 16 queries at a time into two buffers
-  // each. Up to head_dim 64 a warp owns 16 keys (64 a block): it computes
-  // their scores against the tile's 16 queries and keeps P^T and dS^T in
-  // registers as the A operands of dV and dK. Over head_dim 64, the
+  // per use), Q and dO are staged a tile of queries at a time into two
+  // buffers each. Up to head_dim 64 a warp owns 16 keys (64 a block): it
+  // computes their scores against the tile's 16 queries and keeps P^T and
+  // dS^T in registers as the A operands of dV and dK. Over head_dim 64, the
   // accumulators of 16 keys by the whole head (two of D / 4 registers a
-  // lane) would not leave room for two blocks an SM, so the warps split as
-  // FlashAttention-2's backward does: 32 keys a block, warp w owns keys
-  // 16 (w mod 2) .. +15 and columns D / 2 (w / 2) .. of dK and dV, computes
-  // the scores of its keys against queries 8 (w / 2) .. +7, and P^T and
-  // dS^T meet in shared memory (two 32 x 16 tiles, one more barrier a
-  // tile) as the A operands of every warp's half of dK and dV.
+  // lane) would not leave room for three blocks an SM, so the warps split
+  // as FlashAttention-2's backward does: 32 keys a block, warp w owns keys
+  // 16 (w mod 2) .. +15 and columns D / 2 (w / 2) .. of dK and dV, and
+  // computes the scores of its keys against queries 16 (w / 2) .. +15 of a
+  // 32-query tile; P^T and dS^T meet in shared memory (two 32 x 32 tiles,
+  // one more barrier a tile) as the A operands of every warp's half of dK
+  // and dV. The tiles then take 56 KiB: dynamic shared memory
+  // (gptc-workgroup-tiles).
   const int64_t warps = 4, threads = 32 * warps;
   const int64_t dimSplit = p.D > 64 ? 2 : 1, keyGroups = warps / dimSplit;
-  const int64_t keyRows = 16 * keyGroups, queryCols = 16;
-  const int64_t scoreCols = queryCols / dimSplit, ownTiles = dTiles / dimSplit;
+  const int64_t keyRows = 16 * keyGroups, queryCols = 16 * dimSplit;
+  const int64_t scoreCols = 16, ownTiles = dTiles / dimSplit;
   const int64_t tiles = (p.T + keyRows - 1) / keyRows;
   Type f32 = b.getF32Type();
   parallelKernel(

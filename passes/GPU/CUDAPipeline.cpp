@@ -62,6 +62,7 @@ void buildPTXPipeline(OpPassManager &pm) {
   // emits one object per target.
   addKernelOutlining(pm);
   pm.addPass(createSharedTileRegistersPass());
+  pm.addPass(createExternDynamicSharedPass());
   // No host wait after each launch: the step's work is one stream.
   pm.addNestedPass<func::FuncOp>(createStreamLaunchesPass());
   for (size_t i = 1; i < kPTXChips.size(); ++i)

@@ -17,9 +17,14 @@ def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
     `#gpu.address_space<workgroup>`: shared memory in PTX (the barriers
     between a tile's writes and reads are `gptc-lower-block-barriers`'s).
     Unmarked allocas stay private, and marked ones outside a launch are
-    left alone.
+    left alone. A launch whose tiles take more than 48 KiB (the static
+    shared memory a block may have) gets them as `memref.view`s of
+    `gpu.dynamic_shared_memory` at 16-byte-aligned offsets instead, and
+    asks for their bytes as its `dynamic_shared_memory_size` (the runtime
+    opts the kernel in with `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
   }];
-  let dependentDialects = ["mlir::gpu::GPUDialect"];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 def ThreadBlocksPass : Pass<"gptc-thread-blocks", "mlir::func::FuncOp"> {
@@ -274,6 +279,26 @@ def SharedTileRegistersPass
     blocks an SM. Kernels without shared tiles are left alone.
   }];
   let dependentDialects = ["mlir::NVVM::NVVMDialect"];
+}
+
+def ExternDynamicSharedPass
+    : Pass<"gptc-extern-dynamic-shared", "mlir::ModuleOp"> {
+  let summary = "Give a kernel's dynamic shared memory CUDA's external linkage";
+  let description = [{
+    After `gpu-kernel-outlining`: every `gpu.dynamic_shared_memory` in a
+    `gpu.module` becomes a `memref.get_global` of one external declaration
+    of the module, `memref.global "public" @gptc_dynamic_shared :
+    memref<0xi8, #gpu.address_space<workgroup>>` aligned to 16 bytes, cast
+    to `memref<?xi8, ...>`: in PTX `.extern .shared .align 16 .b8
+    gptc_dynamic_shared[]`, the array that starts where the kernel's static
+    shared memory ends and spans the launch's dynamic bytes (what CUDA
+    C++'s `extern __shared__` is). MLIR's own lowering of the op makes an
+    internal global of zero elements, which NVPTX demotes to a static
+    `.shared` variable of its own: a block would then need one byte more
+    than the launch gives it and the tiles would start inside the static
+    area. Modules without the op are left alone.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
 def ArenaBufferUnitsPass : Pass<"gptc-arena-buffer-units", "mlir::ModuleOp"> {

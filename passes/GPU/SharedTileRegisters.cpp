@@ -63,7 +63,13 @@ struct SharedTileRegistersPass
   void runOnOperation() override {
     Builder b(&getContext());
     getOperation().walk([&](gpu::GPUFuncOp func) {
-      if (!func.isKernel() || func.getNumWorkgroupAttributions() == 0)
+      if (!func.isKernel())
+        return;
+      bool dynamicShared = func.walk([](gpu::DynamicSharedMemoryOp) {
+                                 return WalkResult::interrupt();
+                               })
+                               .wasInterrupted();
+      if (func.getNumWorkgroupAttributions() == 0 && !dynamicShared)
         return;
       func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                     b.getI32IntegerAttr(isTensorCoreBlock(func)
