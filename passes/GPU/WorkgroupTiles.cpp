@@ -77,7 +77,8 @@ struct WorkgroupTilesPass
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
           (type.getMemorySpace() && type.getMemorySpace() != workgroup)) {
         alloca.emitError("a workgroup tile must be a statically shaped "
-                         "alloca in the default or workgroup memory space");
+                         "alloca of the identity layout in the default or "
+                         "workgroup memory space");
         failed = true;
         return;
       }
