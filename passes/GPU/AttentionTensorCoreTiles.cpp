@@ -46,13 +46,9 @@ Value TensorCoreEmitter::sharedTile(int64_t rows, int64_t cols) {
 
 void TensorCoreEmitter::storeFragment(const Acc &c, Value tile, Value row0,
                                       Value col0) {
-  Type bf16 = b.getBF16Type();
   Value col = e.add(col0, e.mul(at.t, e.idx(2)));
   for (int64_t h = 0; h < 2; ++h) {
-    Value pair = vector::FromElementsOp::create(
-        b, loc, VectorType::get({2}, bf16),
-        ValueRange{arith::TruncFOp::create(b, loc, bf16, c[2 * h]),
-                   arith::TruncFOp::create(b, loc, bf16, c[2 * h + 1])});
+    Value pair = bf16Pair(c[2 * h], c[2 * h + 1]);
     Value row = e.add(row0, e.add(at.g, e.idx(8 * h)));
     vector::StoreOp::create(b, loc, pair, tile, ValueRange{row, col});
   }
@@ -117,12 +113,16 @@ SmallVector<Value> TensorCoreEmitter::ldmatrix(Value tile, Value row, Value col,
   return registers(fragment);
 }
 
-Value TensorCoreEmitter::pack(Value lo, Value hi) {
+Value TensorCoreEmitter::bf16Pair(Value lo, Value hi) {
   Type bf16 = b.getBF16Type();
-  Value pair = vector::FromElementsOp::create(
+  return vector::FromElementsOp::create(
       b, loc, VectorType::get({2}, bf16),
       ValueRange{arith::TruncFOp::create(b, loc, bf16, lo),
                  arith::TruncFOp::create(b, loc, bf16, hi)});
+}
+
+Value TensorCoreEmitter::pack(Value lo, Value hi) {
+  Value pair = bf16Pair(lo, hi);
   Value word = vector::BitCastOp::create(
       b, loc, VectorType::get({1}, b.getI32Type()), pair);
   return vector::ExtractOp::create(b, loc, word, 0);

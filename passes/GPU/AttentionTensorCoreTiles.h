@@ -115,6 +115,9 @@ public:
   SmallVector<Value> ldmatrix(Value tile, Value row, Value col, int64_t tiles,
                               bool transpose);
 
+  /// Two f32 values rounded to bf16, as a vector<2xbf16> (the first in
+  /// element 0).
+  Value bf16Pair(Value lo, Value hi);
   /// Two f32 values rounded to bf16 and packed into one register (the
   /// first in the low half).
   Value pack(Value lo, Value hi);
