@@ -184,15 +184,15 @@ void queryTileKernel(
               qt.rows[1] = e.add(warpRow, e.add(at.g, e.idx(8)));
               for (int64_t h = 0; h < 2; ++h) {
                 Value clamped = e.min(qt.rows[h], e.idx(p.T - 1));
-                qt.rowLo[h] = e.load(lo, {qt.batch, clamped});
-                qt.rowHi[h] = e.load(hi, {qt.batch, clamped});
+                qt.rowLo[h] = e.loadIndex(lo, {qt.batch, clamped});
+                qt.rowHi[h] = e.loadIndex(hi, {qt.batch, clamped});
               }
               Value last = e.min(e.add(qt.i0, e.idx(kQueryRows)), e.idx(p.T));
-              qt.begin = e.load(lo, {qt.batch, qt.i0});
-              qt.end = e.add(e.load(hi, {qt.batch, e.sub(last, e.idx(1))}),
+              qt.begin = e.loadIndex(lo, {qt.batch, qt.i0});
+              qt.end = e.add(e.loadIndex(hi, {qt.batch, e.sub(last, e.idx(1))}),
                              e.idx(1));
-              qt.maxLo = e.load(lo, {qt.batch, e.sub(last, e.idx(1))});
-              qt.minHi = e.load(hi, {qt.batch, qt.i0});
+              qt.maxLo = e.loadIndex(lo, {qt.batch, e.sub(last, e.idx(1))});
+              qt.minHi = e.loadIndex(hi, {qt.batch, qt.i0});
               body(e, tc, qt);
             });
       });

@@ -170,10 +170,12 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
               // jLast, one range since both bounds are non-decreasing
               // (bisection).
               Value qBegin = firstRowWhere(e, p.T, [&](Value i) {
-                return e.cmp(CmpIPredicate::sge, e.load(hi, {batch, i}), j0);
+                return e.cmp(CmpIPredicate::sge, e.loadIndex(hi, {batch, i}),
+                             j0);
               });
               Value qEnd = firstRowWhere(e, p.T, [&](Value i) {
-                return e.cmp(CmpIPredicate::sgt, e.load(lo, {batch, i}), jLast);
+                return e.cmp(CmpIPredicate::sgt, e.loadIndex(lo, {batch, i}),
+                             jLast);
               });
               // The block's K and V, copied with the first query tile
               // (read after its barrier).
@@ -228,11 +230,12 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                     Value interior = e.both(
                         e.cmp(CmpIPredicate::slt, lastQuery, e.idx(p.T)),
                         e.both(e.cmp(CmpIPredicate::sle,
-                                     e.load(lo, {batch, e.min(lastQuery,
-                                                              e.idx(p.T - 1))}),
+                                     e.loadIndex(
+                                         lo, {batch, e.min(lastQuery,
+                                                           e.idx(p.T - 1))}),
                                      j0),
                                e.cmp(CmpIPredicate::sge,
-                                     e.load(hi, {batch, i0}), jLast)));
+                                     e.loadIndex(hi, {batch, i0}), jLast)));
                     Value scale = e.fc(p.scale),
                           scale2 = e.fc(p.scale * kLog2e);
                     // On an edge tile, each query column's bounds, read
@@ -253,8 +256,8 @@ void emitTensorCoreKeyValueGrad(OpBuilder &b, Location loc,
                             Value row = e.min(query, e.idx(p.T - 1));
                             it->second = {
                                 e.cmp(CmpIPredicate::slt, query, e.idx(p.T)),
-                                e.load(lo, {batch, row}),
-                                e.load(hi, {batch, row})};
+                                e.loadIndex(lo, {batch, row}),
+                                e.loadIndex(hi, {batch, row})};
                           }
                           auto [inside, first, last] = it->second;
                           Value key = keys[i / 2];

@@ -68,9 +68,21 @@ void buildPTXPipeline(OpPassManager &pm) {
   for (size_t i = 1; i < kPTXChips.size(); ++i)
     addPipelineText(pm, std::string("nvvm-attach-target{chip=") + kPTXChips[i] +
                             " features=+ptx80}");
+  // Each kernel lowered to NVVM on its own, at the index width its module's
+  // data layout gives (32 bits where gptc-kernel-index-width proves every
+  // index fits): upstream's pipeline below would lower nvgpu and arith ops
+  // with the host's 64-bit index before it reaches the kernels. Memref
+  // arguments are bare pointers, which both widths pass alike.
+  addPipelineText(pm, "gpu.module(gptc-kernel-index-width,"
+                      "convert-vector-to-scf,convert-scf-to-cf,"
+                      "expand-strided-metadata,lower-affine,"
+                      "gptc-nvgpu-to-nvvm,"
+                      "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
+                      "reconcile-unrealized-casts)");
   addPipelineText(pm, std::string("gpu-lower-to-nvvm-pipeline{cubin-chip=") +
                           kPTXChips[0] +
-                          " cubin-features=+ptx80 cubin-format=isa}");
+                          " cubin-features=+ptx80 cubin-format=isa"
+                          " kernel-bare-ptr-calling-convention=1}");
 }
 
 } // namespace gptc

@@ -301,6 +301,57 @@ def ExternDynamicSharedPass
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def KernelIndexWidthPass
+    : Pass<"gptc-kernel-index-width", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Give a kernel 32-bit indices where every index fits";
+  let description = [{
+    After `gpu-kernel-outlining`, before the kernel is lowered: a
+    `gpu.module` whose values of type `index` provably stay below 2^30 gets
+    the data layout `#dlti.dl_spec<index = 32 : i64>`, from which
+    `gptc-nvgpu-to-nvvm` and `convert-gpu-to-nvvm` take the width of index.
+    Its address arithmetic is then 32-bit (`mad.lo.s32`, one `mul.wide.s32`
+    into each 64-bit address; in SASS one IMAD.WIDE) instead of chains of
+    64-bit adds, shifts and multiplies, each two or more SASS instructions.
+    The proof is structural: every memref of global or private memory has
+    a static shape and layout whose farthest element is below 2^30 and no
+    element of type index (its size is the host's); every index constant is
+    below 2^30 in magnitude; no index is cast from an integer wider than 32
+    bits; the kernel takes no index argument (the host passes 64 bits) and
+    has a known grid and block size of fewer than 2^30 threads along each
+    dimension. Shared memory (at most 228 KiB) passes whatever its type.
+    The margin of 2^30 keeps the sum of two indices (a loop variable and its
+    step, an offset and an extent) within a signed 32-bit integer. Kernel
+    arguments must use the bare-pointer calling convention, in which a
+    memref is its aligned pointer whatever the index width. A module that
+    already has a data layout, or fails a condition, keeps 64-bit indices
+    (`explain` says why, as a remark).
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Remark on every module that keeps 64-bit indices, with the "
+           "first reason">,
+  ];
+  let dependentDialects = ["mlir::DLTIDialect"];
+}
+
+def NVGPUToNVVMPass : Pass<"gptc-nvgpu-to-nvvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower nvgpu ops to NVVM at the module's index width";
+  let description = [{
+    `nvgpu.ldmatrix`, `nvgpu.mma.sync`, `nvgpu.device_async_copy`,
+    `nvgpu.device_async_create_group` and `nvgpu.device_async_wait` of one
+    `gpu.module` lowered to NVVM with the width of `index` that the
+    module's data layout gives (see `gptc-kernel-index-width`). Upstream's
+    `convert-nvgpu-to-nvvm` lowers with a 64-bit index whatever the layout,
+    which would not match the 32-bit index of the rest of a narrowed kernel.
+    Every nvgpu op must lower: one that cannot is an error.
+  }];
+  let dependentDialects = [
+    "mlir::LLVM::LLVMDialect",
+    "mlir::NVVM::NVVMDialect",
+    "mlir::memref::MemRefDialect"
+  ];
+}
+
 def ArenaBufferUnitsPass : Pass<"gptc-arena-buffer-units", "mlir::ModuleOp"> {
   let summary = "Take every arena view's offset from the runtime's buffer table";
   let description = [{

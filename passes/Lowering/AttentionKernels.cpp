@@ -250,7 +250,8 @@ SoftmaxStep softmaxStep(KernelEmitter &e, Value s, Value first, Value count,
 std::pair<Value, Value> keyRange(KernelEmitter &e, Value lo, Value hi, Value b,
                                  Value i0, Value rows) {
   Value last = e.sub(e.add(i0, rows), e.idx(1));
-  return {e.load(lo, {b, i0}), e.add(e.load(hi, {b, last}), e.idx(1))};
+  return {e.loadIndex(lo, {b, i0}),
+          e.add(e.loadIndex(hi, {b, last}), e.idx(1))};
 }
 
 /// Marks the loop just emitted (over tiles the mask selects at run time)
@@ -292,8 +293,8 @@ Value updateRowStats(KernelEmitter &e, Value s, Value first, Value count,
                      Value lo, Value hi, TileItem t, Value i, Value m, Value l,
                      Value r, bool bf16Weights) {
   SoftmaxStep st =
-      softmaxStep(e, s, first, count, e.load(lo, {t.b, i}),
-                  e.load(hi, {t.b, i}), e.load(m, {r}), bf16Weights);
+      softmaxStep(e, s, first, count, e.loadIndex(lo, {t.b, i}),
+                  e.loadIndex(hi, {t.b, i}), e.load(m, {r}), bf16Weights);
   e.store(st.mNew, m, {r});
   e.store(e.fadd(e.fmul(e.load(l, {r}), st.alpha), st.sum), l, {r});
   return st.alpha;
@@ -497,7 +498,8 @@ void emitQueryGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
               Value i = is[g], r = team.slot(e, rs[g]);
               slots.push_back(r);
               Value sr = groupRow(e, s, Bk, g), dpr = groupRow(e, dp, Bk, g);
-              Value rlo = e.load(lo, {t.b, i}), rhi = e.load(hi, {t.b, i});
+              Value rlo = e.loadIndex(lo, {t.b, i}),
+                    rhi = e.loadIndex(hi, {t.b, i});
               Value lse = e.load(m, {r}), delta = e.load(l, {r});
               e.loop(e.idx(0), count, [&](Value c) {
                 Value ok = allowed(e, e.add(j0, c), rlo, rhi);
@@ -580,11 +582,12 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
         SmallVector<Value> range = {
             firstWhere(e, p.T,
                        [&](Value i) {
-                         return e.cmp(CmpIPredicate::sge, e.load(hi, {t.b, i}),
-                                      j0);
+                         return e.cmp(CmpIPredicate::sge,
+                                      e.loadIndex(hi, {t.b, i}), j0);
                        }),
             firstWhere(e, p.T, [&](Value i) {
-              return e.cmp(CmpIPredicate::sgt, e.load(lo, {t.b, i}), jLast);
+              return e.cmp(CmpIPredicate::sgt, e.loadIndex(lo, {t.b, i}),
+                           jLast);
             })};
         e.loop(range[0], range[1], e.idx(Bq), {}, [&](Value i0, ValueRange) {
           Value count = e.min(e.idx(Bq), e.sub(range[1], i0));
@@ -608,8 +611,8 @@ void emitKeyValueGrad(OpBuilder &b, Location loc, const AttentionProblem &p,
               Value sc = groupRow(e, s, Bq, g), dpc = groupRow(e, dp, Bq, g);
               e.loop(e.idx(0), count, [&](Value r) {
                 Value i = e.add(i0, r);
-                Value ok =
-                    allowed(e, j, e.load(lo, {t.b, i}), e.load(hi, {t.b, i}));
+                Value ok = allowed(e, j, e.loadIndex(lo, {t.b, i}),
+                                   e.loadIndex(hi, {t.b, i}));
                 Value lse = e.load(rowLse, {t.b, t.h, i});
                 Value delta = e.load(rowDelta, {t.b, t.h, i});
                 Value pr = e.select(ok, e.exp(e.fsub(e.load(sc, {r}), lse)),

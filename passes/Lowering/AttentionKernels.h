@@ -65,7 +65,8 @@ struct AttentionProblem {
   bool bf16Probabilities = false;
 };
 
-/// Allocates and fills the key bounds: (lo, hi) as memref<BxTxindex>.
+/// Allocates and fills the key bounds: (lo, hi) as memref<BxTxi32>
+/// (KernelEmitter::loadIndex reads them).
 std::pair<mlir::Value, mlir::Value> emitKeyBounds(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   const AttentionProblem &p);

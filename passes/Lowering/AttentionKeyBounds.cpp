@@ -26,7 +26,10 @@ constexpr int64_t kScanChunk = 256;
 
 std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
                                       const AttentionProblem &p) {
-  auto type = MemRefType::get({p.B, p.T}, b.getIndexType());
+  // Positions as i32 (T < 2^31): half the bytes of index, and a kernel
+  // that reads them can do all its index arithmetic in 32 bits
+  // (gptc-kernel-index-width).
+  auto type = MemRefType::get({p.B, p.T}, b.getI32Type());
   Value lo = memref::AllocOp::create(b, loc, type);
   Value hi = memref::AllocOp::create(b, loc, type);
   MaskAttr mask = p.mask;
@@ -50,7 +53,7 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
         e.builder().getIntegerAttr(tok.getType(), mask.getBos()));
     return arith::CmpIOp::create(e.builder(), loc, CmpIPredicate::eq, tok, bos);
   };
-  auto chunksType = MemRefType::get({p.B, chunks}, b.getIndexType());
+  auto chunksType = MemRefType::get({p.B, chunks}, b.getI32Type());
   Value startBefore, endAfter;
   if (documents) {
     // 1. Per chunk: its last BOS (or 0) and its first (or T).
@@ -67,16 +70,16 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
                            e.select(bos, t, lastFirst[0]),
                            e.min(lastFirst[1], e.select(bos, t, e.idx(p.T)))};
                      });
-          e.store(found[0], startBefore, {bi, c});
-          e.store(found[1], endAfter, {bi, c});
+          e.storeIndex(found[0], startBefore, {bi, c});
+          e.storeIndex(found[1], endAfter, {bi, c});
         });
     // 2. Per sequence: the last BOS before each chunk, the first after it.
     parallelKernel(
         b, loc, b.getF32Type(), p.B, [&](KernelEmitter &e, Value bi) {
           e.loop(e.idx(0), e.idx(chunks), e.idx(1), {e.idx(0)},
                  [&](Value c, ValueRange carried) {
-                   Value last = e.load(startBefore, {bi, c});
-                   e.store(carried[0], startBefore, {bi, c});
+                   Value last = e.loadIndex(startBefore, {bi, c});
+                   e.storeIndex(carried[0], startBefore, {bi, c});
                    return SmallVector<Value>{e.max(carried[0], last)};
                  });
           if (!documentEnds)
@@ -84,8 +87,8 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
           e.loop(e.idx(0), e.idx(chunks), e.idx(1), {e.idx(p.T)},
                  [&](Value u, ValueRange carried) {
                    Value c = e.sub(e.idx(chunks - 1), u);
-                   Value first = e.load(endAfter, {bi, c});
-                   e.store(carried[0], endAfter, {bi, c});
+                   Value first = e.loadIndex(endAfter, {bi, c});
+                   e.storeIndex(carried[0], endAfter, {bi, c});
                    return SmallVector<Value>{e.min(carried[0], first)};
                  });
         });
@@ -107,35 +110,36 @@ std::pair<Value, Value> emitKeyBounds(OpBuilder &b, Location loc,
           windowBlocks = e.div(e.add(window, rounding), e.idx(kMaskBlock));
         }
         // Forward: document starts, window and causal bounds.
-        Value start0 = documents ? e.load(startBefore, {bi, c}) : e.idx(0);
-        e.loop(first, end, e.idx(1), {start0},
-               [&](Value t, ValueRange carried) {
-                 Value docStart = carried[0];
-                 if (documents)
-                   docStart = e.select(isBos(e, bi, t), t, docStart);
-                 Value from = docStart;
-                 if (unit == WindowUnit::tokens ||
-                     unit == WindowUnit::record_blocks)
-                   from = e.max(from, e.add(e.sub(t, window), e.idx(1)));
-                 if (unit == WindowUnit::blocks ||
-                     unit == WindowUnit::record_blocks) {
-                   Value qb = e.div(t, e.idx(kMaskBlock));
-                   Value kb = e.add(e.sub(qb, windowBlocks), e.idx(1));
-                   from = e.max(from, e.mul(kb, e.idx(kMaskBlock)));
-                 }
-                 e.store(from, lo, {bi, t});
-                 e.store(mask.getCausal() ? t : e.idx(p.T - 1), hi, {bi, t});
-                 return SmallVector<Value>{docStart};
-               });
+        Value start0 = documents ? e.loadIndex(startBefore, {bi, c}) : e.idx(0);
+        e.loop(
+            first, end, e.idx(1), {start0}, [&](Value t, ValueRange carried) {
+              Value docStart = carried[0];
+              if (documents)
+                docStart = e.select(isBos(e, bi, t), t, docStart);
+              Value from = docStart;
+              if (unit == WindowUnit::tokens ||
+                  unit == WindowUnit::record_blocks)
+                from = e.max(from, e.add(e.sub(t, window), e.idx(1)));
+              if (unit == WindowUnit::blocks ||
+                  unit == WindowUnit::record_blocks) {
+                Value qb = e.div(t, e.idx(kMaskBlock));
+                Value kb = e.add(e.sub(qb, windowBlocks), e.idx(1));
+                from = e.max(from, e.mul(kb, e.idx(kMaskBlock)));
+              }
+              e.storeIndex(from, lo, {bi, t});
+              e.storeIndex(mask.getCausal() ? t : e.idx(p.T - 1), hi, {bi, t});
+              return SmallVector<Value>{docStart};
+            });
         if (!documentEnds)
           return;
         // Backward: a query sees no key past the end of its document.
-        Value end0 = e.sub(e.load(endAfter, {bi, c}), e.idx(1));
+        Value end0 = e.sub(e.loadIndex(endAfter, {bi, c}), e.idx(1));
         Value count = e.sub(end, first);
         e.loop(e.idx(0), count, e.idx(1), {end0},
                [&](Value u, ValueRange carried) {
                  Value t = e.sub(e.sub(end, e.idx(1)), u);
-                 e.store(e.min(e.load(hi, {bi, t}), carried[0]), hi, {bi, t});
+                 e.storeIndex(e.min(e.loadIndex(hi, {bi, t}), carried[0]), hi,
+                              {bi, t});
                  Value before = e.sub(t, e.idx(1));
                  return SmallVector<Value>{
                      e.select(isBos(e, bi, t), before, carried[0])};

@@ -81,6 +81,13 @@ Value KernelEmitter::load(Value m, ValueRange at) {
 void KernelEmitter::store(Value v, Value m, ValueRange at) {
   memref::StoreOp::create(b, loc, v, m, at);
 }
+Value KernelEmitter::loadIndex(Value m, ValueRange at) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), load(m, at));
+}
+void KernelEmitter::storeIndex(Value v, Value m, ValueRange at) {
+  Type element = cast<MemRefType>(m.getType()).getElementType();
+  store(arith::IndexCastOp::create(b, loc, element, v), m, at);
+}
 Value KernelEmitter::tile(ArrayRef<int64_t> shape, Type elt) {
   return memref::AllocaOp::create(b, loc,
                                   MemRefType::get(shape, elt ? elt : f));

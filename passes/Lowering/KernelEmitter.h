@@ -92,6 +92,10 @@ public:
   // Memory.
   mlir::Value load(mlir::Value m, mlir::ValueRange at);
   void store(mlir::Value v, mlir::Value m, mlir::ValueRange at);
+  /// An index kept in memory as an integer narrower than index (the key
+  /// bounds' i32 positions): the load sign-extends it, the store truncates.
+  mlir::Value loadIndex(mlir::Value m, mlir::ValueRange at);
+  void storeIndex(mlir::Value v, mlir::Value m, mlir::ValueRange at);
   /// A memref.alloca of a static shape of floatType() (or `elt`): a tile
   /// private to the work item.
   mlir::Value tile(llvm::ArrayRef<int64_t> shape, mlir::Type elt = {});

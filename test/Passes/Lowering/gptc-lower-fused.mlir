@@ -16,13 +16,13 @@ func.func @rms_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32
 
 // -----
 
-// attention: key bounds, then one flash kernel over (batch, head, query
+// attention: key bounds (i32 positions), then one flash kernel over (batch, head, query
 // tile) work items with the K tile marked for shared memory; nothing of size
 // T x T exists. Each row's log-sum-exp (m + log l) is stored, [B, H, T].
 // CHECK-LABEL: func.func @attention
 // CHECK-NOT:     256x256
 // CHECK:         bufferization.to_buffer %arg3 read_only
-// CHECK:         memref.alloc() : memref<2x256xindex>
+// CHECK:         memref.alloc() : memref<2x256xi32>
 // CHECK:         scf.parallel
 // CHECK:         bufferization.to_buffer %arg0 read_only
 // CHECK:         scf.parallel
