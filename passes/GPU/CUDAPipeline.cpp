@@ -10,6 +10,8 @@
 #include "passes/PipelineText.h"
 #include "passes/TargetDescription.h"
 
+#include "llvm/Support/CommandLine.h"
+
 using namespace mlir;
 
 namespace gptc {
@@ -54,7 +56,19 @@ void addKernelOutlining(OpPassManager &pm) {
   pm.addPass(createDedupKernelsPass());
 }
 
+/// NVPTX's shared-memory pointers as 32 bits (its `nvptx-short-ptr`):
+/// shared memory is at most 228 KiB, so an address in it needs no 64-bit
+/// arithmetic. The option belongs to the NVPTX target machine, which
+/// gpu-module-to-binary makes in this process.
+static void useShortSharedPointers() {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto found = options.find("nvptx-short-ptr");
+  if (found != options.end())
+    static_cast<llvm::cl::opt<bool> *>(found->second)->setValue(true);
+}
+
 void buildPTXPipeline(OpPassManager &pm) {
+  useShortSharedPointers();
   // Outline as the NVVM pipeline would (its own outlining then has nothing
   // left to do), merge identical kernels, and serialise each kernel for
   // every chip: gpu-lower-to-nvvm-pipeline attaches the first chip's
