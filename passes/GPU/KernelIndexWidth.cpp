@@ -147,9 +147,8 @@ struct KernelIndexWidthPass
       return;
     }
     MLIRContext *ctx = &getContext();
-    auto entry = DataLayoutEntryAttr::get(IndexType::get(ctx),
-                                          IntegerAttr::get(
-                                              IntegerType::get(ctx, 64), 32));
+    auto entry = DataLayoutEntryAttr::get(
+        IndexType::get(ctx), IntegerAttr::get(IntegerType::get(ctx, 64), 32));
     module->setAttr(DLTIDialect::kDataLayoutAttrName,
                     DataLayoutSpecAttr::get(ctx, {entry}));
   }
