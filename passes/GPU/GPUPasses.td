@@ -318,7 +318,12 @@ def KernelIndexWidthPass
     below 2^30 in magnitude; no index is cast from an integer wider than 32
     bits; the kernel takes no index argument (the host passes 64 bits) and
     has a known grid and block size of fewer than 2^30 threads along each
-    dimension. Shared memory (at most 228 KiB) passes whatever its type.
+    dimension; and every index computed from the launch's ids, constants and
+    loop variables alone has a range, by integer range analysis, below 2^30
+    in magnitude (a block's id times a large stride fails it). An index
+    that depends on memory or on a loop-carried value has no proven range:
+    the bounds on the memrefs bound the addresses formed from it. Shared
+    memory (at most 228 KiB) passes whatever its type.
     The margin of 2^30 keeps the sum of two indices (a loop variable and its
     step, an offset and an extent) within a signed 32-bit integer. Kernel
     arguments must use the bare-pointer calling convention, in which a

@@ -14,9 +14,13 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace gptc {
 #define GEN_PASS_DEF_KERNELINDEXWIDTHPASS
@@ -42,9 +46,69 @@ public:
       checkOp(op);
       return reason.empty() ? WalkResult::advance() : WalkResult::interrupt();
     });
+    if (reason.empty())
+      checkRanges(module);
   }
 
 private:
+  /// What integer range analysis proves of each index computed from the
+  /// launch's ids, constants and loop variables alone must be below
+  /// kIndexLimit in magnitude: a block's id times a large stride, say. An
+  /// index that depends on memory (a load, a cast of a loaded integer) or
+  /// on a loop-carried value gets the range of its type from the analysis,
+  /// no proof: the structural conditions bound the addresses formed from
+  /// it.
+  void checkRanges(gpu::GPUModuleOp module) {
+    DataFlowSolver solver;
+    dataflow::loadBaselineAnalyses(solver);
+    solver.load<dataflow::IntegerRangeAnalysis>();
+    if (failed(solver.initializeAndRun(module))) {
+      reason = "integer range analysis failed";
+      return;
+    }
+    llvm::DenseSet<Value> fromData;
+    auto dependsOnData = [&](Operation *op) {
+      // A region's results are loop-carried or joined: no proof either.
+      if (isa<memref::LoadOp, arith::IndexCastOp, arith::IndexCastUIOp>(op) ||
+          op->getNumRegions() != 0)
+        return true;
+      return llvm::any_of(op->getOperands(),
+                          [&](Value v) { return fromData.contains(v); });
+    };
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      // Loop-carried values and loop variables of data-dependent bounds.
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments()) {
+            auto loop = dyn_cast<scf::ForOp>(op);
+            if (!loop || arg != loop.getInductionVar() ||
+                llvm::any_of(loop->getOperands(),
+                             [&](Value v) { return fromData.contains(v); }))
+              fromData.insert(arg);
+          }
+      if (dependsOnData(op)) {
+        fromData.insert(op->result_begin(), op->result_end());
+        return WalkResult::advance();
+      }
+      for (Value v : op->getResults()) {
+        if (!isa<IndexType>(v.getType()))
+          continue;
+        auto *lattice =
+            solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
+        if (!lattice || lattice->getValue().isUninitialized())
+          continue;
+        const ConstantIntRanges &range = lattice->getValue().getValue();
+        int64_t lo = range.smin().getSExtValue();
+        int64_t hi = range.smax().getSExtValue();
+        if (lo <= -kIndexLimit || hi >= kIndexLimit) {
+          fail(op, "a value in [" + Twine(lo) + ", " + Twine(hi) + "]");
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+  }
+
   void fail(Operation *op, const Twine &why) {
     reason = (op->getName().getStringRef() + ": " + why).str();
   }

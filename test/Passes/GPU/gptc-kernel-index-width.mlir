@@ -146,6 +146,27 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Must not fire: a block's id times a row of 50,304 reaches 3.3e9 over a
+// grid of 65,536 blocks (integer range analysis proves it from the known
+// launch), though no memref is that large.
+module attributes {gpu.container_module} {
+  // expected-remark@+1 {{64-bit indices in @keys: arith.muli: a value in [0, 3296672640]}}
+  gpu.module @keys {
+    gpu.func @f(%a: memref<64xi32>) kernel attributes {known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 65536, 1, 1>} {
+      %b = gpu.block_id x
+      %c50304 = arith.constant 50304 : index
+      %c64 = arith.constant 64 : index
+      %key = arith.muli %b, %c50304 : index
+      %slot = arith.remui %key, %c64 : index
+      %v = arith.index_cast %key : index to i32
+      memref.store %v, %a[%slot] : memref<64xi32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Must not fire: a module that already has a data layout keeps it.
 // CHECK-LABEL: gpu.module @given attributes {dlti.dl_spec = #dlti.dl_spec<index = 64 : i64>}
 module attributes {gpu.container_module} {
