@@ -21,7 +21,9 @@ def WorkgroupTilesPass : Pass<"gptc-workgroup-tiles", "mlir::func::FuncOp"> {
     shared memory a block may have) gets them as `memref.view`s of
     `gpu.dynamic_shared_memory` at 16-byte-aligned offsets instead, and
     asks for their bytes as its `dynamic_shared_memory_size` (the runtime
-    opts the kernel in with `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+    opts the kernel in with `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`);
+    a launch that already asks for dynamic shared memory of its own is an
+    error there, not overwritten.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect"];

@@ -91,10 +91,23 @@ struct WorkgroupTilesPass
       for (memref::AllocaOp alloca : allocas)
         total =
             llvm::alignTo(total, kTileAlignment) + tileBytes(alloca.getType());
-      if (total <= kStaticSharedBytes)
+      if (total <= kStaticSharedBytes) {
         attribute(launch, allocas, workgroup);
-      else
-        viewDynamic(launch, allocas, workgroup, total);
+        continue;
+      }
+      // The launch's dynamic shared memory is the tiles' alone: bytes it
+      // already asks for would be given to the tiles.
+      if (launch.getDynamicSharedMemorySize()) {
+        launch.emitError() << "gptc-workgroup-tiles: the launch's tiles "
+                              "take "
+                           << total
+                           << " bytes, more than static shared memory's "
+                           << kStaticSharedBytes
+                           << ", but the launch already has dynamic shared "
+                              "memory of its own";
+        return signalPassFailure();
+      }
+      viewDynamic(launch, allocas, workgroup, total);
     }
   }
 
