@@ -67,13 +67,15 @@ private:
       return;
     }
     llvm::DenseSet<Value> fromData;
-    auto dependsOnData = [&](Operation *op) {
-      // A region's results are loop-carried or joined: no proof either.
-      if (isa<memref::LoadOp, arith::IndexCastOp, arith::IndexCastUIOp>(op) ||
-          op->getNumRegions() != 0)
-        return true;
+    auto usesData = [&](Operation *op) {
       return llvm::any_of(op->getOperands(),
                           [&](Value v) { return fromData.contains(v); });
+    };
+    auto dependsOnData = [&](Operation *op) {
+      // A region's results are loop-carried or joined: no proof either.
+      return isa<memref::LoadOp, arith::IndexCastOp, arith::IndexCastUIOp>(
+                 op) ||
+             op->getNumRegions() != 0 || usesData(op);
     };
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       // Loop-carried values and loop variables of data-dependent bounds.
@@ -81,9 +83,7 @@ private:
         for (Block &block : region)
           for (BlockArgument arg : block.getArguments()) {
             auto loop = dyn_cast<scf::ForOp>(op);
-            if (!loop || arg != loop.getInductionVar() ||
-                llvm::any_of(loop->getOperands(),
-                             [&](Value v) { return fromData.contains(v); }))
+            if (!loop || arg != loop.getInductionVar() || usesData(loop))
               fromData.insert(arg);
           }
       if (dependsOnData(op)) {
