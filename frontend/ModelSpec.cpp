@@ -38,6 +38,7 @@ const char *toString(NSNormalize v) { return spellingOf(v); }
 const char *toString(UpdateScale v) { return spellingOf(v); }
 const char *toString(MuonDistribution v) { return spellingOf(v); }
 const char *toString(ParamStorage v) { return spellingOf(v); }
+const char *toString(GradReduce v) { return spellingOf(v); }
 
 SourceLoc ModelSpec::locOf(const std::string &path) const {
   std::string key = path;

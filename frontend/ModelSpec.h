@@ -54,6 +54,12 @@ enum class MuonDistribution { None, AllReduceFlat, AllGatherGrouped };
 /// records' `model.bfloat16()` embeddings and scalars): read extended to the
 /// compute type, updated there, rounded once when stored.
 enum class ParamStorage { Compute, BF16 };
+/// The type a group's gradients cross the ranks in: the compute type, or
+/// bf16 (the records all-reduce their bf16 parameters' gradients in bf16):
+/// each rank's gradient rounded to bf16, the mean rounded to bf16 and read
+/// back extended. Half the bytes; N ranks then no longer equal one rank's
+/// arithmetic. One rank exchanges nothing and rounds nothing.
+enum class GradReduce { Compute, BF16 };
 
 // Every field set by a spec key is value-initialised: its default is the
 // schema's (SpecSchemaTable.cpp, `.byDefault`), applied by the parser, or
@@ -148,6 +154,7 @@ struct OptimizerGroup {
   bool decoupledWeightDecay{};
   bool biasCorrection{};
   ParamStorage storage{};
+  GradReduce gradReduce{};
   SourceLoc loc; ///< the group's node
 };
 
@@ -236,6 +243,7 @@ const char *toString(NSNormalize v);
 const char *toString(UpdateScale v);
 const char *toString(MuonDistribution v);
 const char *toString(ParamStorage v);
+const char *toString(GradReduce v);
 
 } // namespace gptc
 

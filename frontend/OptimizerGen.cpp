@@ -137,6 +137,7 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
     argTypes.push_back(storedType(p));
     argNames.push_back("param." + p.name);
   }
+  const size_t firstGrad = argTypes.size();
   for (const ParameterInfo &p : params) {
     argTypes.push_back(RankedTensorType::get(p.shape, elt));
     argNames.push_back("grad." + p.name);
@@ -180,7 +181,17 @@ LogicalResult buildUpdateFunction(ModuleOp module, const ModelSpec &spec) {
           b.getNamedAttr("gpt.name", b.getStringAttr(name))));
     return attrs;
   };
-  fn.setAllArgAttrs(nameAttrs(argNames));
+  SmallVector<DictionaryAttr> argAttrs = nameAttrs(argNames);
+  // A gradient the ranks average in bf16 (grad_reduce: bf16) says so on its
+  // argument; gptc-build-step rounds it there for the all-reduce.
+  for (auto [i, p] : llvm::enumerate(params))
+    if (spec.groups[p.group].gradReduce == GradReduce::BF16) {
+      size_t at = firstGrad + i;
+      NamedAttrList attrs(argAttrs[at]);
+      attrs.set("gpt.reduce_type", TypeAttr::get(b.getBF16Type()));
+      argAttrs[at] = attrs.getDictionary(&ctx);
+    }
+  fn.setAllArgAttrs(argAttrs);
   fn.setAllResultAttrs(nameAttrs(resultNames));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);

@@ -54,6 +54,7 @@ GPTC_SPELLINGS(UpdateScale, "none", "sqrt_max_dim", "sqrt_max_1_ratio")
 GPTC_SPELLINGS(MuonDistribution, "none", "all_reduce_flat",
                "all_gather_grouped")
 GPTC_SPELLINGS(ParamStorage, "compute", "bf16")
+GPTC_SPELLINGS(GradReduce, "compute", "bf16")
 
 #undef GPTC_SPELLINGS
 

@@ -130,6 +130,7 @@ template <> const std::vector<std::string> &enumSpellings<NSNormalize>();
 template <> const std::vector<std::string> &enumSpellings<UpdateScale>();
 template <> const std::vector<std::string> &enumSpellings<MuonDistribution>();
 template <> const std::vector<std::string> &enumSpellings<ParamStorage>();
+template <> const std::vector<std::string> &enumSpellings<GradReduce>();
 
 /// The closest of `candidates` to `word` (small edit distance), or "".
 std::string closestSpelling(const std::string &word,

@@ -715,6 +715,17 @@ std::vector<SchemaEntry> buildGroups() {
           .set([](MS &, OG *g, const SV &v) {
             g->storage = v.as<ParamStorage>();
           }),
+      Key("optimizer.groups.*.grad_reduce", VK::Enum)
+          .oneOf<GradReduce>()
+          .byDefault("compute")
+          .doc("The type the group's gradients are averaged over the ranks "
+               "in: compute, or bf16 (as the records all-reduce their bf16 "
+               "parameters' gradients): each rank's gradient and the mean "
+               "rounded to bf16, half the bytes, at the cost of N ranks "
+               "equalling one. One rank rounds nothing.")
+          .set([](MS &, OG *g, const SV &v) {
+            g->gradReduce = v.as<GradReduce>();
+          }),
   };
 }
 

@@ -89,13 +89,19 @@ double printDataParallelCost(const ModelSpec &spec, llvm::raw_ostream &os,
   const int64_t nodes = (rankCount + kGpusPerNode - 1) / kGpusPerNode;
   const double ranks = static_cast<double>(rankCount);
   double gradBytes = 0, hiddenBytes = 0;
-  for (const ParameterInfo &p : enumerateParameters(spec)) {
-    double n = 4; // f32 parameters and gradients
+  std::vector<ParameterInfo> params = enumerateParameters(spec);
+  // A spec that compiled has its groups assigned; should one not, its
+  // gradients count as f32.
+  bool grouped = assignGroups(spec, params).empty();
+  for (const ParameterInfo &p : params) {
+    double n = 1;
     for (int64_t d : p.shape)
       n *= double(d);
-    gradBytes += n;
+    // f32 gradients, or bf16 on the wire (grad_reduce: bf16); f32 updates.
+    bool bf16 = grouped && spec.groups[p.group].gradReduce == GradReduce::BF16;
+    gradBytes += n * (bf16 ? 2 : 4);
     if (p.shape.size() >= 2 && StringRef(p.name).starts_with("blocks."))
-      hiddenBytes += n;
+      hiddenBytes += n * 4;
   }
   double reduceBus = kAllReduceBusBytesPerSecond;
   double gatherBus = kAllGatherBusBytesPerSecond;

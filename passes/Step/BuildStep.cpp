@@ -160,12 +160,35 @@ private:
 struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
   using BuildStepPassBase::BuildStepPassBase;
 
-  /// `value` averaged over the data-parallel ranks (itself with one).
-  Value averageOverRanks(OpBuilder &b, Location loc, Value value) {
+  /// `value` averaged over the data-parallel ranks (itself with one); in
+  /// `wire` elements when given: rounded to them, averaged, and read back
+  /// extended (a group's `grad_reduce: bf16`).
+  Value averageOverRanks(OpBuilder &b, Location loc, Value value,
+                         Type wire = Type()) {
     if (ranks == 1)
       return value;
-    return comm::AllReduceOp::create(b, loc, value.getType(),
-                                     comm::ReductionKind::avg, value);
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!wire || wire == type.getElementType())
+      return comm::AllReduceOp::create(b, loc, type, comm::ReductionKind::avg,
+                                       value);
+    auto wireType = type.clone(wire);
+    Value rounded = gpt::CastOp::create(b, loc, wireType, value);
+    Value mean = comm::AllReduceOp::create(b, loc, wireType,
+                                           comm::ReductionKind::avg, rounded);
+    return gpt::CastOp::create(b, loc, type, mean);
+  }
+
+  /// The element type @update asks the ranks to average gradient `slot` in
+  /// (kReduceTypeAttr on its argument), or null for the gradient's own.
+  static Type reduceTypeOf(func::FuncOp update, StringRef slot) {
+    for (unsigned i = 0; i < update.getNumArguments(); ++i) {
+      auto name = update.getArgAttrOfType<StringAttr>(i, "gpt.name");
+      if (name && name.getValue() == slot)
+        if (auto wire =
+                update.getArgAttrOfType<TypeAttr>(i, gptc::kReduceTypeAttr))
+          return wire.getValue();
+    }
+    return Type();
   }
 
   void runOnOperation() override {
@@ -303,7 +326,14 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
         StringRef slot =
             i == 0 ? StringRef("loss") : StringRef(gradSlots[i - 1]);
         Value value = i == 0 ? toLossType(body, grad.getLoc(), result) : result;
-        value = averageOverRanks(body, grad.getLoc(), value);
+        Type wire = i == 0 ? Type() : reduceTypeOf(update, slot);
+        if (wire && !isa<FloatType>(wire)) {
+          update.emitError()
+              << "'" << gptc::kReduceTypeAttr << "' of " << slot << " is "
+              << wire << ": gradients are averaged in a float type";
+          return signalPassFailure();
+        }
+        value = averageOverRanks(body, grad.getLoc(), value, wire);
         if (gradAccum == 1) {
           e.write(slot, value);
           continue;

@@ -20,6 +20,10 @@ namespace gptc {
 
 inline constexpr llvm::StringLiteral kRanksAttr = "gpt.ranks";
 inline constexpr llvm::StringLiteral kGradAccumAttr = "gpt.grad_accum";
+/// On @update's gradient argument (a TypeAttr): the element type the ranks
+/// average that gradient in, when it is not the gradient's own (an
+/// optimizer group's `grad_reduce: bf16`).
+inline constexpr llvm::StringLiteral kReduceTypeAttr = "gpt.reduce_type";
 
 /// The value of `attrName` (kRanksAttr or kGradAccumAttr) a pass uses: its
 /// option when set (non-zero), else the module's attribute, else 1. Emits
