@@ -454,10 +454,11 @@ bool checkManifest(Reader &r, const Manifest &m) {
                                                         toString(s->dtype) +
                                                         " is not a float type");
     // A bf16 parameter (a `storage: bf16` group) has its gradient in the
-    // type the step computes in.
+    // type the step computes in; a gradient the ranks average in bf16
+    // (`grad_reduce: bf16`) may be kept in bf16 whatever its parameter's.
     const Slot *g = m.findSlot("grad." + p.name);
     const bool gradTypeFits =
-        g && (g->dtype == s->dtype ||
+        g && (g->dtype == s->dtype || g->dtype == SlotType::BF16 ||
               (s->dtype == SlotType::BF16 &&
                (g->dtype == SlotType::F32 || g->dtype == SlotType::F64)));
     if (g && (g->shape != s->shape || !gradTypeFits))

@@ -81,6 +81,11 @@ public:
     return emitError(loc) << "slot '" << name << "' used with types "
                           << it->second.type << " and " << t;
   }
+  /// Keeps slot `name` (added already) in `type`, of its shape and fewer
+  /// bits: what every entry point reads from it is extended again.
+  void narrow(StringRef name, RankedTensorType type) {
+    slots.find(name.str())->second.type = type;
+  }
   void assignOffsets() {
     int64_t offset = 0;
     for (auto &[name, slot] : slots) {
@@ -162,9 +167,9 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
 
   /// `value` averaged over the data-parallel ranks (itself with one); in
   /// `wire` elements when given: rounded to them, averaged, and read back
-  /// extended (a group's `grad_reduce: bf16`).
+  /// extended unless `keepWire` (a group's `grad_reduce: bf16`).
   Value averageOverRanks(OpBuilder &b, Location loc, Value value,
-                         Type wire = Type()) {
+                         Type wire = Type(), bool keepWire = false) {
     if (ranks == 1)
       return value;
     auto type = cast<RankedTensorType>(value.getType());
@@ -175,6 +180,8 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
     Value rounded = gpt::CastOp::create(b, loc, wireType, value);
     Value mean = comm::AllReduceOp::create(b, loc, wireType,
                                            comm::ReductionKind::avg, rounded);
+    if (keepWire)
+      return mean;
     return gpt::CastOp::create(b, loc, type, mean);
   }
 
@@ -254,8 +261,14 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
                             update.getResultTypes()[i], /*storage=*/true)))
         return signalPassFailure();
     }
-    // Gradients: one per parameter, in argument order.
+    // Gradients: one per parameter, in argument order. One the ranks
+    // average in a narrower type (`wire`) is kept in it when each step
+    // writes its slot once (no accumulation): the all-reduce's result goes
+    // there as it is, and the update reads it extended like a bf16
+    // parameter.
     SmallVector<std::string> gradSlots;
+    SmallVector<Type> gradWires;
+    SmallVector<bool> gradInWire;
     for (unsigned i = 0; i < grad.getNumArguments(); ++i)
       if (grad.getArgAttr(i, "gpt.param")) {
         auto param = grad.getArgAttrOfType<StringAttr>(i, "gpt.name");
@@ -264,9 +277,24 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
           return signalPassFailure();
         }
         std::string name = "grad." + param.str();
-        gradSlots.push_back(name);
-        if (failed(layout.add(grad.getLoc(), name, grad.getArgumentTypes()[i])))
+        Type wire = reduceTypeOf(update, name);
+        if (wire && !isa<FloatType>(wire)) {
+          update.emitError()
+              << "'" << gptc::kReduceTypeAttr << "' of " << name << " is "
+              << wire << ": gradients are averaged in a float type";
           return signalPassFailure();
+        }
+        auto type = cast<RankedTensorType>(grad.getArgumentTypes()[i]);
+        bool inWire =
+            wire && ranks > 1 && gradAccum == 1 &&
+            wire.getIntOrFloatBitWidth() < type.getElementTypeBitWidth();
+        gradSlots.push_back(name);
+        gradWires.push_back(wire);
+        gradInWire.push_back(inWire);
+        if (failed(layout.add(grad.getLoc(), name, type)))
+          return signalPassFailure();
+        if (inWire)
+          layout.narrow(name, type.clone(wire));
       }
     if (grad.getNumResults() != gradSlots.size() + 1) {
       grad.emitError() << "expected " << gradSlots.size() + 1
@@ -326,14 +354,9 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
         StringRef slot =
             i == 0 ? StringRef("loss") : StringRef(gradSlots[i - 1]);
         Value value = i == 0 ? toLossType(body, grad.getLoc(), result) : result;
-        Type wire = i == 0 ? Type() : reduceTypeOf(update, slot);
-        if (wire && !isa<FloatType>(wire)) {
-          update.emitError()
-              << "'" << gptc::kReduceTypeAttr << "' of " << slot << " is "
-              << wire << ": gradients are averaged in a float type";
-          return signalPassFailure();
-        }
-        value = averageOverRanks(body, grad.getLoc(), value, wire);
+        value = i == 0 ? averageOverRanks(body, grad.getLoc(), value)
+                       : averageOverRanks(body, grad.getLoc(), value,
+                                          gradWires[i - 1], gradInWire[i - 1]);
         if (gradAccum == 1) {
           e.write(slot, value);
           continue;
