@@ -30,6 +30,7 @@ constexpr Setting kSettings[] = {
     {"GPTC_EMU_THREADS", Kind::PositiveInteger},
     {"GPTC_EMU_WATCHDOG", Kind::PositiveInteger},
     {"GPTC_EMU_NCCL_TIMEOUT", Kind::PositiveNumber},
+    {"GPTC_EMU_NCCL_HANG", Kind::PositiveInteger},
     {"GPTC_EMU_RACECHECK", Kind::Flag},
     {"GPTC_EMU_STATS", Kind::Flag},
     {"GPTC_EMU_PROFILE", Kind::Flag},

@@ -33,10 +33,14 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 
 using gptc::emu::nccl::kSlotBytes;
 using gptc::emu::nccl::release;
@@ -227,9 +231,24 @@ ncclResult_t runOrRecord(cudaStream_t stream, Collective run) {
   return result;
 }
 
+/// GPTC_EMU_NCCL_HANG=N: this process's N-th all-reduce never returns, as
+/// on a GPU that hung or a rank stopped inside its step (the other ranks
+/// wait for it until GPTC_EMU_NCCL_TIMEOUT, or their own watchdog).
+void hangWhereAsked() {
+  static const int64_t at = [] {
+    const char *v = std::getenv("GPTC_EMU_NCCL_HANG");
+    return v ? std::atoll(v) : 0;
+  }();
+  static std::atomic<int64_t> calls{0};
+  if (at > 0 && calls.fetch_add(1) + 1 == at)
+    while (true)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 ncclResult_t allReduceNow(const void *sendbuff, void *recvbuff, size_t count,
                           ncclDataType_t datatype, ncclRedOp_t op,
                           ncclComm *comm) {
+  hangWhereAsked();
   size_t size = typeBytes(datatype), bytes = count * size;
   const uint8_t *in = hostOf(sendbuff, bytes);
   uint8_t *out = hostOf(recvbuff, bytes);

@@ -371,16 +371,35 @@ void Collectives::setWatchdogSeconds(double seconds) {
       std::string others =
           size() == 2 ? std::string("the other rank")
                       : "the other " + std::to_string(size() - 1) + " ranks";
+      const char *where = waitingOnDevice.load()
+                              ? "for the device's step, whose collectives "
+                                "wait"
+                              : "in a collective of the step";
       std::fprintf(stderr,
-                   "gptc: rank %d: error: waited %.0f s in a collective of the "
-                   "step for %s (one stopped, hung or died; "
-                   "--collective-timeout %g); ending the job\n",
-                   rank(), double(nowNs() - since) * 1e-9, others.c_str(),
-                   limit);
+                   "gptc: rank %d: error: waited %.0f s %s for %s (one "
+                   "stopped, hung or died; --collective-timeout %g); ending "
+                   "the job\n",
+                   rank(), double(nowNs() - since) * 1e-9, where,
+                   others.c_str(), limit);
       std::fflush(stderr);
       std::_Exit(1);
     }
   }).detach();
+}
+
+Collectives::DeviceWait::DeviceWait(Collectives &r)
+    : ranks(r.size() > 1 ? &r : nullptr) {
+  if (!ranks)
+    return;
+  ranks->waitingOnDevice.store(true);
+  ranks->waitingSinceNs.store(nowNs());
+}
+
+Collectives::DeviceWait::~DeviceWait() {
+  if (!ranks)
+    return;
+  ranks->waitingSinceNs.store(0);
+  ranks->waitingOnDevice.store(false);
 }
 
 double Collectives::takeWaitSeconds() {

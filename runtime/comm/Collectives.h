@@ -95,6 +95,23 @@ public:
   /// then ends the job. 0 turns it off.
   void setWatchdogSeconds(double seconds);
 
+  /// Marks, for its scope, a host wait for the device's stream while the
+  /// step's collectives run on it (a CUDA graph with NCCL calls, or calls
+  /// enqueued on the communication stream): a rank that stopped leaves this
+  /// one blocked in the device, not in a host collective, and the watchdog
+  /// must see that too. Not counted as time waiting on communication (the
+  /// wait includes the step's own work). Does nothing with one rank.
+  class DeviceWait {
+  public:
+    explicit DeviceWait(Collectives &ranks);
+    ~DeviceWait();
+    DeviceWait(const DeviceWait &) = delete;
+    DeviceWait &operator=(const DeviceWait &) = delete;
+
+  private:
+    Collectives *ranks;
+  };
+
 private:
   Collectives();
   struct Member {
@@ -122,6 +139,8 @@ private:
   int hostCount = 1;
   /// Since when (steady clock, ns) this rank waits in a collective; 0: not.
   std::atomic<int64_t> waitingSinceNs{0};
+  /// Whether that wait is a DeviceWait (the watchdog's words differ).
+  std::atomic<bool> waitingOnDevice{false};
   std::atomic<double> watchdogSeconds{0.0};
   bool watchdogStarted = false;
   int64_t nextHandle = 0;

@@ -44,7 +44,15 @@ bool CudaStepDevice::run(const char *entry, const std::function<void()> &call,
   // communicator: read it after each replay, and name it with a failure.
   std::string collectives;
   comm::Collectives &ranks = comm::Collectives::get();
-  if (!graph || !device.launchGraph(graph, error, timed ? &ms : nullptr)) {
+  bool launched = false;
+  if (graph) {
+    // A replay runs no host code; its NCCL calls may block the launch (a
+    // full queue, a device that runs it at once) until the other ranks
+    // join: watched, as the wait for its end in downloadRanges.
+    comm::Collectives::DeviceWait watched(ranks);
+    launched = device.launchGraph(graph, error, timed ? &ms : nullptr);
+  }
+  if (!launched) {
     error = std::string(entry) + ": " + error;
     if (!ranks.deviceHealthy(collectives))
       error += " (" + collectives + ")";
@@ -145,6 +153,8 @@ bool CudaStepDevice::downloadRanges(const std::vector<ByteRange> &ranges,
                                                       uint64_t(n), error);
                       }))
       return false;
+  // The step's collectives on the device wait for the other ranks here.
+  comm::Collectives::DeviceWait watched(comm::Collectives::get());
   return device.synchronize(error);
 }
 
