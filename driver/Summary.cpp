@@ -84,7 +84,12 @@ void printSummary(const ModelSpec &spec, llvm::raw_ostream &os) {
     const OptimizerGroup &g = spec.groups[i];
     os << "    " << g.name << ": " << toString(g.kind) << " lr " << g.lr << ", "
        << countPerGroup[i] << " tensors, "
-       << llvm::format("%.3f", perGroup[i] / 1e6) << "M values\n";
+       << llvm::format("%.3f", perGroup[i] / 1e6) << "M values";
+    if (g.storage == ParamStorage::BF16)
+      os << ", stored in bf16";
+    if (g.gradReduce == GradReduce::BF16)
+      os << ", gradients averaged over the ranks in bf16";
+    os << "\n";
   }
   os << "  compile:   about " << expectedCompileMemoryMiB(spec)
      << " MiB peak memory expected for a bundle (compile.memory_limit_mb "
