@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <map>
 #include <set>
@@ -185,17 +186,18 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
     return gpt::CastOp::create(b, loc, type, mean);
   }
 
-  /// The element type @update asks the ranks to average gradient `slot` in
-  /// (kReduceTypeAttr on its argument), or null for the gradient's own.
-  static Type reduceTypeOf(func::FuncOp update, StringRef slot) {
+  /// The element type @update asks the ranks to average each gradient in
+  /// (kReduceTypeAttr on its argument), by the argument's slot name; a
+  /// gradient not named here is averaged in its own type.
+  static llvm::StringMap<Type> reduceTypes(func::FuncOp update) {
+    llvm::StringMap<Type> types;
     for (unsigned i = 0; i < update.getNumArguments(); ++i) {
       auto name = update.getArgAttrOfType<StringAttr>(i, "gpt.name");
-      if (name && name.getValue() == slot)
-        if (auto wire =
-                update.getArgAttrOfType<TypeAttr>(i, gptc::kReduceTypeAttr))
-          return wire.getValue();
+      auto wire = update.getArgAttrOfType<TypeAttr>(i, gptc::kReduceTypeAttr);
+      if (name && wire)
+        types[name.getValue()] = wire.getValue();
     }
-    return Type();
+    return types;
   }
 
   void runOnOperation() override {
@@ -266,6 +268,7 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
     // writes its slot once (no accumulation): the all-reduce's result goes
     // there as it is, and the update reads it extended like a bf16
     // parameter.
+    llvm::StringMap<Type> wires = reduceTypes(update);
     SmallVector<std::string> gradSlots;
     SmallVector<Type> gradWires;
     SmallVector<bool> gradInWire;
@@ -277,7 +280,7 @@ struct BuildStepPass : gptc::impl::BuildStepPassBase<BuildStepPass> {
           return signalPassFailure();
         }
         std::string name = "grad." + param.str();
-        Type wire = reduceTypeOf(update, name);
+        Type wire = wires.lookup(name);
         if (wire && !isa<FloatType>(wire)) {
           update.emitError()
               << "'" << gptc::kReduceTypeAttr << "' of " << name << " is "
